@@ -1,0 +1,64 @@
+/**
+ * @module paths
+ * Every location lemon reads or writes, named once (skills.md §1). Nothing else joins these.
+ */
+import { join } from "node:path";
+import type { LemonContext } from "./context.ts";
+
+export type Scope = "global" | "project";
+
+export interface ScopePaths {
+  /** Directory holding the scope's state files: `A` or `P`. */
+  stateDir: string;
+  skillRoot: string;
+  skillsJson: string;
+  lockfile: string;
+  auditCache: string;
+  usage: string;
+  curatorState: string;
+  curatorLogs: string;
+  drafts: string;
+  mcpJson: string;
+}
+
+export interface LemonPaths {
+  home: string;
+  agentDir: string;
+  configToml: string;
+  snapshotDir: string;
+  secretsDir: string;
+  global: ScopePaths;
+  project: ScopePaths;
+}
+
+function scopePaths(stateDir: string): ScopePaths {
+  return {
+    stateDir,
+    skillRoot: join(stateDir, "skill"),
+    skillsJson: join(stateDir, "skills.json"),
+    lockfile: join(stateDir, "skills.lock.json"),
+    auditCache: join(stateDir, "skills.audit.json"),
+    usage: join(stateDir, "skills.usage.json"),
+    curatorState: join(stateDir, "skills.curator.json"),
+    curatorLogs: join(stateDir, "logs", "curator"),
+    drafts: join(stateDir, "skill_drafts"),
+    mcpJson: join(stateDir, "mcp.json"),
+  };
+}
+
+export function resolvePaths(ctx: LemonContext): LemonPaths {
+  return {
+    home: ctx.home,
+    agentDir: ctx.agentDir,
+    configToml: join(ctx.agentDir, "config.toml"),
+    snapshotDir: join(ctx.agentDir, "cache", "skills"),
+    secretsDir: join(ctx.agentDir, "secrets"),
+    global: scopePaths(ctx.agentDir),
+    project: scopePaths(join(ctx.cwd, ".lemon")),
+  };
+}
+
+export function scopePathsFor(ctx: LemonContext, scope: Scope): ScopePaths {
+  const p = resolvePaths(ctx);
+  return scope === "global" ? p.global : p.project;
+}

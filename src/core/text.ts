@@ -1,0 +1,130 @@
+/**
+ * @module text
+ * Text hygiene for everything lemon shows a human or a model: control, bidi and invisible
+ * characters, clamping, XML escaping and redaction. Skill and MCP content is untrusted data.
+ */
+
+/* eslint-disable no-control-regex */
+const BIDI = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/u;
+const BIDI_G = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/gu;
+const ZERO_WIDTH_G = /[\u200B-\u200D\u2060\uFEFF]/gu;
+const TAG_CHARS_G = /[\u{E0000}-\u{E007F}]/gu;
+// C0 except TAB/LF/CR, DEL, C1.
+const CONTROL_G = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/gu;
+const ANSI_G = /\u001B\[[0-?]*[ -/]*[@-~]|\u001B\][^\u0007\u001B]*(?:\u0007|\u001B\\)|\u001B[@-Z\\-_]/gu;
+const UNSAFE_IN_LINE = /[\u0000-\u0008\u000A-\u001F\u007F-\u009F]/u;
+
+export const ELLIPSIS = "…";
+
+/** True for a string the manifest validator accepts as "safe text" (skills.md §4.4). */
+export function isSafeText(s: unknown): s is string {
+  if (typeof s !== "string") return false;
+  if (s.trim() === "") return false;
+  if (UNSAFE_IN_LINE.test(s)) return false;
+  if (BIDI.test(s)) return false;
+  if (hasLoneSurrogate(s)) return false;
+  return true;
+}
+
+export function hasLoneSurrogate(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const n = s.charCodeAt(i + 1);
+      if (!(n >= 0xdc00 && n <= 0xdfff)) return true;
+      i++;
+    } else if (c >= 0xdc00 && c <= 0xdfff) return true;
+  }
+  return false;
+}
+
+export function utf8Bytes(s: string): number {
+  return Buffer.byteLength(s, "utf8");
+}
+
+/** Number of code points (limits in the spec count characters, not UTF-16 units). */
+export function charCount(s: string): number {
+  let n = 0;
+  for (const _ of s) n++;
+  return n;
+}
+
+export function stripAnsi(s: string): string {
+  return s.replace(ANSI_G, "");
+}
+
+/** Removes everything a terminal or a model could be tricked by; keeps TAB/CR/LF. */
+export function stripInvisible(s: string): string {
+  return s
+    .replace(/[\uD800-\uDFFF]/gu, (m) => (m.length === 2 ? m : ""))
+    .replace(CONTROL_G, "")
+    .replace(BIDI_G, "")
+    .replace(ZERO_WIDTH_G, "")
+    .replace(TAG_CHARS_G, "");
+}
+
+/** Cuts to at most `max` code points, the last being "…" when cut. */
+export function clampChars(s: string, max: number): string {
+  const cps = Array.from(s);
+  if (cps.length <= max) return s;
+  return cps.slice(0, Math.max(0, max - 1)).join("") + ELLIPSIS;
+}
+
+/** Cuts to at most `maxBytes` UTF-8 bytes, ending with "…" when cut, never splitting a code point. */
+export function clampBytes(s: string, maxBytes: number): string {
+  if (utf8Bytes(s) <= maxBytes) return s;
+  const budget = maxBytes - utf8Bytes(ELLIPSIS);
+  let out = "";
+  let used = 0;
+  for (const cp of s) {
+    const b = utf8Bytes(cp);
+    if (used + b > budget) break;
+    out += cp;
+    used += b;
+  }
+  return out + ELLIPSIS;
+}
+
+export function xmlEscape(s: string): string {
+  return s
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/"/g, "&quot;")
+    .replace(/'/g, "&apos;");
+}
+
+/** One line of untrusted text: invisible characters removed, whitespace runs folded, trimmed. */
+export function flattenLine(s: string): string {
+  return stripInvisible(s).replace(/[\r\n\t]+/g, " ").trim();
+}
+
+/** The prompt pipeline of skills.md §6.1: flatten, clamp, XML-escape. */
+export function sanitizeForPrompt(s: string, clamp: number): string {
+  return xmlEscape(clampChars(flattenLine(s), clamp));
+}
+
+/** A terminal-safe single-line message of at most 512 bytes (cli.md §1.2). */
+export function sanitizeMessage(s: string, maxBytes = 512): string {
+  return clampBytes(flattenLine(stripAnsi(s)).replace(/\s+/g, " "), maxBytes);
+}
+
+/** For columns shown to a human: flattened, then cut to `width` characters. */
+export function cell(s: string, width?: number): string {
+  const flat = flattenLine(stripAnsi(s));
+  return width === undefined ? flat : clampChars(flat, width);
+}
+
+/** Removes userinfo, query and fragment from a URL so it can appear in a message. */
+export function redactUrl(raw: string): string {
+  try {
+    const u = new URL(raw);
+    u.username = "";
+    u.password = "";
+    u.search = "";
+    u.hash = "";
+    return u.toString();
+  } catch {
+    return "<invalid url>";
+  }
+}
