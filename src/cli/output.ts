@@ -1,0 +1,50 @@
+/**
+ * @module cli/output
+ * Results on stdout (aligned columns or one JSON document), messages on stderr (cli.md §1.2).
+ */
+import { LemonError } from "../core/errors.ts";
+import { cell, clampChars, sanitizeMessage, stripAnsi } from "../core/text.ts";
+import type { CliIo } from "./io.ts";
+
+export function printJson(io: CliIo, doc: Record<string, unknown>): void {
+  io.out(JSON.stringify(doc) + "\n");
+}
+
+/** Plain aligned columns, two spaces apart; the last column is not padded. */
+export function formatTable(headers: string[], rows: string[][]): string {
+  const all = [headers, ...rows].map((r) => r.map((c) => cell(c)));
+  const widths = headers.map((_, i) => Math.max(...all.map((r) => Array.from(r[i] ?? "").length)));
+  return (
+    all
+      .map((r) =>
+        r
+          .map((c, i) => (i === r.length - 1 ? c : c + " ".repeat((widths[i] ?? 0) - Array.from(c).length)))
+          .join("  ")
+          .trimEnd(),
+      )
+      .join("\n") + "\n"
+  );
+}
+
+export function truncate(s: string, width: number): string {
+  return clampChars(cell(s), width);
+}
+
+export function info(io: CliIo, quiet: boolean, message: string): void {
+  if (!quiet) io.err(sanitizeMessage(message, 4096) + "\n");
+}
+
+export function renderError(err: LemonError, io: CliIo, json: boolean, usage?: string): void {
+  const message = sanitizeMessage(err.message);
+  const hint = err.hint !== undefined ? sanitizeMessage(err.hint) : undefined;
+  if (json) {
+    const error: Record<string, unknown> = { code: err.code, message };
+    if (hint !== undefined) error.hint = hint;
+    if (err.details !== undefined) error.details = err.details;
+    io.err(JSON.stringify({ ok: false, error }) + "\n");
+    return;
+  }
+  io.err(`error [${err.code}]: ${message}\n`);
+  if (hint !== undefined) io.err(`hint: ${hint}\n`);
+  if (usage !== undefined) io.err(stripAnsi(usage).trimEnd() + "\n");
+}
