@@ -7,28 +7,7 @@ import type { LemonCommand } from "./command.ts";
 import { commonArgs } from "./args.ts";
 import { stripAnsi } from "../core/text.ts";
 
-export const TOP_USAGE = `lemon — skills and MCP toolkit for coding agents
-
-USAGE lemon <command> [OPTIONS]
-
-COMMANDS
-
-  skill    Find, inspect, lint, enable and disable agent skills (SKILL.md)
-  mcp      Manage MCP server configuration
-  version  Print the version
-  help     Show usage for a command
-
-OPTIONS
-
-  --json       Print one JSON document
-  --cwd=<path> Project directory
-  --quiet      Suppress informational output
-  --no-color   Disable colour
-  -h, --help   Show usage
-  --version    Print the version
-
-Use lemon <command> --help for more information about a command.
-`;
+export { TOP_USAGE } from "./top-usage.ts";
 
 export function toCitty(cmd: LemonCommand, leaf: boolean): CommandDef {
   const def: CommandDef = {

@@ -1,0 +1,17 @@
+/**
+ * @module cli/context
+ * Builds the core instance once per CLI run from the process facts in `io` and the common flags.
+ */
+import { createLemon, type Lemon } from "../core/index.ts";
+import type { CliIo } from "./io.ts";
+import { parseToolsFlag } from "./args.ts";
+
+export function cliLemon(io: CliIo, args: { cwd?: unknown; tools?: unknown }): Lemon {
+  const tools = parseToolsFlag(args.tools);
+  return createLemon({
+    cwd: typeof args.cwd === "string" && args.cwd !== "" ? args.cwd : io.cwd,
+    env: io.env,
+    curator: false,
+    ...(tools ? { availableTools: tools } : {}),
+  });
+}

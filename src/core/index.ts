@@ -1,0 +1,61 @@
+/**
+ * @module lemon-skills
+ * The embeddable lemon core: `createLemon(options)` returns an instance whose caches hang off
+ * the object itself, so two instances share nothing. No CLI or terminal code is reachable here.
+ */
+import { createContext, type ContextOptions, type LemonContext } from "./context.ts";
+import type { SkillEntry } from "./skills/entry.ts";
+import { SkillRegistry } from "./skills/registry.ts";
+
+export interface LemonOptions extends ContextOptions {
+  /** Background curator; the CLI passes false. Accepted now, started once the curator exists. */
+  curator?: false | Record<string, unknown>;
+}
+
+export interface SkillsApi {
+  list: SkillRegistry["list"];
+  get: SkillRegistry["get"];
+  status: SkillRegistry["status"];
+  refresh: SkillRegistry["refresh"];
+  enable(key: string, opts?: { cwd?: string; global?: boolean }): Promise<void>;
+  disable(key: string, opts?: { cwd?: string; global?: boolean }): Promise<void>;
+}
+
+export interface Lemon extends AsyncDisposable {
+  readonly context: LemonContext;
+  readonly skills: SkillsApi;
+  /** Lower-level registry used by the CLI (enable/disable report the file and whether it changed). */
+  readonly registry: SkillRegistry;
+  renderPrompt(opts?: { cwd?: string }): Promise<string>;
+  renderRelevant(entries: SkillEntry[]): string;
+  close(): Promise<void>;
+}
+
+export function createLemon(options: LemonOptions = {}): Lemon {
+  const context = createContext(options);
+  const registry = new SkillRegistry(context);
+  const skills: SkillsApi = {
+    list: (o) => registry.list(o),
+    get: (k, o) => registry.get(k, o),
+    status: (k, o) => registry.status(k, o),
+    refresh: (o) => registry.refresh(o),
+    enable: async (k, o) => void (await registry.enable(k, o)),
+    disable: async (k, o) => void (await registry.disable(k, o)),
+  };
+  const close = async () => {};
+  return {
+    context,
+    skills,
+    registry,
+    renderPrompt: (o) => registry.renderPrompt(o),
+    renderRelevant: (e) => registry.renderRelevant(e),
+    close,
+    [Symbol.asyncDispose]: close,
+  };
+}
+
+export { LemonError, type ErrorCode } from "./errors.ts";
+export type { Diagnostic } from "./diagnostics.ts";
+export type { SkillEntry, SkillStatus, ActivationState } from "./skills/entry.ts";
+export type { SkillList, ShadowedSkill, InvalidSkill } from "./skills/registry.ts";
+export type { Scope } from "./paths.ts";

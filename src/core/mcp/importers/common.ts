@@ -1,0 +1,254 @@
+/**
+ * @module mcp/importers/common
+ * What every importer shares (mcp.md §4.1–§4.2): reading a provider file with a diagnostic that
+ * names the file (never its content), the common field mapping, and the acceptance rules — an
+ * invalid name, a command-plus-URL entry, a VS Code `${input:…}` or a failed validation skips the
+ * entry without claiming its name.
+ */
+import { resolve } from "node:path";
+import type { LemonContext } from "../../context.ts";
+import { diagnostic, type Diagnostic } from "../../diagnostics.ts";
+import { isValidServerName, NAME_MESSAGE } from "../names.ts";
+import { isObject, parseText, readCapped, type Format } from "../read.ts";
+import type { McpSettings } from "../settings.ts";
+import type { McpServerConfig, ProviderId, SourceLevel, SourcedServer, VariableSyntax } from "../types.ts";
+import { validateEntry } from "../validate.ts";
+
+export type Obj = Record<string, unknown>;
+export { isObject };
+
+export interface ImportEnv {
+  ctx: LemonContext;
+  settings: McpSettings;
+  /** Project directory `C`. */
+  cwd: string;
+}
+
+export interface ServerLists {
+  file: string;
+  enabled: string[];
+  disabled: string[];
+}
+
+export interface ImportResult {
+  servers: SourcedServer[];
+  diagnostics: Diagnostic[];
+  /** omp `enabledServers` / `disabledServers`, applied to every imported source. */
+  serverLists?: ServerLists[];
+}
+
+export interface FileSet {
+  project: string[];
+  user: string[];
+}
+
+export interface Importer {
+  id: ProviderId;
+  /** Candidate project files in reading order. */
+  projectFiles(cwd: string): string[];
+  /** Candidate user files under `home` in reading order (env overrides such as CODEX_HOME honoured). */
+  userFiles(home: string, env: LemonContext["env"]): string[];
+  /** omp reads its user files without external user discovery. */
+  userByDefault?: boolean;
+  load(ie: ImportEnv, files: FileSet): Promise<ImportResult>;
+}
+
+export const emptyResult = (): ImportResult => ({ servers: [], diagnostics: [] });
+
+/** Reads and parses one provider file; missing → null silently, bad → null with a diagnostic. */
+export async function readProviderFile(
+  file: string,
+  format: Format,
+  source: string,
+  diagnostics: Diagnostic[],
+  transform?: (text: string) => Promise<string>,
+): Promise<unknown | null> {
+  const r = await readCapped(file);
+  if (r.kind === "missing") return null;
+  if (r.kind === "error") {
+    diagnostics.push(diagnostic("warn", "read_error", `${file}: ${r.reason}`, { path: file, source }));
+    return null;
+  }
+  const text = transform ? await transform(r.text) : r.text;
+  const parsed = await parseText(text, format);
+  if (!parsed.ok) {
+    diagnostics.push(diagnostic("warn", "parse_error", `${file}: ${parsed.reason}`, { path: file, source }));
+    return null;
+  }
+  return parsed.value;
+}
+
+/** The name → entry map under `key`, or null with a diagnostic when it has the wrong type. */
+export function serverMap(root: unknown, key: string, file: string, source: string, diagnostics: Diagnostic[]): Obj | null {
+  if (!isObject(root)) {
+    diagnostics.push(diagnostic("warn", "invalid_file", `${file}: top level must be an object`, { path: file, source }));
+    return null;
+  }
+  const m = root[key];
+  if (m === undefined) return null;
+  if (!isObject(m)) {
+    diagnostics.push(diagnostic("warn", "invalid_file", `${file}: ${key} must be an object`, { path: file, source }));
+    return null;
+  }
+  return m;
+}
+
+export function mapType(t: unknown): unknown {
+  if (t === "streamable-http" || t === "streamableHttp" || t === "http") return "http";
+  return t;
+}
+
+/** Booleans and the strings true/false/1/0; anything else leaves the default. */
+export function mapEnabled(raw: Obj): boolean | undefined {
+  if (raw.disabled === true || raw.disabled === "true" || raw.disabled === "1") return false;
+  const v = raw.enabled;
+  if (v === true || v === "true" || v === "1" || v === 1) return true;
+  if (v === false || v === "false" || v === "0" || v === 0) return false;
+  return undefined;
+}
+
+/** A millisecond count given as a number or numeric string. */
+export function msValue(v: unknown): unknown {
+  if (typeof v === "string" && /^\d+$/.test(v.trim())) return Number(v.trim());
+  return v;
+}
+
+/** Copies the keys that are defined (so validation sees only what the file said). */
+export function defined(o: Obj): McpServerConfig {
+  const out: McpServerConfig = {};
+  for (const [k, v] of Object.entries(o)) if (v !== undefined) out[k] = v;
+  return out;
+}
+
+/** The fields most JSON providers share (command, args, env, cwd, url, headers, type, enabled). */
+export function commonFields(raw: Obj): Obj {
+  return {
+    type: mapType(raw.type),
+    command: raw.command,
+    args: raw.args,
+    env: raw.env,
+    cwd: raw.cwd,
+    url: raw.url,
+    headers: raw.headers,
+    enabled: mapEnabled(raw),
+    // lemon's own approval field is honoured when an imported entry carries it (§4.2).
+    approval: raw.approval,
+  };
+}
+
+function mentionsInput(v: unknown): boolean {
+  if (typeof v === "string") return v.includes("${input:");
+  if (Array.isArray(v)) return v.some(mentionsInput);
+  if (isObject(v)) return Object.values(v).some(mentionsInput);
+  return false;
+}
+
+export interface Candidate {
+  name: string;
+  /** Position in the file (document order). */
+  index: number;
+  mapped: Obj;
+  file: string;
+  level: SourceLevel;
+  vars: VariableSyntax;
+  toolGlobs?: { enabled: string[]; disabled: string[] };
+}
+
+/** Applies the acceptance rules; accepted entries go to `out.servers`, the rest to diagnostics. */
+export function accept(id: ProviderId, c: Candidate, out: ImportResult): void {
+  const source = `${id}:${c.level}`;
+  const where = `${c.file}: servers[${c.index}]`;
+  const at = { path: c.file, source };
+  if (!isValidServerName(c.name)) {
+    out.diagnostics.push(diagnostic("warn", "invalid_name", `${where}: ${NAME_MESSAGE}`, at));
+    return;
+  }
+  const loc = `${where} '${c.name}'`;
+  const entry = defined(c.mapped);
+  if (entry.command !== undefined && entry.url !== undefined) {
+    out.diagnostics.push(diagnostic("warn", "invalid_entry", `${loc}: command and url are mutually exclusive`, { ...at, key: c.name }));
+    return;
+  }
+  if (mentionsInput(entry)) {
+    out.diagnostics.push(
+      diagnostic("warn", "unresolved_input", `${loc}: uses an \${input:…} variable, which lemon does not prompt for`, { ...at, key: c.name }),
+    );
+    return;
+  }
+  const v = validateEntry({ ...entry, name: c.name });
+  if (!v.ok) {
+    out.diagnostics.push(diagnostic("warn", "invalid_entry", `${loc}: ${v.message}`, { ...at, key: c.name }));
+    return;
+  }
+  const s: SourcedServer = {
+    name: c.name,
+    source,
+    file: c.file,
+    index: c.index,
+    entry: { ...v.entry, type: v.transport },
+    transport: v.transport,
+    vars: c.vars,
+    imported: true,
+  };
+  if (c.toolGlobs && (c.toolGlobs.enabled.length > 0 || c.toolGlobs.disabled.length > 0)) s.toolGlobs = c.toolGlobs;
+  out.servers.push(s);
+}
+
+/** Runs `each` over the entries of a name → entry map in document order. */
+export function eachServer(map: Obj, fn: (name: string, raw: Obj, index: number) => void, onBad: (name: string, index: number) => void): void {
+  let i = 0;
+  for (const [name, raw] of Object.entries(map)) {
+    if (isObject(raw)) fn(name, raw, i);
+    else onBad(name, i);
+    i++;
+  }
+}
+
+export function badEntry(id: ProviderId, level: SourceLevel, file: string, name: string, index: number, out: ImportResult): void {
+  const loc = isValidServerName(name) ? `servers[${index}] '${name}'` : `servers[${index}]`;
+  out.diagnostics.push(
+    diagnostic("warn", "invalid_entry", `${file}: ${loc}: invalid MCP server config`, { path: file, source: `${id}:${level}` }),
+  );
+}
+
+export function strList(v: unknown): string[] {
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : [];
+}
+
+/** Resolves a path relative to `base` (used where a tool defines that base, e.g. Codex). */
+export function relativeTo(base: string, p: string): string {
+  return resolve(base, p);
+}
+
+export function merge(into: ImportResult, from: ImportResult): void {
+  into.servers.push(...from.servers);
+  into.diagnostics.push(...from.diagnostics);
+  if (from.serverLists) (into.serverLists ??= []).push(...from.serverLists);
+}
+
+/** A simple per-file loader for providers whose files are independent. */
+export async function loadEach(
+  id: ProviderId,
+  files: FileSet,
+  format: Format,
+  perFile: (root: unknown, file: string, level: SourceLevel, out: ImportResult) => void | Promise<void>,
+): Promise<ImportResult> {
+  const out = emptyResult();
+  const jobs: { file: string; level: SourceLevel }[] = [
+    ...files.project.map((file) => ({ file, level: "project" as const })),
+    ...files.user.map((file) => ({ file, level: "user" as const })),
+  ];
+  // Read in parallel, apply in order: order decides which entry claims a name first.
+  const roots = await Promise.all(
+    jobs.map(async (j) => {
+      const diags: Diagnostic[] = [];
+      const root = await readProviderFile(j.file, format, `${id}:${j.level}`, diags);
+      return { ...j, root, diags };
+    }),
+  );
+  for (const r of roots) {
+    out.diagnostics.push(...r.diags);
+    if (r.root !== null) await perFile(r.root, r.file, r.level, out);
+  }
+  return out;
+}

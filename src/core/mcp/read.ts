@@ -1,0 +1,59 @@
+/**
+ * @module mcp/read
+ * Reading configuration files of lemon and other tools: size caps, missing vs unreadable, and
+ * the three formats (JSON, JSONC, TOML). Failures become reasons for a diagnostic that names the
+ * file, never its content. smol-toml loads only when a TOML file is actually present.
+ */
+import { readFile, stat } from "node:fs/promises";
+import { parseJsonc } from "./jsonc.ts";
+
+export const MAX_CONFIG_BYTES = 1024 * 1024;
+
+export type ReadResult = { kind: "missing" } | { kind: "text"; text: string } | { kind: "error"; reason: string };
+
+/** Missing (or a directory) → missing; bigger than `max` or unreadable → error. */
+export async function readCapped(file: string, max = MAX_CONFIG_BYTES): Promise<ReadResult> {
+  try {
+    const st = await stat(file);
+    if (!st.isFile()) return { kind: "missing" };
+    if (st.size > max) return { kind: "error", reason: `file exceeds ${max} bytes` };
+    const bytes = await readFile(file);
+    if (bytes.length > max) return { kind: "error", reason: `file exceeds ${max} bytes` };
+    try {
+      return { kind: "text", text: new TextDecoder("utf-8", { fatal: true }).decode(bytes) };
+    } catch {
+      return { kind: "error", reason: "file is not valid UTF-8" };
+    }
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return { kind: "missing" };
+    return { kind: "error", reason: `cannot read file (${code ?? "error"})` };
+  }
+}
+
+export type Format = "json" | "jsonc" | "toml";
+
+/** The first line of a parser's message, without quoting input (TOML parsers echo lines). */
+function reason(err: unknown, format: Format): string {
+  const msg = err instanceof Error ? (err.message.split("\n")[0] ?? "") : "";
+  if (format === "toml") {
+    const m = /line (\d+)/i.exec(msg);
+    return m ? `invalid TOML (line ${m[1]})` : "invalid TOML";
+  }
+  const pos = /position (\d+)|line (\d+)/i.exec(msg);
+  return pos ? `invalid JSON (${pos[0]})` : "invalid JSON";
+}
+
+export async function parseText(text: string, format: Format): Promise<{ ok: true; value: unknown } | { ok: false; reason: string }> {
+  try {
+    if (format === "json") return { ok: true, value: JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text) as unknown };
+    if (format === "jsonc") return { ok: true, value: parseJsonc(text) };
+    const { parse } = await import("smol-toml");
+    return { ok: true, value: parse(text) as unknown };
+  } catch (err) {
+    return { ok: false, reason: reason(err, format) };
+  }
+}
+
+export const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);

@@ -1,0 +1,84 @@
+/**
+ * @module mcp/settings
+ * The master switches of mcp.md §1, resolved once per call: explicit module options win over
+ * env, env wins over `config.toml`. Also decides where (if anywhere) user-level files of other
+ * tools are read from.
+ */
+import { join } from "node:path";
+import type { LemonContext } from "../context.ts";
+import { expandUserPath } from "../context.ts";
+import type { Diagnostic } from "../diagnostics.ts";
+import { resolvePaths } from "../paths.ts";
+import { readMcpAppConfig, type McpAppConfig } from "./app-config.ts";
+
+export interface McpConfigOptions {
+  /** Same keys as `[mcp]` of config.toml; each given key wins over env and the file. */
+  config?: McpAppConfig;
+  /** Read `A/config.toml` (default true). */
+  readConfigFile?: boolean;
+}
+
+export interface McpSettings {
+  disabled: boolean;
+  externalDiscovery: boolean;
+  /** Directory user-level imports are read from, or null when none may be read. */
+  userHome: string | null;
+  /** Whether user-level files beyond omp's (read by default) are read. */
+  userDiscovery: boolean;
+  /** `CLAUDE_CONFIG_DIR` when set (its files are read even without user discovery). */
+  claudeConfigDir: string | null;
+  /** The module's `mcp.servers` followed by the `[[mcp.servers]]` tables. */
+  configServers: unknown[];
+  diagnostics: Diagnostic[];
+}
+
+const TRUE = /^(1|true|yes)$/i;
+const FALSE = /^(0|false|no)$/i;
+
+function envFlag(v: string | undefined, re: RegExp): boolean | undefined {
+  if (v === undefined || v === "") return undefined;
+  return re.test(v.trim()) ? true : undefined;
+}
+
+export async function resolveSettings(ctx: LemonContext, opts: McpConfigOptions = {}): Promise<McpSettings> {
+  const file =
+    opts.readConfigFile === false ? { config: {}, diagnostics: [] } : await readMcpAppConfig(resolvePaths(ctx).configToml);
+  const fromFile: McpAppConfig = file.config;
+  const explicit: McpAppConfig = opts.config ?? {};
+  const env = ctx.env;
+
+  const disabled = explicit.disabled ?? envFlag(env.LEMON_MCP_DISABLED, TRUE) ?? fromFile.disabled ?? false;
+  const extOff = envFlag(env.LEMON_MCP_EXTERNAL_DISCOVERY, FALSE);
+  const externalDiscovery = explicit.external_discovery ?? (extOff ? false : undefined) ?? fromFile.external_discovery ?? true;
+  const userDiscovery =
+    explicit.external_user_discovery ?? envFlag(env.LEMON_MCP_EXTERNAL_USER_DISCOVERY, TRUE) ?? fromFile.external_user_discovery ?? false;
+  const envHome = env.LEMON_MCP_DISCOVERY_HOME !== undefined && env.LEMON_MCP_DISCOVERY_HOME !== "" ? env.LEMON_MCP_DISCOVERY_HOME : undefined;
+  const discoveryHome = explicit.discovery_home ?? envHome ?? fromFile.discovery_home;
+
+  // An isolated runtime (LEMON_HOME / LEMON_AGENT_DIR / skill-root override) reads no user file
+  // of any tool unless a discovery home says where to look.
+  const isolated = ctx.isolated || Object.keys(ctx.skillRoots).length > 0;
+  let userHome: string | null;
+  if (discoveryHome !== undefined) userHome = expandUserPath(ctx, discoveryHome);
+  else userHome = isolated ? null : ctx.homeDir;
+
+  const claude = env.CLAUDE_CONFIG_DIR;
+  const claudeConfigDir = userHome !== null && claude !== undefined && claude !== "" ? expandUserPath(ctx, claude) : null;
+
+  return {
+    disabled,
+    externalDiscovery,
+    userHome,
+    userDiscovery,
+    claudeConfigDir,
+    // Explicit options win, so their entries claim names before the file's.
+    configServers: [...(explicit.servers ?? []), ...(fromFile.servers ?? [])],
+    diagnostics: file.diagnostics,
+  };
+}
+
+/** `$VAR` when set and non-empty, else `<home>/<fallback…>`. */
+export function envDir(env: LemonContext["env"], name: string, home: string, ...fallback: string[]): string {
+  const v = env[name];
+  return v !== undefined && v !== "" ? v : join(home, ...fallback);
+}

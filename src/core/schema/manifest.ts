@@ -1,0 +1,108 @@
+/**
+ * @module schema/manifest
+ * The SKILL.md manifest (skills.md §4.2–§4.4) as TypeBox schemas: one field schema per validation
+ * rule, each paired with the spec's exact message, and the normalised manifest shape.
+ */
+import { FormatRegistry, Type, type Static, type TSchema } from "@sinclair/typebox";
+import { isSafeText, utf8Bytes, charCount } from "../text.ts";
+
+// Formats are registered once per process; the registry is TypeBox's, not ours.
+function registerFormats(): void {
+  if (FormatRegistry.Has("lemon-safe-128b")) return;
+  FormatRegistry.Set("lemon-safe-128b", (s) => isSafeText(s) && utf8Bytes(s) <= 128);
+  FormatRegistry.Set("lemon-safe-64b", (s) => isSafeText(s) && utf8Bytes(s) <= 64);
+  FormatRegistry.Set("lemon-description", (s) => isSafeText(s) && charCount(s) <= 1024 && utf8Bytes(s) <= 4096);
+}
+registerFormats();
+
+export const SafeText128 = Type.String({ format: "lemon-safe-128b" });
+export const SafeText64 = Type.String({ format: "lemon-safe-64b" });
+export const Description = Type.String({ format: "lemon-description" });
+export const SafeList = Type.Array(SafeText128, { maxItems: 32 });
+export const Platform = Type.Union([Type.Literal("linux"), Type.Literal("darwin"), Type.Literal("win32"), Type.Literal("any")]);
+export const AnyMap = Type.Record(Type.String(), Type.Unknown());
+export const Verification = Type.Object({
+  command: Type.Optional(Type.String()),
+  expect_exit: Type.Optional(Type.Integer()),
+  expect_output: Type.Optional(Type.String()),
+});
+export const Reference = Type.Union([
+  Type.String(),
+  Type.Object({ path: Type.String(), description: Type.Optional(Type.String()) }),
+  Type.Object({ url: Type.String(), description: Type.Optional(Type.String()) }),
+]);
+export const References = Type.Array(Reference, { maxItems: 64 });
+
+export interface FieldRule {
+  /** Dotted path into the normalised raw manifest. */
+  field: string;
+  schema: TSchema;
+  message: string;
+}
+
+const listMsg = (f: string) => `${f} must be a list of at most 32 strings of at most 128 bytes`;
+
+/** Validation order of skills.md §4.4; the first failing rule decides the message. */
+export const FIELD_RULES: readonly FieldRule[] = [
+  { field: "name", schema: SafeText128, message: "name must be a single-line string of at most 128 bytes without control or bidi characters" },
+  { field: "description", schema: Description, message: "description must be a single-line string of at most 1024 characters without control or bidi characters" },
+  { field: "requires", schema: AnyMap, message: "requires must be a map" },
+  { field: "requires.bins", schema: SafeList, message: listMsg("requires.bins") },
+  { field: "requires.config", schema: SafeList, message: listMsg("requires.config") },
+  { field: "platforms", schema: SafeList, message: listMsg("platforms") },
+  { field: "platforms", schema: Type.Array(Platform), message: "platforms contains an unknown platform" },
+  { field: "requires_tools", schema: SafeList, message: listMsg("requires_tools") },
+  { field: "fallback_for_tools", schema: SafeList, message: listMsg("fallback_for_tools") },
+  { field: "required_environment_variables", schema: SafeList, message: listMsg("required_environment_variables") },
+  { field: "metadata", schema: AnyMap, message: "metadata must be a map" },
+  { field: "metadata.lemon", schema: AnyMap, message: "metadata.lemon must be a map" },
+  { field: "metadata.lemon.category", schema: SafeText128, message: "metadata.lemon.category must be a single-line string of at most 128 bytes" },
+  { field: "verification", schema: AnyMap, message: "verification must be a map" },
+  { field: "references", schema: References, message: "references must be a list of paths or {path|url, description} maps" },
+  { field: "version", schema: SafeText64, message: "version must be a single-line string of at most 64 bytes" },
+];
+
+export const VERIFICATION_KEYS: Readonly<Record<string, TSchema>> = {
+  command: Type.String(),
+  expect_exit: Type.Integer(),
+  expect_output: Type.String(),
+};
+
+/** The normalised, validated manifest kept on every entry. */
+export const Manifest = Type.Object({
+  name: Type.Union([Type.String(), Type.Null()]),
+  description: Type.Union([Type.String(), Type.Null()]),
+  version: Type.Union([Type.String(), Type.Null()]),
+  hide: Type.Boolean(),
+  tags: Type.Array(Type.String()),
+  keywords: Type.Array(Type.String()),
+  requires: Type.Object({ bins: Type.Array(Type.String()), config: Type.Array(Type.String()) }),
+  platforms: Type.Array(Type.String()),
+  category: Type.Union([Type.String(), Type.Null()]),
+  synthesized: Type.Boolean(),
+  requires_tools: Type.Array(Type.String()),
+  fallback_for_tools: Type.Array(Type.String()),
+  required_environment_variables: Type.Array(Type.String()),
+  verification: Type.Union([Verification, Type.Null()]),
+  references: Type.Array(Reference),
+  manifest_version: Type.Union([Type.Literal(1), Type.Literal(2)]),
+  unknown_fields: Type.Array(Type.String()),
+});
+export type Manifest = Static<typeof Manifest>;
+export type Reference = Static<typeof Reference>;
+
+/** Top-level keys of §4.2 (and the normalisation inputs of §4.3). */
+export const MANIFEST_FIELDS: ReadonlySet<string> = new Set([
+  "name", "description", "version", "author", "tags", "keywords", "hide", "disable-model-invocation",
+  "disableModelInvocation", "requires", "platforms", "metadata", "requires_tools", "fallback_for_tools",
+  "required_environment_variables", "verification", "references", "prerequisites",
+]);
+
+/** Foreign keys lint does not report as unknown (skills.md §15.1). */
+export const KNOWN_FOREIGN_FIELDS: ReadonlySet<string> = new Set([
+  "license", "compatibility", "allowed-tools", "argument-hint", "user-invocable", "metadata",
+]);
+
+export const V2_FIELDS: readonly string[] = [
+  "platforms", "requires_tools", "fallback_for_tools", "required_environment_variables", "verification", "references",
+];

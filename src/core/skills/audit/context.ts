@@ -1,0 +1,71 @@
+/**
+ * @module skills/audit/context
+ * Where a line lives decides how strictly it is judged (install.md §7.3): a file is *code* (what
+ * the bundle would run) or *Markdown* (what the agent reads). This module classifies files, splits
+ * text into logical lines (backslash-newline continuations joined) and tracks fenced blocks.
+ */
+
+export type Location = "code" | "markdown";
+
+const SCRIPT_EXT =
+  /\.(sh|bash|zsh|fish|ksh|py|js|mjs|cjs|ts|mts|cts|rb|pl|php|lua|ps1|psm1|bat|cmd)$/i;
+const MARKDOWN_EXT = /\.(md|markdown)$/i;
+
+/** install.md §7.3: scripts/, a shebang or a script extension make code; other .md is Markdown. */
+export function classifyLocation(rel: string, text: string): Location {
+  if (rel.startsWith("scripts/") || rel.includes("/scripts/")) return "code";
+  if (text.startsWith("#!")) return "code";
+  if (SCRIPT_EXT.test(rel)) return "code";
+  if (MARKDOWN_EXT.test(rel)) return "markdown";
+  return "code";
+}
+
+export interface LogicalLine {
+  /** 1-based number of the first physical line. */
+  line: number;
+  text: string;
+  /** Inside a fenced code block (Markdown only). */
+  fenced: boolean;
+}
+
+const FENCE = /^\s{0,3}(`{3,}|~{3,})/;
+
+/** Physical lines joined at a trailing backslash; fences tracked for Markdown. */
+export function logicalLines(text: string, location: Location): LogicalLine[] {
+  const physical = text.split("\n");
+  const out: LogicalLine[] = [];
+  let fence: string | null = null;
+  for (let i = 0; i < physical.length; i++) {
+    let cur = physical[i]!;
+    const start = i + 1;
+    if (cur.endsWith("\r")) cur = cur.slice(0, -1);
+    if (location === "markdown") {
+      const m = FENCE.exec(cur);
+      if (m) {
+        const marker = m[1]!;
+        if (fence === null) fence = marker;
+        else if (marker[0] === fence[0] && marker.length >= fence.length) fence = null;
+        out.push({ line: start, text: cur, fenced: false });
+        continue;
+      }
+    }
+    // Cap the join so one huge escaped blob cannot become a quadratic line.
+    let joined = 0;
+    while (cur.endsWith("\\") && !cur.endsWith("\\\\") && i + 1 < physical.length && joined < 200) {
+      i++;
+      joined++;
+      let next = physical[i]!;
+      if (next.endsWith("\r")) next = next.slice(0, -1);
+      cur = cur.slice(0, -1) + " " + next.trimStart();
+    }
+    out.push({ line: start, text: cur, fenced: fence !== null });
+  }
+  return out;
+}
+
+/** 1-based line number of a character offset. */
+export function lineAt(text: string, offset: number): number {
+  let n = 1;
+  for (let i = text.indexOf("\n"); i !== -1 && i < offset; i = text.indexOf("\n", i + 1)) n++;
+  return n;
+}

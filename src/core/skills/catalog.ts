@@ -1,0 +1,90 @@
+/**
+ * @module skills/catalog
+ * Discovery for one cwd: scan every root, load each SKILL.md, and resolve precedence (skills.md
+ * §2.1–§2.3). Earlier roots win within a scope, project beats global, invalid files claim nothing;
+ * losers are kept as shadowed so `list --all` and `check` can say what hid what.
+ */
+import type { LemonContext } from "../context.ts";
+import { diagnostic, type Diagnostic } from "../diagnostics.ts";
+import type { Scope } from "../paths.ts";
+import { loadCandidate, type InvalidRecord, type SkillRecord, type ValidRecord } from "./load.ts";
+import { MSG } from "./messages.ts";
+import { resolveRoots, type SkillRoot } from "./roots.ts";
+import { scanRoot, type SkillCandidate } from "./scan.ts";
+
+export type View = "both" | "global" | "project";
+
+export interface Shadowed {
+  record: SkillRecord & { valid: true };
+  by: ValidRecord;
+}
+
+export interface Discovery {
+  view: View;
+  roots: SkillRoot[];
+  /** Effective skills by key (project winners over global ones in the "both" view). */
+  effective: Map<string, ValidRecord>;
+  shadowed: Shadowed[];
+  invalid: InvalidRecord[];
+  diagnostics: Diagnostic[];
+  /** Every candidate directory found, in precedence order (for identity checks). */
+  candidates: SkillCandidate[];
+}
+
+export type RecordCache = Map<string, SkillRecord>;
+
+const byPath = (a: SkillCandidate, b: SkillCandidate) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+
+export function rootsFor(ctx: LemonContext, view: View): SkillRoot[] {
+  const { project, global } = resolveRoots(ctx);
+  if (view === "global") return global;
+  if (view === "project") return project;
+  return [...project, ...global];
+}
+
+/** Scans the roots of a view and returns candidates in precedence order plus scan diagnostics. */
+export function scanRoots(roots: SkillRoot[]): { candidates: SkillCandidate[]; diagnostics: Diagnostic[] } {
+  const visited = new Map<string, string>();
+  const candidates: SkillCandidate[] = [];
+  const diagnostics: Diagnostic[] = [];
+  for (const root of roots) {
+    const r = scanRoot(root, visited);
+    candidates.push(...r.candidates.sort(byPath));
+    diagnostics.push(...r.diagnostics);
+  }
+  return { candidates, diagnostics };
+}
+
+export async function discover(ctx: LemonContext, view: View, cache?: RecordCache): Promise<Discovery> {
+  const roots = rootsFor(ctx, view);
+  const { candidates, diagnostics } = scanRoots(roots);
+  const records = await Promise.all(candidates.map((c) => loadCandidate(c, cache)));
+  const effective = new Map<string, ValidRecord>();
+  const winnersByScope: Record<Scope, Map<string, ValidRecord>> = { project: new Map(), global: new Map() };
+  const shadowed: Shadowed[] = [];
+  const invalid: InvalidRecord[] = [];
+  for (const rec of records) {
+    if (!rec.valid) {
+      invalid.push(rec);
+      diagnostics.push(diagnostic("error", rec.code, rec.message, { path: rec.candidate.skillFile, key: rec.candidate.key }));
+      continue;
+    }
+    const key = rec.candidate.key;
+    const scope = rec.candidate.root.scope;
+    const sameScope = winnersByScope[scope].get(key);
+    if (sameScope) {
+      shadowed.push({ record: rec, by: sameScope });
+      if (sameScope.candidate.root === rec.candidate.root)
+        diagnostics.push(diagnostic("warn", "duplicate_key", MSG.duplicateKey(sameScope.candidate.path), { path: rec.candidate.path, key }));
+      continue;
+    }
+    winnersByScope[scope].set(key, rec);
+    const projectWinner = scope === "global" ? winnersByScope.project.get(key) : undefined;
+    if (projectWinner) {
+      shadowed.push({ record: rec, by: projectWinner });
+      continue;
+    }
+    effective.set(key, rec);
+  }
+  return { view, roots, effective, shadowed, invalid, diagnostics, candidates };
+}

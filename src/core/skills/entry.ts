@@ -1,0 +1,153 @@
+/**
+ * @module skills/entry
+ * The Entry object of skills.md §5.1 and the live activation state of §5.2: disabled, platform,
+ * blocked, missing requirements — computed from the current environment on every call.
+ */
+import type { LemonContext } from "../context.ts";
+import type { Scope } from "../paths.ts";
+import type { ValidRecord } from "./load.ts";
+import type { RootLabel } from "./roots.ts";
+
+export type ActivationState = "active" | "not_ready" | "disabled" | "platform_incompatible" | "blocked";
+
+export interface Missing {
+  bins: string[];
+  env: string[];
+  tools: string[];
+}
+
+export interface SkillEntry {
+  key: string;
+  name: string;
+  description: string;
+  scope: Scope;
+  root: string;
+  root_label: RootLabel;
+  path: string;
+  real_path: string;
+  category: string | null;
+  hidden: boolean;
+  enabled: boolean;
+  activation_state: ActivationState;
+  missing: Missing;
+  unchecked_tools: string[];
+  superseded: boolean;
+  platforms: string[];
+  tags: string[];
+  keywords: string[];
+  manifest_version: 1 | 2;
+  source_kind: string | null;
+  source_id: string | null;
+  trust_level: string | null;
+  audit_status: string | null;
+  content_hash: string;
+  bundle_hash: string | null;
+  locally_modified: boolean | null;
+}
+
+/** camelCase live readiness of cli.md §7. */
+export interface SkillStatus {
+  key: string;
+  ready: boolean;
+  activationState: ActivationState;
+  disabled: boolean;
+  platformCompatible: boolean;
+  missingBins: string[];
+  missingEnv: string[];
+  missingTools: string[];
+  uncheckedTools: string[];
+}
+
+/** Provenance from the scope's lockfile; null fields for unmanaged skills (until installs exist). */
+export interface Provenance {
+  source_kind: string | null;
+  source_id: string | null;
+  trust_level: string | null;
+  audit_status: string | null;
+  blocked: boolean;
+}
+
+export const NO_PROVENANCE: Provenance = { source_kind: null, source_id: null, trust_level: null, audit_status: null, blocked: false };
+
+export function platformCompatible(platforms: readonly string[], current: string): boolean {
+  if (platforms.includes("any")) return true;
+  const p = current === "linux" || current === "darwin" || current === "win32" ? current : null;
+  return p !== null && platforms.includes(p);
+}
+
+const dedupe = (xs: string[]) => [...new Set(xs)];
+
+export function computeMissing(rec: ValidRecord, ctx: LemonContext): { missing: Missing; unchecked: string[]; superseded: boolean } {
+  const m = rec.manifest;
+  const PATH = ctx.env.PATH ?? ctx.env.Path ?? "";
+  const bins = m.requires.bins.filter((b) => Bun.which(b, { PATH }) === null);
+  const env = dedupe([...m.requires.config, ...m.required_environment_variables]).filter((n) => {
+    const v = ctx.env[n];
+    return v === undefined || v === "";
+  });
+  const tools = ctx.availableTools;
+  const missingTools = tools ? m.requires_tools.filter((t) => !tools.includes(t)) : [];
+  const unchecked = tools ? [] : [...m.requires_tools];
+  const superseded = tools !== null && m.fallback_for_tools.length > 0 && m.fallback_for_tools.every((t) => tools.includes(t));
+  return { missing: { bins, env, tools: missingTools }, unchecked, superseded };
+}
+
+export function toEntry(rec: ValidRecord, ctx: LemonContext, disabled: ReadonlySet<string>, prov: Provenance = NO_PROVENANCE): SkillEntry {
+  const c = rec.candidate;
+  const m = rec.manifest;
+  const { missing, unchecked, superseded } = computeMissing(rec, ctx);
+  const isDisabled = disabled.has(c.key);
+  let state: ActivationState;
+  if (isDisabled) state = "disabled";
+  else if (!platformCompatible(m.platforms, ctx.platform)) state = "platform_incompatible";
+  else if (prov.blocked) state = "blocked";
+  else if (missing.bins.length + missing.env.length + missing.tools.length > 0) state = "not_ready";
+  else state = "active";
+  return {
+    key: c.key,
+    name: m.name ?? c.key,
+    description: m.description ?? "",
+    scope: c.root.scope,
+    root: c.root.path,
+    root_label: c.root.label,
+    path: c.path,
+    real_path: c.realPath,
+    category: m.category ?? c.category,
+    hidden: m.hide,
+    enabled: !isDisabled,
+    activation_state: state,
+    missing,
+    unchecked_tools: unchecked,
+    superseded,
+    platforms: m.platforms,
+    tags: m.tags,
+    keywords: m.keywords,
+    manifest_version: m.manifest_version,
+    source_kind: prov.source_kind,
+    source_id: prov.source_id,
+    trust_level: prov.trust_level,
+    audit_status: prov.audit_status,
+    content_hash: rec.contentHash,
+    bundle_hash: null,
+    locally_modified: null,
+  };
+}
+
+/** Displayable = active or not_ready, not hidden, not superseded (skills.md §5.2). */
+export function isDisplayable(e: SkillEntry): boolean {
+  return (e.activation_state === "active" || e.activation_state === "not_ready") && !e.hidden && !e.superseded;
+}
+
+export function toStatus(e: SkillEntry, platform: string): SkillStatus {
+  return {
+    key: e.key,
+    ready: e.activation_state === "active",
+    activationState: e.activation_state,
+    disabled: !e.enabled,
+    platformCompatible: platformCompatible(e.platforms, platform),
+    missingBins: e.missing.bins,
+    missingEnv: e.missing.env,
+    missingTools: e.missing.tools,
+    uncheckedTools: e.unchecked_tools,
+  };
+}

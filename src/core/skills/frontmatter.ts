@@ -1,0 +1,131 @@
+/**
+ * @module skills/frontmatter
+ * Splits a SKILL.md into header and body and parses YAML (`---`) or TOML (`+++`) headers
+ * (skills.md §4.1). The parsers load lazily: listing an unchanged tree never needs them.
+ */
+import { MSG } from "./messages.ts";
+
+export const MAX_SKILL_FILE_BYTES = 1024 * 1024;
+export const MAX_HEADER_BYTES = 65536;
+const MAX_ALIASES = 100;
+
+export type FrontmatterKind = "yaml" | "toml" | "none";
+
+export type ParsedSkillFile =
+  | { ok: true; kind: FrontmatterKind; data: Record<string, unknown>; body: string; bodyStartLine: number }
+  | { ok: false; code: "parse_error" | "invalid_utf8" | "file_too_large"; message: string };
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** Strict UTF-8 decode with the BOM dropped; null for invalid bytes. */
+export function decodeUtf8(bytes: Uint8Array): string | null {
+  try {
+    const text = utf8.decode(bytes);
+    return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  } catch {
+    return null;
+  }
+}
+
+interface Split {
+  kind: FrontmatterKind;
+  header: string;
+  body: string;
+  bodyStartLine: number;
+}
+
+function splitFrontmatter(text: string): Split | { error: string } {
+  const lines = text.split(/\r?\n/);
+  let i = 0;
+  while (i < lines.length && lines[i]!.trim() === "" && i < lines.length - 1) i++;
+  const first = (lines[i] ?? "").replace(/[ \t]+$/, "");
+  const fence = first === "---" ? "---" : first === "+++" ? "+++" : null;
+  if (fence === null) return { kind: "none", header: "", body: text, bodyStartLine: 1 };
+  let end = -1;
+  for (let j = i + 1; j < lines.length; j++) {
+    if (lines[j]!.replace(/[ \t]+$/, "") === fence) {
+      end = j;
+      break;
+    }
+  }
+  if (end < 0) return { error: MSG.notClosed };
+  const header = lines.slice(i + 1, end).join("\n");
+  // Body keeps the original line endings after the closing line.
+  let offset = 0;
+  for (let j = 0; j <= end; j++) {
+    const nl = text.indexOf("\n", offset);
+    offset = nl < 0 ? text.length : nl + 1;
+  }
+  return { kind: fence === "---" ? "yaml" : "toml", header, body: text.slice(offset), bodyStartLine: end + 2 };
+}
+
+/** A fresh plain object tree: prototype keys become ordinary data, nothing is shared. */
+export function plainCopy(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(plainCopy);
+  if (value instanceof Date) return value;
+  if (value !== null && typeof value === "object") {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) {
+      Object.defineProperty(out, k, { value: plainCopy(v), enumerable: true, writable: true, configurable: true });
+    }
+    return out;
+  }
+  return value;
+}
+
+async function parseYaml(header: string): Promise<Record<string, unknown> | string> {
+  const { parseDocument } = await import("yaml");
+  const doc = parseDocument(header, { schema: "core", uniqueKeys: true, prettyErrors: false, strict: true });
+  const dupe = doc.errors.find((e) => e.code === "DUPLICATE_KEY");
+  if (dupe) {
+    const m = /"([^"]*)"|'([^']*)'/.exec(dupe.message);
+    return MSG.duplicateKeyYaml(m?.[1] ?? m?.[2] ?? "?");
+  }
+  const err = doc.errors[0];
+  if (err) return MSG.yamlError(firstLine(err.message));
+  let value: unknown;
+  try {
+    value = doc.toJS({ maxAliasCount: MAX_ALIASES });
+  } catch (e) {
+    const msg = (e as Error).message;
+    if (/alias/i.test(msg)) return MSG.yamlAliases;
+    return MSG.yamlError(firstLine(msg));
+  }
+  if (value === null || value === undefined) return {};
+  if (typeof value !== "object" || Array.isArray(value)) return MSG.notMapping;
+  return plainCopy(value) as Record<string, unknown>;
+}
+
+async function parseToml(header: string): Promise<Record<string, unknown> | string> {
+  const { parse } = await import("smol-toml");
+  try {
+    return plainCopy(parse(header)) as Record<string, unknown>;
+  } catch (e) {
+    return MSG.tomlError(firstLine((e as Error).message));
+  }
+}
+
+function firstLine(s: string): string {
+  return (s.split("\n")[0] ?? "").trim().replace(/\s+/g, " ").slice(0, 200);
+}
+
+/** Parses SKILL.md bytes: size, UTF-8, frontmatter fences, header size, then the header itself. */
+export async function parseSkillFile(bytes: Uint8Array): Promise<ParsedSkillFile> {
+  if (bytes.byteLength > MAX_SKILL_FILE_BYTES) return { ok: false, code: "file_too_large", message: MSG.fileTooLarge };
+  const text = decodeUtf8(bytes);
+  if (text === null) return { ok: false, code: "invalid_utf8", message: MSG.invalidUtf8 };
+  return parseSkillText(text);
+}
+
+export async function parseSkillText(text: string): Promise<ParsedSkillFile> {
+  const split = splitFrontmatter(text);
+  if ("error" in split) return { ok: false, code: "parse_error", message: split.error };
+  if (split.kind === "none") return { ok: true, kind: "none", data: {}, body: split.body, bodyStartLine: 1 };
+  if (Buffer.byteLength(split.header, "utf8") > MAX_HEADER_BYTES)
+    return { ok: false, code: "parse_error", message: MSG.headerTooLarge };
+  if (split.header.trim() === "")
+    return { ok: true, kind: split.kind, data: {}, body: split.body, bodyStartLine: split.bodyStartLine };
+  const parsed = split.kind === "yaml" ? await parseYaml(split.header) : await parseToml(split.header);
+  if (typeof parsed === "string") return { ok: false, code: "parse_error", message: parsed };
+  return { ok: true, kind: split.kind, data: parsed, body: split.body, bodyStartLine: split.bodyStartLine };
+}

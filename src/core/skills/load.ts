@@ -1,0 +1,122 @@
+/**
+ * @module skills/load
+ * Reads one candidate's SKILL.md into a valid or invalid record. Never throws: every failure
+ * becomes an invalid record with a diagnostic code and message (skills.md §2.2, §2.3).
+ */
+import { lstatSync, realpathSync, statSync, type Stats } from "node:fs";
+import { readFile } from "node:fs/promises";
+import type { Manifest } from "../schema/manifest.ts";
+import { isInside } from "../fsx/atomic.ts";
+import { MAX_SKILL_FILE_BYTES, parseSkillFile } from "./frontmatter.ts";
+import { buildManifest, type ManifestWarning } from "./manifest.ts";
+import { MSG } from "./messages.ts";
+import type { SkillCandidate } from "./scan.ts";
+
+export const BODY_EXCERPT_CHARS = 10_000;
+
+export type InvalidCode =
+  | "parse_error"
+  | "invalid_manifest"
+  | "file_too_large"
+  | "invalid_utf8"
+  | "symlink_escape"
+  | "skill_file_unreadable";
+
+interface RecordBase {
+  candidate: SkillCandidate;
+  /** size:mtime:ctime:ino:dev of SKILL.md, "" when it could not be stat'ed. */
+  fingerprint: string;
+}
+
+export interface ValidRecord extends RecordBase {
+  valid: true;
+  manifest: Manifest;
+  warnings: ManifestWarning[];
+  contentHash: string;
+  frontmatter: "yaml" | "toml" | "none";
+  /** The first 10,000 characters of the body (all that relevance may use, skills.md §7.1). */
+  bodyExcerpt: string;
+  bodyChars: number;
+  bodyBlank: boolean;
+  bodyStartLine: number;
+}
+
+export interface InvalidRecord extends RecordBase {
+  valid: false;
+  code: InvalidCode;
+  message: string;
+  contentHash: string | null;
+}
+
+export type SkillRecord = ValidRecord | InvalidRecord;
+
+export function fingerprintOf(st: Stats): string {
+  return `${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}:${st.dev}`;
+}
+
+export function sha256Hex(bytes: Uint8Array | string): string {
+  return new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
+}
+
+function invalid(candidate: SkillCandidate, fingerprint: string, code: InvalidCode, message: string, hash: string | null = null): InvalidRecord {
+  return { valid: false, candidate, fingerprint, code, message, contentHash: hash };
+}
+
+/** Stats SKILL.md (following a link); null with the reason when that fails. */
+export function statSkillFile(file: string): { st: Stats } | { error: string } {
+  try {
+    return { st: statSync(file) };
+  } catch (err) {
+    return { error: (err as NodeJS.ErrnoException).code ?? "error" };
+  }
+}
+
+export async function loadCandidate(candidate: SkillCandidate, cache?: Map<string, SkillRecord>): Promise<SkillRecord> {
+  const file = candidate.skillFile;
+  const stat = statSkillFile(file);
+  if ("error" in stat) return invalid(candidate, "", "skill_file_unreadable", MSG.unreadable(stat.error));
+  const fp = fingerprintOf(stat.st);
+  const cached = cache?.get(file);
+  if (cached && cached.fingerprint === fp && cached.candidate.realPath === candidate.realPath) {
+    return cached.candidate === candidate ? cached : { ...cached, candidate };
+  }
+  const record = await loadFresh(candidate, stat.st, fp);
+  cache?.set(file, record);
+  return record;
+}
+
+async function loadFresh(candidate: SkillCandidate, st: Stats, fp: string): Promise<SkillRecord> {
+  const file = candidate.skillFile;
+  try {
+    if (lstatSync(file).isSymbolicLink() && !isInside(realpathSync(file), candidate.realPath))
+      return invalid(candidate, fp, "symlink_escape", MSG.symlinkEscape);
+  } catch (err) {
+    return invalid(candidate, fp, "skill_file_unreadable", MSG.unreadable((err as NodeJS.ErrnoException).code ?? "error"));
+  }
+  if (!st.isFile()) return invalid(candidate, fp, "skill_file_unreadable", MSG.notRegular);
+  if (st.size > MAX_SKILL_FILE_BYTES) return invalid(candidate, fp, "file_too_large", MSG.fileTooLarge);
+  let bytes: Uint8Array;
+  try {
+    bytes = await readFile(file);
+  } catch (err) {
+    return invalid(candidate, fp, "skill_file_unreadable", MSG.unreadable((err as NodeJS.ErrnoException).code ?? "error"));
+  }
+  const hash = sha256Hex(bytes);
+  const parsed = await parseSkillFile(bytes);
+  if (!parsed.ok) return invalid(candidate, fp, parsed.code, parsed.message, hash);
+  const built = buildManifest(parsed.data);
+  if (!built.ok) return invalid(candidate, fp, "invalid_manifest", built.message, hash);
+  return {
+    valid: true,
+    candidate,
+    fingerprint: fp,
+    manifest: built.manifest,
+    warnings: built.warnings,
+    contentHash: hash,
+    frontmatter: parsed.kind,
+    bodyExcerpt: Array.from(parsed.body.slice(0, 20_000)).slice(0, BODY_EXCERPT_CHARS).join(""),
+    bodyChars: parsed.body.length,
+    bodyBlank: parsed.body.trim() === "",
+    bodyStartLine: parsed.bodyStartLine,
+  };
+}

@@ -1,0 +1,103 @@
+/**
+ * @module skills/roots
+ * The skill roots of a cwd in precedence order (skills.md §2.1), as data: project roots from
+ * `C/.lemon/skill` up to the repository root, then the global roots with their env overrides.
+ */
+import { existsSync, realpathSync } from "node:fs";
+import { dirname, join } from "node:path";
+import type { GlobalRootLabel, LemonContext } from "../context.ts";
+import { expandUserPath } from "../context.ts";
+import { resolvePaths, type Scope } from "../paths.ts";
+
+export type RootLabel = "lemon" | GlobalRootLabel | "github";
+
+export interface SkillRoot {
+  scope: Scope;
+  label: RootLabel;
+  /** The path as configured. */
+  path: string;
+  /** Real path when the root exists, else the configured path. */
+  realPath: string;
+  exists: boolean;
+}
+
+const PROJECT_DIRS: readonly [RootLabel, string][] = [
+  ["agents", ".agents/skills"],
+  ["omp", ".omp/skills"],
+  ["claude", ".claude/skills"],
+  ["codex", ".codex/skills"],
+  ["github", ".github/skills"],
+];
+
+const GLOBAL_ROOTS: readonly { label: GlobalRootLabel; env: string; rel: string }[] = [
+  { label: "agents", env: "LEMON_HARNESS_SKILLS_DIR", rel: ".agents/skills" },
+  { label: "omp", env: "LEMON_OMP_SKILLS_DIR", rel: ".omp/agent/skills" },
+  { label: "claude", env: "LEMON_CLAUDE_SKILLS_DIR", rel: ".claude/skills" },
+  { label: "codex", env: "LEMON_CODEX_SKILLS_DIR", rel: ".codex/skills" },
+];
+
+/** The nearest ancestor of `cwd` (inclusive) holding `.git` as a directory or file. */
+export function findRepoRoot(cwd: string): string | null {
+  let d = cwd;
+  for (;;) {
+    if (existsSync(join(d, ".git"))) return d;
+    const up = dirname(d);
+    if (up === d) return null;
+    d = up;
+  }
+}
+
+function real(p: string): { realPath: string; exists: boolean } {
+  try {
+    return { realPath: realpathSync(p), exists: true };
+  } catch {
+    return { realPath: p, exists: false };
+  }
+}
+
+function globalRootPaths(ctx: LemonContext): { label: RootLabel; path: string }[] {
+  const out: { label: RootLabel; path: string }[] = [{ label: "lemon", path: resolvePaths(ctx).global.skillRoot }];
+  for (const g of GLOBAL_ROOTS) {
+    const opt = ctx.skillRoots[g.label];
+    const env = ctx.env[g.env];
+    let path: string | null;
+    if (opt !== undefined) path = opt === null || opt === "" ? null : expandUserPath(ctx, opt);
+    else if (env !== undefined) path = env === "" ? null : expandUserPath(ctx, env);
+    else path = ctx.isolated ? null : join(ctx.homeDir, g.rel);
+    if (path !== null) out.push({ label: g.label, path });
+  }
+  return out;
+}
+
+/** Project roots first, then global; duplicates (same real path) kept once at their first position. */
+export function resolveRoots(ctx: LemonContext): { project: SkillRoot[]; global: SkillRoot[] } {
+  const global: SkillRoot[] = [];
+  const seen = new Set<string>();
+  for (const g of globalRootPaths(ctx)) {
+    const r = real(g.path);
+    if (seen.has(r.realPath)) continue;
+    seen.add(r.realPath);
+    global.push({ scope: "global", label: g.label, path: g.path, ...r });
+  }
+  const candidates: { label: RootLabel; path: string }[] = [{ label: "lemon", path: resolvePaths(ctx).project.skillRoot }];
+  const repo = findRepoRoot(ctx.cwd);
+  let d = ctx.cwd;
+  for (;;) {
+    for (const [label, rel] of PROJECT_DIRS) candidates.push({ label, path: join(d, rel) });
+    if (repo === null || d === repo) break;
+    const up = dirname(d);
+    if (up === d) break;
+    d = up;
+  }
+  const globalReal = new Set(global.map((g) => g.realPath));
+  const project: SkillRoot[] = [];
+  const seenProject = new Set<string>();
+  for (const c of candidates) {
+    const r = real(c.path);
+    // A project root that is really a global root (cwd = home) is that global root only.
+    if (globalReal.has(r.realPath) || seenProject.has(r.realPath)) continue;
+    seenProject.add(r.realPath);
+    project.push({ scope: "project", label: c.label, path: c.path, ...r });
+  }
+  return { project, global };
+}

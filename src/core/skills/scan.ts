@@ -1,0 +1,143 @@
+/**
+ * @module skills/scan
+ * Walks one skill root (skills.md §2.2): skills directly in the root or one category level
+ * below, symlinks followed once by real path, bounded by depth 2 and 20,000 directory entries.
+ */
+import { lstatSync, readdirSync, realpathSync, statSync, type Dirent } from "node:fs";
+import { join } from "node:path";
+import { diagnostic, type Diagnostic } from "../diagnostics.ts";
+import { MSG } from "./messages.ts";
+import type { SkillRoot } from "./roots.ts";
+
+export const MAX_DIR_ENTRIES = 20_000;
+
+export interface SkillCandidate {
+  key: string;
+  root: SkillRoot;
+  /** Skill directory as found (may contain symlinks). */
+  path: string;
+  realPath: string;
+  category: string | null;
+  skillFile: string;
+}
+
+export interface ScanResult {
+  candidates: SkillCandidate[];
+  diagnostics: Diagnostic[];
+}
+
+const SKIP = new Set(["node_modules", "__pycache__"]);
+const skipName = (n: string) => n.startsWith(".") || SKIP.has(n);
+
+function reason(err: unknown): string {
+  return (err as NodeJS.ErrnoException).code ?? "error";
+}
+
+interface Walk {
+  root: SkillRoot;
+  entries: number;
+  stopped: boolean;
+  visited: Map<string, string>;
+  out: SkillCandidate[];
+  diagnostics: Diagnostic[];
+}
+
+function list(dir: string, w: Walk, isRoot: boolean): Dirent[] | null {
+  let ents: Dirent[];
+  try {
+    ents = readdirSync(dir, { withFileTypes: true });
+  } catch (err) {
+    const code = reason(err);
+    if (isRoot && code === "ENOENT") return null;
+    w.diagnostics.push(
+      diagnostic("error", "root_unreadable", isRoot ? MSG.rootUnreadable(code) : MSG.dirUnreadable(code), { path: dir }),
+    );
+    return null;
+  }
+  ents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return ents;
+}
+
+/** Resolves a directory entry to a real directory, following symlinks; null for anything else. */
+function asDir(parent: string, ent: Dirent, w: Walk): string | null {
+  const p = join(parent, ent.name);
+  if (ent.isDirectory()) {
+    try {
+      return realpathSync(p);
+    } catch {
+      return p;
+    }
+  }
+  if (!ent.isSymbolicLink()) return null;
+  try {
+    if (!statSync(p).isDirectory()) return null;
+    return realpathSync(p);
+  } catch (err) {
+    if (reason(err) === "ELOOP")
+      w.diagnostics.push(diagnostic("warn", "root_unreadable", MSG.dirUnreadable("ELOOP"), { path: p }));
+    return null;
+  }
+}
+
+/** A directory is a skill when it holds an entry named SKILL.md that is not a directory; a link
+ * or special file still marks it and is judged when loading (symlink_escape, not a regular file). */
+function hasSkillFile(dir: string): boolean {
+  try {
+    const st = lstatSync(join(dir, "SKILL.md"), { throwIfNoEntry: false });
+    return st !== undefined && !st.isDirectory();
+  } catch {
+    // Unsearchable directory: treated as a category, whose listing then reports the error.
+    return false;
+  }
+}
+
+function tick(w: Walk, n: number): boolean {
+  w.entries += n;
+  if (w.entries > MAX_DIR_ENTRIES && !w.stopped) {
+    w.stopped = true;
+    w.diagnostics.push(diagnostic("warn", "scan_limit", MSG.scanLimit(MAX_DIR_ENTRIES), { path: w.root.path }));
+  }
+  return !w.stopped;
+}
+
+function claim(w: Walk, real: string, path: string): boolean {
+  const first = w.visited.get(real);
+  if (first !== undefined) {
+    w.diagnostics.push(diagnostic("warn", "duplicate_real_path", MSG.duplicateRealPath(first), { path }));
+    return false;
+  }
+  w.visited.set(real, path);
+  return true;
+}
+
+/** `visited` is shared across the roots of one discovery so a skill linked twice is seen once. */
+export function scanRoot(root: SkillRoot, visited: Map<string, string>): ScanResult {
+  const w: Walk = { root, entries: 0, stopped: false, visited, out: [], diagnostics: [] };
+  if (!root.exists) return { candidates: [], diagnostics: [] };
+  const top = list(root.path, w, true);
+  if (!top || !tick(w, top.length)) return { candidates: w.out, diagnostics: w.diagnostics };
+  for (const ent of top) {
+    if (w.stopped) break;
+    if (skipName(ent.name)) continue;
+    const real = asDir(root.path, ent, w);
+    if (real === null) continue;
+    const path = join(root.path, ent.name);
+    if (hasSkillFile(path)) {
+      if (claim(w, real, path)) w.out.push({ key: ent.name, root, path, realPath: real, category: null, skillFile: join(path, "SKILL.md") });
+      continue;
+    }
+    if (real === root.realPath || !claim(w, real, path)) continue;
+    const inner = list(path, w, false);
+    if (!inner || !tick(w, inner.length)) continue;
+    for (const sub of inner) {
+      if (skipName(sub.name)) continue;
+      const subReal = asDir(path, sub, w);
+      if (subReal === null) continue;
+      const subPath = join(path, sub.name);
+      if (!hasSkillFile(subPath)) continue;
+      if (claim(w, subReal, subPath))
+        w.out.push({ key: sub.name, root, path: subPath, realPath: subReal, category: ent.name, skillFile: join(subPath, "SKILL.md") });
+    }
+  }
+  return { candidates: w.out, diagnostics: w.diagnostics };
+}
