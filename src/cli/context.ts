@@ -6,7 +6,7 @@ import { createLemon, type Lemon } from "../core/index.ts";
 import type { CliIo } from "./io.ts";
 import { parseToolsFlag } from "./args.ts";
 
-export function cliLemon(io: CliIo, args: { cwd?: unknown; tools?: unknown }): Lemon {
+export function cliLemon(io: CliIo, args: Record<string, unknown>): Lemon {
   const tools = parseToolsFlag(args.tools);
   return createLemon({
     cwd: typeof args.cwd === "string" && args.cwd !== "" ? args.cwd : io.cwd,

@@ -4,6 +4,7 @@
  * (skills.md §4.1). The parsers load lazily: listing an unchanged tree never needs them.
  */
 import { MSG } from "./messages.ts";
+import { parsePlainYaml } from "./yaml-fast.ts";
 
 export const MAX_SKILL_FILE_BYTES = 1024 * 1024;
 export const MAX_HEADER_BYTES = 65536;
@@ -74,6 +75,13 @@ export function plainCopy(value: unknown): unknown {
 }
 
 async function parseYaml(header: string): Promise<Record<string, unknown> | string> {
+  const fast = parsePlainYaml(header);
+  if (fast !== null && typeof fast === "object" && !Array.isArray(fast)) return plainCopy(fast) as Record<string, unknown>;
+  return parseYamlReference(header);
+}
+
+/** The `yaml` package: YAML 1.2 core schema, duplicate keys rejected, at most 100 aliases. */
+export async function parseYamlReference(header: string): Promise<Record<string, unknown> | string> {
   const { parseDocument } = await import("yaml");
   const doc = parseDocument(header, { schema: "core", uniqueKeys: true, prettyErrors: false, strict: true });
   const dupe = doc.errors.find((e) => e.code === "DUPLICATE_KEY");

@@ -50,6 +50,19 @@ export interface InvalidRecord extends RecordBase {
 
 export type SkillRecord = ValidRecord | InvalidRecord;
 
+/** The first `n` code points of `s`, without materialising the whole string as an array. */
+export function firstChars(s: string, n: number): string {
+  if (s.length <= n) return s;
+  let count = 0;
+  let i = 0;
+  while (i < s.length && count < n) {
+    const c = s.charCodeAt(i);
+    i += c >= 0xd800 && c <= 0xdbff && i + 1 < s.length ? 2 : 1;
+    count++;
+  }
+  return s.slice(0, i);
+}
+
 export function fingerprintOf(st: Stats): string {
   return `${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}:${st.dev}`;
 }
@@ -114,7 +127,7 @@ async function loadFresh(candidate: SkillCandidate, st: Stats, fp: string): Prom
     warnings: built.warnings,
     contentHash: hash,
     frontmatter: parsed.kind,
-    bodyExcerpt: Array.from(parsed.body.slice(0, 20_000)).slice(0, BODY_EXCERPT_CHARS).join(""),
+    bodyExcerpt: firstChars(parsed.body, BODY_EXCERPT_CHARS),
     bodyChars: parsed.body.length,
     bodyBlank: parsed.body.trim() === "",
     bodyStartLine: parsed.bodyStartLine,

@@ -10,6 +10,10 @@ import type { Scope } from "../paths.ts";
 import { discover, type Discovery, type RecordCache, type View } from "./catalog.ts";
 import { toEntry, toStatus, type SkillEntry, type SkillStatus } from "./entry.ts";
 import { renderListing, renderRelevantBlock } from "./prompt.ts";
+import { expandLintPath, lintSkillDir, summarise, type LintAuditHook, type LintReport, type LintResult } from "./lint.ts";
+import type { Manifest } from "../schema/manifest.ts";
+import { notFound } from "../errors.ts";
+import { resolve } from "node:path";
 import { effectiveDisabled, readSettings, setEnabled, type ToggleResult } from "./settings.ts";
 
 export interface ShadowedSkill {
@@ -57,6 +61,23 @@ export const KEY_PATTERN = /^[^/\\\0]+$/;
 export function assertKey(key: string): void {
   if (typeof key !== "string" || key === "" || key === "." || key === ".." || !KEY_PATTERN.test(key) || key.length > 255)
     throw invalidParams(`invalid skill key '${key}'`);
+}
+
+export interface SkillCheck {
+  key: string;
+  state: SkillEntry["activation_state"] | "invalid";
+  missing: SkillEntry["missing"];
+  unchecked_tools: string[];
+  invalid: { code: string; message: string; path: string } | null;
+  locally_modified: boolean | null;
+  update_available: boolean;
+  override_valid: boolean | null;
+}
+
+export interface CheckReport {
+  ok: boolean;
+  checks: SkillCheck[];
+  diagnostics: Diagnostic[];
 }
 
 export class SkillRegistry {
@@ -138,6 +159,91 @@ export class SkillRegistry {
   async renderPrompt(opts: { cwd?: string } = {}): Promise<string> {
     const v = await this.view(opts);
     return renderListing(v.entries);
+  }
+
+  /** Lints PATH arguments, or every discovered skill (valid, shadowed and invalid) of the cwd. */
+  async lint(paths: string[] = [], opts: { cwd?: string; strict?: boolean; audit?: LintAuditHook } = {}): Promise<LintReport> {
+    const strict = opts.strict === true;
+    const ctx = withCwd(this.#ctx, opts.cwd);
+    const results: LintResult[] = [];
+    const lintOpts = { strict, ...(opts.audit ? { audit: opts.audit } : {}) };
+    if (paths.length === 0) {
+      const v = await this.view({ ...(opts.cwd !== undefined ? { cwd: opts.cwd } : {}) });
+      const dirs = [
+        ...[...v.discovery.effective.values()].map((r) => r.candidate.path),
+        ...v.discovery.shadowed.map((s) => s.record.candidate.path),
+        ...v.discovery.invalid.map((r) => r.candidate.path),
+      ];
+      for (const d of dirs) results.push(await lintSkillDir(d, lintOpts));
+    } else {
+      for (const raw of paths) {
+        const abs = resolve(ctx.cwd, raw);
+        const { dirs, unreadable } = expandLintPath(abs);
+        if (unreadable === "ENOENT" || unreadable === "ENOTDIR")
+          throw invalidParams(`${raw}: ${unreadable === "ENOENT" ? "no such directory" : "not a directory"}`);
+        if (unreadable !== null) {
+          results.push({
+            key: raw,
+            path: abs,
+            valid: false,
+            issues: [{ code: "directory_unreadable", severity: "error", message: `${raw} cannot be listed (${unreadable})`, file: ".", line: 1 }],
+          });
+          continue;
+        }
+        for (const d of dirs) results.push(await lintSkillDir(d, lintOpts));
+      }
+    }
+    return summarise(results, strict);
+  }
+
+  /** check-style readiness and validity for one key or every discovered skill (skills.md §15.2). */
+  async check(key: string | undefined, opts: { cwd?: string; tools?: readonly string[] | null } = {}): Promise<CheckReport> {
+    const v = await this.view({ ...(opts.cwd !== undefined ? { cwd: opts.cwd } : {}), ...(opts.tools !== undefined ? { tools: opts.tools } : {}) });
+    const checks: SkillCheck[] = [];
+    const fromEntry = (e: SkillEntry): SkillCheck => ({
+      key: e.key,
+      state: e.activation_state,
+      missing: e.missing,
+      unchecked_tools: e.unchecked_tools,
+      invalid: null,
+      locally_modified: null,
+      update_available: false,
+      override_valid: null,
+    });
+    const invalidCheck = (r: (typeof v.discovery.invalid)[number]): SkillCheck => ({
+      key: r.candidate.key,
+      state: "invalid",
+      missing: { bins: [], env: [], tools: [] },
+      unchecked_tools: [],
+      invalid: { code: r.code, message: r.message, path: r.candidate.skillFile },
+      locally_modified: null,
+      update_available: false,
+      override_valid: null,
+    });
+    if (key !== undefined) {
+      const e = v.entries.find((x) => x.key === key);
+      if (e) checks.push(fromEntry(e));
+      else {
+        const bad = v.discovery.invalid.filter((r) => r.candidate.key === key);
+        if (bad.length === 0)
+          throw notFound(`Skill '${key}' not found`, { hint: `run 'lemon skill list' or 'lemon skill search ${key}'` });
+        checks.push(...bad.map(invalidCheck));
+      }
+    } else {
+      checks.push(...v.entries.map(fromEntry), ...v.discovery.invalid.map(invalidCheck));
+      checks.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    }
+    const ok = checks.every((c) => c.state !== "invalid" && c.state !== "blocked");
+    return { ok, checks, diagnostics: v.diagnostics };
+  }
+
+  /** The entry plus its normalised manifest, for `inspect`. */
+  async inspect(key: string, opts: { cwd?: string; tools?: readonly string[] | null } = {}): Promise<{ entry: SkillEntry; manifest: Manifest }> {
+    const v = await this.view({ ...(opts.cwd !== undefined ? { cwd: opts.cwd } : {}), ...(opts.tools !== undefined ? { tools: opts.tools } : {}) });
+    const rec = v.discovery.effective.get(key);
+    const entry = v.entries.find((e) => e.key === key);
+    if (!rec || !entry) throw notFound(`Skill '${key}' not found`, { hint: `run 'lemon skill list' or 'lemon skill search ${key}'` });
+    return { entry, manifest: rec.manifest };
   }
 
   renderRelevant(entries: readonly SkillEntry[]): string {

@@ -55,27 +55,29 @@ export interface Importer {
 
 export const emptyResult = (): ImportResult => ({ servers: [], diagnostics: [] });
 
-/** Reads and parses one provider file; missing → null silently, bad → null with a diagnostic. */
+export type FileRead = { state: "missing" } | { state: "bad" } | { state: "ok"; root: unknown };
+
+/** Reads and parses one provider file; a bad file adds a diagnostic naming it (never its content). */
 export async function readProviderFile(
   file: string,
   format: Format,
   source: string,
   diagnostics: Diagnostic[],
   transform?: (text: string) => Promise<string>,
-): Promise<unknown | null> {
+): Promise<FileRead> {
   const r = await readCapped(file);
-  if (r.kind === "missing") return null;
+  if (r.kind === "missing") return { state: "missing" };
   if (r.kind === "error") {
     diagnostics.push(diagnostic("warn", "read_error", `${file}: ${r.reason}`, { path: file, source }));
-    return null;
+    return { state: "bad" };
   }
   const text = transform ? await transform(r.text) : r.text;
   const parsed = await parseText(text, format);
   if (!parsed.ok) {
     diagnostics.push(diagnostic("warn", "parse_error", `${file}: ${parsed.reason}`, { path: file, source }));
-    return null;
+    return { state: "bad" };
   }
-  return parsed.value;
+  return { state: "ok", root: parsed.value };
 }
 
 /** The name → entry map under `key`, or null with a diagnostic when it has the wrong type. */
@@ -242,13 +244,13 @@ export async function loadEach(
   const roots = await Promise.all(
     jobs.map(async (j) => {
       const diags: Diagnostic[] = [];
-      const root = await readProviderFile(j.file, format, `${id}:${j.level}`, diags);
-      return { ...j, root, diags };
+      const read = await readProviderFile(j.file, format, `${id}:${j.level}`, diags);
+      return { ...j, read, diags };
     }),
   );
   for (const r of roots) {
     out.diagnostics.push(...r.diags);
-    if (r.root !== null) await perFile(r.root, r.file, r.level, out);
+    if (r.read.state === "ok") await perFile(r.read.root, r.file, r.level, out);
   }
   return out;
 }

@@ -1,0 +1,35 @@
+/**
+ * @module cli/commands/skill/check
+ * `lemon skill check [KEY] [--tools a,b]` (cli.md §2.4, skills.md §15.2), check-style.
+ */
+import { defineLemonCommand } from "../../command.ts";
+import { toolsArg, parseToolsFlag } from "../../args.ts";
+import { cliLemon } from "../../context.ts";
+import { formatTable, printJson } from "../../output.ts";
+
+export default defineLemonCommand({
+  meta: { name: "check", description: "Check readiness and validity of one or every skill" },
+  args: {
+    key: { type: "positional", description: "Skill key (default: every skill)", required: false },
+    ...toolsArg,
+  },
+  async run({ args, io }) {
+    const lemon = cliLemon(io, args);
+    const tools = parseToolsFlag(args.tools);
+    const report = await lemon.registry.check(typeof args.key === "string" ? args.key : undefined, tools ? { tools } : {});
+    if (args.json) {
+      printJson(io, { ok: report.ok, checks: report.checks, diagnostics: report.diagnostics });
+      return report.ok ? 0 : 1;
+    }
+    const rows = report.checks.map((c) => {
+      const missing = [...c.missing.bins, ...c.missing.env, ...c.missing.tools];
+      const detail = c.invalid ? `${c.invalid.code}: ${c.invalid.message}` : missing.length > 0 ? `missing ${missing.join(", ")}` : "";
+      return [c.key, c.state, detail];
+    });
+    if (rows.length === 0) io.out("No skills found.\n");
+    else io.out(formatTable(["KEY", "STATE", "DETAIL"], rows));
+    for (const d of report.diagnostics.filter((x) => x.level !== "error"))
+      io.err(`${d.level}: ${d.code}: ${d.message}${d.path ? ` (${d.path})` : ""}\n`);
+    return report.ok ? 0 : 1;
+  },
+});

@@ -1,0 +1,28 @@
+/**
+ * @module cli/commands/skill/toggle
+ * `lemon skill enable|disable <key> [--global|--local]` (cli.md §2.15); default scope global.
+ */
+import { defineLemonCommand, type LemonCommand } from "../../command.ts";
+import { scopeArgs, scopeFrom } from "../../args.ts";
+import { cliLemon } from "../../context.ts";
+import { printJson } from "../../output.ts";
+
+export function toggleCommand(enabled: boolean): LemonCommand {
+  return defineLemonCommand({
+    meta: { name: enabled ? "enable" : "disable", description: `${enabled ? "Enable" : "Disable"} a skill in skills.json` },
+    args: {
+      key: { type: "positional", description: "Skill key", required: true },
+      ...scopeArgs,
+    },
+    async run({ args, io }) {
+      const scope = scopeFrom(args, "global");
+      const lemon = cliLemon(io, args);
+      const key = String(args.key);
+      const opts = { global: scope === "global" };
+      const r = enabled ? await lemon.registry.enable(key, opts) : await lemon.registry.disable(key, opts);
+      if (args.json) printJson(io, { ok: true, key, scope, file: r.file, enabled, changed: r.changed });
+      else io.out(`${enabled ? "Enabled" : "Disabled"} '${key}' (${scope}, ${r.changed ? "updated" : "unchanged"} ${r.file})\n`);
+      return 0;
+    },
+  });
+}

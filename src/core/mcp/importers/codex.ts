@@ -1,0 +1,91 @@
+/**
+ * @module mcp/importers/codex
+ * OpenAI Codex CLI. `config.toml` (TOML):
+ *
+ *   [mcp_servers.<name>]
+ *   command = "npx"            # or a relative "./bin/server", resolved against the file's dir
+ *   args = ["-y", "@upstash/context7-mcp"]
+ *   env = { KEY = "value" }
+ *   env_vars = ["API_KEY"]     # copied from the current environment when set
+ *   cwd = "tools"              # relative → the file's dir
+ *   url = "https://…/mcp"      # streamable HTTP
+ *   http_headers = { "X-Team" = "core" }
+ *   env_http_headers = { "X-Api-Key" = "API_KEY_ENV" }   # header → env var, read now
+ *   bearer_token_env_var = "TOKEN_ENV"                    # Authorization: Bearer <value>
+ *   enabled = true
+ *   enabled_tools = ["a"]; disabled_tools = ["b"]
+ *   startup_timeout_sec = 20 (or startup_timeout_ms); tool_timeout_sec = 60
+ *
+ * No `${}` expansion. Files: `C/.codex/config.toml`; user `$CODEX_HOME/config.toml` (default
+ * `~/.codex`).
+ */
+import { dirname, join, resolve } from "node:path";
+import { accept, badEntry, eachServer, loadEach, mapEnabled, serverMap, type ImportEnv, type Importer, type Obj } from "./common.ts";
+import { isObject } from "../read.ts";
+
+const CAP = 300_000;
+
+/** Seconds (int or float) → milliseconds, capped at lemon's limit; other values pass to validation. */
+function secToMs(v: unknown): unknown {
+  if (typeof v !== "number" || !Number.isFinite(v) || v <= 0) return v;
+  return Math.min(Math.round(v * 1000), CAP);
+}
+
+function capMs(v: unknown): unknown {
+  return typeof v === "number" && Number.isInteger(v) && v > CAP ? CAP : v;
+}
+
+function fields(raw: Obj, dir: string, ie: ImportEnv): Obj {
+  const env = ie.ctx.env;
+  let command = raw.command;
+  if (typeof command === "string" && (command.startsWith("./") || command.startsWith("../"))) command = resolve(dir, command);
+  let cwd = raw.cwd;
+  if (typeof cwd === "string" && cwd !== "") cwd = resolve(dir, cwd);
+  let headers: Obj | undefined = isObject(raw.http_headers) ? { ...raw.http_headers } : (raw.http_headers as Obj | undefined);
+  if (isObject(raw.env_http_headers)) {
+    for (const [h, varName] of Object.entries(raw.env_http_headers)) {
+      const v = typeof varName === "string" ? env[varName] : undefined;
+      if (v !== undefined && v !== "") (headers ??= {})[h] = v;
+    }
+  }
+  if (typeof raw.bearer_token_env_var === "string") {
+    const token = env[raw.bearer_token_env_var];
+    if (token !== undefined && token !== "") (headers ??= {}).Authorization = `Bearer ${token}`;
+  }
+  return {
+    command,
+    args: raw.args,
+    env: raw.env,
+    env_vars: raw.env_vars,
+    cwd,
+    url: raw.url,
+    type: raw.url !== undefined && raw.command === undefined ? "http" : undefined,
+    headers,
+    enabled: mapEnabled(raw),
+    allow_tools: raw.enabled_tools,
+    block_tools: raw.disabled_tools,
+    ready_timeout_ms: raw.startup_timeout_sec !== undefined ? secToMs(raw.startup_timeout_sec) : capMs(raw.startup_timeout_ms),
+    tool_timeout_ms: secToMs(raw.tool_timeout_sec),
+    approval: raw.approval,
+  };
+}
+
+export const codex: Importer = {
+  id: "codex",
+  projectFiles: (cwd) => [join(cwd, ".codex", "config.toml")],
+  userFiles: (home, env) => {
+    const dir = env.CODEX_HOME !== undefined && env.CODEX_HOME !== "" ? env.CODEX_HOME : join(home, ".codex");
+    return [join(dir, "config.toml")];
+  },
+  load: (ie, files) =>
+    loadEach("codex", files, "toml", (root, file, level, out) => {
+      const map = serverMap(root, "mcp_servers", file, `codex:${level}`, out.diagnostics);
+      if (!map) return;
+      const dir = dirname(file);
+      eachServer(
+        map,
+        (name, raw, index) => accept("codex", { name, index, file, level, vars: "none", mapped: fields(raw, dir, ie) }, out),
+        (name, index) => badEntry("codex", level, file, name, index, out),
+      );
+    }),
+};

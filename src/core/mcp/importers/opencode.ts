@@ -1,0 +1,174 @@
+/**
+ * @module mcp/importers/opencode
+ * sst/opencode. `opencode.json` / `opencode.jsonc` (JSONC: comments, trailing commas):
+ *
+ *   { "$schema": "https://opencode.ai/config.json",
+ *     "mcp": {
+ *       "<name>": { "type": "local", "command": ["npx", "-y", "pkg"] | "prog", "args"?: [..],
+ *                   "environment": { "K": "{env:K}" }, "enabled": true, "timeout"?: ms },
+ *       "<name>": { "type": "remote", "url": "https://…", "headers": { "Authorization": "Bearer {env:T}" },
+ *                   "oauth"?: {…} } } }
+ *
+ * Before parsing, text substitution: `{env:VAR}` (unset → "") and `{file:path}` (relative to the
+ * config file, `~` expanded, trimmed, JSON-escaped; missing → ""; ≤ 64 KiB; ignored on `//`
+ * comment lines). Files are deep-merged per server in ascending precedence: user files, project
+ * `opencode.json[c]`, then `.opencode/opencode.json[c]`; a server defined by any project file is
+ * `project`. Files: see projectFiles/userFiles below (`XDG_CONFIG_HOME` honoured).
+ */
+import { dirname, join, resolve } from "node:path";
+import { diagnostic, type Diagnostic } from "../../diagnostics.ts";
+import { readCapped } from "../read.ts";
+import type { SourceLevel } from "../types.ts";
+import {
+  accept,
+  badEntry,
+  emptyResult,
+  isObject,
+  mapEnabled,
+  mapType,
+  msValue,
+  readProviderFile,
+  type FileRead,
+  type ImportEnv,
+  type Importer,
+  type Obj,
+} from "./common.ts";
+
+const MAX_INCLUDED = 64 * 1024;
+
+/** `{env:VAR}` and `{file:path}` substitution of opencode's config loader. */
+export async function substitute(text: string, file: string, ie: ImportEnv, diagnostics: Diagnostic[]): Promise<string> {
+  const withEnv = text.replace(/\{env:([^}]+)\}/g, (_m, name: string) => ie.ctx.env[name.trim()] ?? "");
+  if (!withEnv.includes("{file:")) return withEnv;
+  const lines = withEnv.split("\n");
+  const out: string[] = [];
+  for (const line of lines) {
+    if (line.trimStart().startsWith("//") || !line.includes("{file:")) {
+      out.push(line);
+      continue;
+    }
+    let result = "";
+    let last = 0;
+    for (const m of line.matchAll(/\{file:([^}]+)\}/g)) {
+      result += line.slice(last, m.index);
+      last = (m.index ?? 0) + m[0].length;
+      let p = (m[1] ?? "").trim();
+      if (p === "~" || p.startsWith("~/")) p = join(ie.ctx.homeDir, p.slice(1));
+      const target = resolve(dirname(file), p);
+      const r = await readCapped(target, MAX_INCLUDED);
+      if (r.kind === "error")
+        diagnostics.push(diagnostic("warn", "read_error", `${file}: included file ${r.reason}`, { path: file, source: "opencode" }));
+      const content = r.kind === "text" ? r.text.trim() : "";
+      result += JSON.stringify(content).slice(1, -1);
+    }
+    out.push(result + line.slice(last));
+  }
+  return out.join("\n");
+}
+
+function deepMerge(base: Obj, over: Obj): Obj {
+  const out: Obj = { ...base };
+  for (const [k, v] of Object.entries(over)) {
+    const b = out[k];
+    out[k] = isObject(b) && isObject(v) ? deepMerge(b, v) : v;
+  }
+  return out;
+}
+
+function fields(raw: Obj): Obj {
+  let type = mapType(raw.type);
+  if (type === "local") type = "stdio";
+  else if (type === "remote") type = "http";
+  let command = raw.command;
+  let args = raw.args;
+  if (Array.isArray(raw.command)) {
+    const [head, ...tail] = raw.command as unknown[];
+    command = head;
+    args = raw.args === undefined ? tail : Array.isArray(raw.args) ? [...tail, ...(raw.args as unknown[])] : raw.args;
+  }
+  return {
+    type,
+    command,
+    args,
+    env: raw.environment ?? raw.env,
+    cwd: raw.cwd,
+    url: raw.url,
+    headers: raw.headers,
+    enabled: mapEnabled(raw),
+    timeout_ms: msValue(raw.timeout),
+    approval: raw.approval,
+  };
+}
+
+interface Merged {
+  raw: Obj;
+  file: string;
+  project: boolean;
+  order: number;
+}
+
+export const opencode: Importer = {
+  id: "opencode",
+  projectFiles: (cwd) => [
+    join(cwd, "opencode.json"),
+    join(cwd, "opencode.jsonc"),
+    join(cwd, ".opencode", "opencode.json"),
+    join(cwd, ".opencode", "opencode.jsonc"),
+  ],
+  userFiles: (home, env) => {
+    const xdg = env.XDG_CONFIG_HOME !== undefined && env.XDG_CONFIG_HOME !== "" ? env.XDG_CONFIG_HOME : join(home, ".config");
+    return [join(xdg, "opencode", "opencode.json"), join(xdg, "opencode", "opencode.jsonc")];
+  },
+  async load(ie, files) {
+    const out = emptyResult();
+    // Ascending precedence: user files first, project files last (later files win per key).
+    const jobs: { file: string; level: SourceLevel }[] = [
+      ...files.user.map((file) => ({ file, level: "user" as const })),
+      ...files.project.map((file) => ({ file, level: "project" as const })),
+    ];
+    const reads: FileRead[] = await Promise.all(
+      jobs.map((j) =>
+        readProviderFile(j.file, "jsonc", `opencode:${j.level}`, out.diagnostics, (text) => substitute(text, j.file, ie, out.diagnostics)),
+      ),
+    );
+    const merged = new Map<string, Merged>();
+    const bad = new Map<string, { file: string; level: SourceLevel }>();
+    let order = 0;
+    reads.forEach((r, i) => {
+      const job = jobs[i]!;
+      if (r.state !== "ok") return;
+      const source = `opencode:${job.level}`;
+      if (!isObject(r.root)) {
+        out.diagnostics.push(diagnostic("warn", "invalid_file", `${job.file}: top level must be an object`, { path: job.file, source }));
+        return;
+      }
+      const mcp = r.root.mcp;
+      if (mcp === undefined) return;
+      if (!isObject(mcp)) {
+        out.diagnostics.push(diagnostic("warn", "invalid_file", `${job.file}: mcp must be an object`, { path: job.file, source }));
+        return;
+      }
+      for (const [name, raw] of Object.entries(mcp)) {
+        if (!isObject(raw)) {
+          bad.set(name, job);
+          continue;
+        }
+        const prev = merged.get(name);
+        merged.set(name, {
+          raw: prev ? deepMerge(prev.raw, raw) : raw,
+          file: job.file,
+          project: (prev?.project ?? false) || job.level === "project",
+          order: prev?.order ?? order++,
+        });
+      }
+    });
+    const list = [...merged.entries()].sort(
+      ([, a], [, b]) => Number(b.project) - Number(a.project) || a.order - b.order,
+    );
+    list.forEach(([name, m], index) => {
+      accept("opencode", { name, index, file: m.file, level: m.project ? "project" : "user", vars: "editor", mapped: fields(m.raw) }, out);
+    });
+    for (const [name, job] of bad) if (!merged.has(name)) badEntry("opencode", job.level, job.file, name, 0, out);
+    return out;
+  },
+};

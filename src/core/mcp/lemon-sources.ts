@@ -1,0 +1,98 @@
+/**
+ * @module mcp/lemon-sources
+ * lemon's own sources (mcp.md §2.1 rows 1–4): the project and global `mcp.json`, the
+ * `LEMON_MCP_SERVERS` env var and `[[mcp.servers]]` / the module's `mcp.servers`. Invalid JSON or
+ * a wrong top level skips the whole source with a diagnostic; a bad entry skips only itself.
+ */
+import { diagnostic, type Diagnostic } from "../diagnostics.ts";
+import { checkSchema } from "../schema/check.ts";
+import { McpEnvServers, McpJson } from "../schema/mcp-json.ts";
+import { isValidServerName } from "./names.ts";
+import { isObject, parseText, readCapped } from "./read.ts";
+import type { LemonSourceLabel, SourcedServer } from "./types.ts";
+import { locator, validateEntry } from "./validate.ts";
+
+export interface LemonFile {
+  file: string;
+  label: LemonSourceLabel;
+  exists: boolean;
+  /** False when the file is unreadable or invalid (then it contributes nothing). */
+  valid: boolean;
+  /** Present only for a valid file. */
+  doc: McpJson | null;
+  servers: SourcedServer[];
+  diagnostics: Diagnostic[];
+}
+
+/** Entries of `servers` then `mcpServers`, with `mcpServers` keys as names. */
+export function rawEntries(doc: McpJson): unknown[] {
+  const out: unknown[] = [...(doc.servers ?? [])];
+  for (const [name, raw] of Object.entries(doc.mcpServers ?? {})) out.push(isObject(raw) ? { ...raw, name } : raw);
+  return out;
+}
+
+/** Validates entries of one lemon source; bad ones become diagnostics and claim nothing. */
+export function sourceEntries(label: string, entries: unknown[], file: string | undefined, diagnostics: Diagnostic[]): SourcedServer[] {
+  const out: SourcedServer[] = [];
+  entries.forEach((raw, index) => {
+    const v = validateEntry(raw);
+    const where = file !== undefined ? `${file}: ${locator(index, raw)}` : locator(index, raw);
+    if (!v.ok) {
+      diagnostics.push(
+        diagnostic("warn", "invalid_entry", `${where}: ${v.message}`, {
+          source: label,
+          ...(file !== undefined ? { path: file } : {}),
+          ...(isObject(raw) && isValidServerName(raw.name) ? { key: raw.name } : {}),
+        }),
+      );
+      return;
+    }
+    const s: SourcedServer = {
+      name: v.entry.name,
+      source: label,
+      index,
+      entry: v.entry,
+      transport: v.transport,
+      vars: "lemon",
+      imported: false,
+    };
+    if (file !== undefined) s.file = file;
+    out.push(s);
+  });
+  return out;
+}
+
+export async function readLemonFile(file: string, label: LemonSourceLabel): Promise<LemonFile> {
+  const diagnostics: Diagnostic[] = [];
+  const base = { file, label, diagnostics };
+  const r = await readCapped(file);
+  if (r.kind === "missing") return { ...base, exists: false, valid: true, doc: null, servers: [] };
+  if (r.kind === "error") {
+    diagnostics.push(diagnostic("error", "read_error", `${file}: ${r.reason}`, { path: file, source: label }));
+    return { ...base, exists: true, valid: false, doc: null, servers: [] };
+  }
+  const parsed = await parseText(r.text, "json");
+  const problem = parsed.ok ? checkSchema(McpJson, parsed.value) : parsed.reason;
+  if (!parsed.ok || problem !== null) {
+    diagnostics.push(diagnostic("error", "parse_error", `${file}: ${problem ?? "invalid"}`, { path: file, source: label }));
+    return { ...base, exists: true, valid: false, doc: null, servers: [] };
+  }
+  const doc = parsed.value as McpJson;
+  return { ...base, exists: true, valid: true, doc, servers: sourceEntries(label, rawEntries(doc), file, diagnostics) };
+}
+
+export async function readEnvSource(value: string | undefined): Promise<{ servers: SourcedServer[]; diagnostics: Diagnostic[] }> {
+  const diagnostics: Diagnostic[] = [];
+  if (value === undefined || value.trim() === "") return { servers: [], diagnostics };
+  const parsed = await parseText(value, "json");
+  const problem = parsed.ok ? checkSchema(McpEnvServers, parsed.value) : parsed.reason;
+  if (!parsed.ok || problem !== null) {
+    diagnostics.push(
+      diagnostic("error", "parse_error", `LEMON_MCP_SERVERS: ${problem ?? "invalid"}`, { source: "lemon:env", key: "LEMON_MCP_SERVERS" }),
+    );
+    return { servers: [], diagnostics };
+  }
+  const v = parsed.value as McpEnvServers;
+  const entries = Array.isArray(v) ? v : v.servers;
+  return { servers: sourceEntries("lemon:env", entries, undefined, diagnostics), diagnostics };
+}

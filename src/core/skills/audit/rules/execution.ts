@@ -1,0 +1,134 @@
+/**
+ * @module skills/audit/rules/execution
+ * Code fetched or decoded at run time and executed: `remote_exec`, `decode_exec`, `obfuscation`
+ * (install.md §7.3).
+ */
+import type { Hit, LineContext, LineRule } from "./types.ts";
+import { byLocation, pipeSegments, stdinInterpreterAfter } from "./types.ts";
+
+const DOWNLOADER = /\b(?:curl|wget|iwr|irm|Invoke-WebRequest|Invoke-RestMethod|aria2c|DownloadString|DownloadFile)\b/i;
+const URL_G = /https?:\/\/[^\s'"`)|;<>\\]+/gi;
+
+const KNOWN_INSTALLER_HOSTS = new Set([
+  "sh.rustup.rs",
+  "bun.sh",
+  "deno.land",
+  "astral.sh",
+  "get.docker.com",
+  "get.pnpm.io",
+  "deb.nodesource.com",
+  "rpm.nodesource.com",
+]);
+const KNOWN_INSTALLER_PREFIXES = [
+  "https://raw.githubusercontent.com/Homebrew/install/",
+  "https://raw.githubusercontent.com/nvm-sh/nvm/",
+];
+
+type UrlClass = "insecure" | "installer" | "other" | "none";
+
+/** Plain http or an IP-literal host is always critical; a known installer is softened in Markdown. */
+function classifyUrl(text: string): UrlClass {
+  const urls = text.match(URL_G);
+  if (!urls) return "none";
+  let cls: UrlClass = "installer";
+  for (const raw of urls) {
+    let u: URL;
+    try {
+      u = new URL(raw);
+    } catch {
+      cls = "other";
+      continue;
+    }
+    if (u.protocol === "http:" || /^\d{1,3}(\.\d{1,3}){3}$/.test(u.hostname) || u.hostname.startsWith("[")) return "insecure";
+    const known = KNOWN_INSTALLER_HOSTS.has(u.hostname) || KNOWN_INSTALLER_PREFIXES.some((p) => raw.startsWith(p));
+    if (!known) cls = "other";
+  }
+  return cls;
+}
+
+function remoteHit(text: string, ctx: LineContext, message: string): Hit {
+  const cls = classifyUrl(text);
+  if (cls === "insecure") return { severity: "critical", message: `${message} from a plain-http or IP-address URL` };
+  if (cls === "installer" && ctx.location === "markdown")
+    return { severity: "medium", message: `${message} (well-known installer)` };
+  return { severity: byLocation(ctx), message };
+}
+
+const RUNNER = String.raw`(?:sudo\s+(?:-\S+\s+)*)?(?:(?:ba|z|da|k|fi)?sh|python[0-9.]*|node|perl|ruby|pwsh|powershell|source|\.)`;
+
+/** `curl -o f URL && sh f`, `wget URL/x.sh; bash x.sh`, `… && ./x.sh`. */
+function downloadThenRun(line: string): boolean {
+  const names = new Set<string>();
+  for (const m of line.matchAll(/(?:\s-[oO]|--output(?:-document)?=?|-OutFile)\s*["']?([^\s"';&|]+)/g)) names.add(m[1]!);
+  for (const m of line.matchAll(/https?:\/\/[^\s'"]*\/([\w.-]+\.(?:sh|bash|py|pl|rb|js|ps1|php))\b/g)) names.add(m[1]!);
+  for (const raw of names) {
+    if (raw === "-" || raw === "/dev/null") continue;
+    const base = raw.replace(/^.*\//, "").replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    const re = new RegExp(
+      String.raw`(?:&&|;|\|\||\bthen)\s*(?:chmod\s+\S+\s+\S+\s*(?:&&|;)\s*)?(?:${RUNNER}\s+(?:-\S+\s+)*["']?(?:\S*/)?${base}\b|(?:sudo\s+)?["']?\.{0,2}/(?:\S*/)?${base}\b)`,
+    );
+    if (re.test(line)) return true;
+  }
+  return false;
+}
+
+const EVAL_FETCH =
+  /\beval\s+["']?\$\(\s*(?:curl|wget)\b|\beval\s+["']?`\s*(?:curl|wget)\b|(?:^|[\s;&|(])(?:source|\.|(?:ba|z)?sh|python[0-9.]*|perl|ruby|node)\s+<\(\s*(?:curl|wget)\b|(?:ba|z)?sh\s+-c\s+["']?\$\(\s*(?:curl|wget)\b/;
+const CODE_FETCH =
+  /(?:urlopen|urllib\.request|requests\.get|httpx\.get)\b.*\bexec\s*\(|\bexec\s*\(.*(?:urlopen|requests\.get|httpx\.get)|\b(?:iex|Invoke-Expression)\b.*(?:DownloadString|Invoke-WebRequest|\biwr\b|\birm\b|Invoke-RestMethod)|DownloadString\(.*\)\s*\|\s*(?:iex|Invoke-Expression)\b|\beval\s*\(.*\bfetch\s*\(|new\s+Function\s*\(.*\bfetch\s*\(|\beval\s*\(\s*(?:URI\.)?open\s*\(\s*["']https?:|\beval\s*\(\s*Net::HTTP\.get/i;
+
+export const remoteExec: LineRule = {
+  rule: "remote_exec",
+  category: "execution",
+  quick: /curl|wget|iwr|irm|Invoke-|aria2c|Download|urlopen|urllib|requests\.get|httpx|fetch/i,
+  check(line, ctx) {
+    if (EVAL_FETCH.test(line) || CODE_FETCH.test(line)) return remoteHit(line, ctx, "remote code executed from a download");
+    if (!DOWNLOADER.test(line)) return null;
+    const segs = pipeSegments(line);
+    for (let i = 0; i < segs.length - 1; i++) {
+      if (!DOWNLOADER.test(segs[i]!)) continue;
+      const j = stdinInterpreterAfter(segs, i);
+      if (j >= 0) return remoteHit(segs.slice(i, j).join("|"), ctx, "download piped into an interpreter");
+    }
+    if (downloadThenRun(line)) return remoteHit(line, ctx, "downloaded script executed");
+    return null;
+  },
+};
+
+const DECODER = /\bbase64\s+(?:-\w*d\w*|--decode)\b|\bopenssl\s+(?:base64|enc)\b.*\s-d\b|\bxxd\s+(?:-\w+\s+)*-r|\buudecode\b|\bprintf\s+["']?(?:\\x[0-9a-fA-F]{2}){4}|\bbase32\s+(?:-d|--decode)\b|\brev(?=\s*\|)/;
+const EVAL_DECODED =
+  /\beval\s+["']?[$`(]+.*\b(?:base64|base32|xxd|openssl|uudecode)\b|(?:ba|z)?sh\s+-c\s+["']?\$\(.*\b(?:base64|xxd)\s+-|(?:source|\.)\s+<\(.*\b(?:base64|xxd)\s+-|\beval\s*\(\s*(?:atob|unescape|Buffer\.from|decodeURIComponent|String\.fromCharCode)\s*\(|\bFunction\s*\(\s*atob\s*\(|\b(?:exec|eval)\s*\(.*\b(?:b64decode|b32decode|decodebytes|fromhex|unhexlify|codecs\.decode|zlib\.decompress|marshal\.loads|decompress)\b|\bFromBase64String\b.*\b(?:iex|Invoke-Expression)\b|\b(?:iex|Invoke-Expression)\b.*\bFromBase64String\b|\b(?:powershell|pwsh)(?:\.exe)?\b.*\s-(?:e|ec|en|enc|enco|encod|encode|encoded|encodedcommand)\s+["']?[A-Za-z0-9+/=]{8,}/i;
+
+export const decodeExec: LineRule = {
+  rule: "decode_exec",
+  category: "obfuscation",
+  quick: /base64|base32|xxd|openssl|uudecode|printf|atob|unescape|Buffer\.from|fromCharCode|decode|fromhex|unhexlify|decompress|marshal|FromBase64String|-e|\brev\b/i,
+  check(line) {
+    if (EVAL_DECODED.test(line)) return { severity: "critical", message: "decoded data executed" };
+    if (!DECODER.test(line)) return null;
+    const segs = pipeSegments(line);
+    for (let i = 0; i < segs.length - 1; i++) {
+      if (DECODER.test(segs[i]!) && stdinInterpreterAfter(segs, i) >= 0)
+        return { severity: "critical", message: "decoded data piped into an interpreter" };
+    }
+    return null;
+  },
+};
+
+const FROM_CHAR_CODE = /fromCharCode\(\s*(?:[^,()]+,\s*){7,}[^,()]+\)/;
+const ESCAPE_RUN = /(?:\\x[0-9a-fA-F]{2}|\\u[0-9a-fA-F]{4}|\\u\{[0-9a-fA-F]+\}){16,}/;
+const DYN_IMPORT = /__import__\s*\(\s*["'](?:os|subprocess|pty|socket)["']\s*\)/;
+const LONG_B64 = /[A-Za-z0-9+/]{2000,}={0,2}/;
+
+export const obfuscation: LineRule = {
+  rule: "obfuscation",
+  category: "obfuscation",
+  quick: /fromCharCode|\\x|\\u|__import__|[A-Za-z0-9+/]{2000}/,
+  check(line) {
+    if (FROM_CHAR_CODE.test(line)) return { severity: "high", message: "String.fromCharCode with many codes" };
+    if (ESCAPE_RUN.test(line)) return { severity: "high", message: "long run of \\x/\\u escapes" };
+    if (DYN_IMPORT.test(line)) return { severity: "high", message: "dynamic __import__ of a system module" };
+    if (line.length >= 2000 && LONG_B64.test(line)) return { severity: "medium", message: "base64-like blob of 2,000+ characters" };
+    return null;
+  },
+};

@@ -1,0 +1,167 @@
+/**
+ * @module skills/audit/rules/exfiltration
+ * Secrets leaving the machine (install.md §7.3): `exfiltration` needs the secret and the sender in
+ * one logical line, with the secret placed where it is sent (URL, body, form, upload, pipe,
+ * redirect); `markdown_exfil`, `credential_read`, `sensitive_path` and `credential_use`.
+ */
+import type { Hit, LineContext, LineRule } from "./types.ts";
+import { pipeSegments, worst } from "./types.ts";
+
+const SHELL_SENDER = /\b(?:curl|wget|nc|ncat|netcat|socat|telnet|scp|sftp|Invoke-WebRequest|Invoke-RestMethod|iwr|irm)\b|\brsync\b.*\s[^\s:]+:/i;
+const CODE_SENDER =
+  /\brequests\.(?:post|put|patch|get|request)\s*\(|\bfetch\s*\(|\bhttpx\.\w+\s*\(|\baxios(?:\.\w+)?\s*\(|\burlopen\s*\(|\bhttp\.request\s*\(|\bXMLHttpRequest\b|\bsendBeacon\s*\(|\bNet::HTTP\b|\bsmtplib\b|\bWebClient\b|\.(?:send|sendall|sendto)\s*\(/;
+
+/** Credential files (public keys, ssh config and known_hosts are not secrets). */
+const CRED_FILE =
+  /(?:~|\$HOME|\$\{HOME\}|%USERPROFILE%)\/\.ssh\b(?!\/(?:config|known_hosts|authorized_keys)\b)(?!\/\S*\.pub\b)|\bid_(?:rsa|dsa|ecdsa|ed25519)\b(?!\.pub)|\.aws\/credentials|\.gnupg\b|\.kube\/config|\.docker\/config\.json|\.netrc\b|\.npmrc\b|\.pypirc\b|\/etc\/shadow|\.git-credentials|\.config\/gh\/hosts\.yml/;
+/** Using a key file is not sending it: `ssh -i`, `IdentityFile`, `--key`, download targets. */
+const CRED_USE_G =
+  /(?:\s-i\s*|IdentityFile[=\s]+|--(?:key|cert|cacert|identity|private-key|ssh-key|netrc-file)[=\s]+|ssh-add\s+(?:-\S+\s+)*|ssh-keygen\b[^|;&]*?-f\s*|\s-o\s*|--output[=\s]+|>>?\s*)["']?[^\s"';&|]+/g;
+
+const SECRET_VAR = /\$\{?[A-Za-z_][A-Za-z0-9_]*?(?:TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIALS?)[A-Za-z0-9_]*\}?/i;
+const CODE_SECRET =
+  /(?:process\.env\.|process\.env\[["']|os\.environ\[["']|os\.environ\.get\(["']|os\.getenv\(["']|ENV\[["']|Deno\.env\.get\(["']|\$env:)[A-Za-z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIAL)/i;
+const ENV_DUMP =
+  /\bprintenv\b|(?:^|[\s;&(`$])env\s*(?:$|\||\)|`)|(?:^|[\s;&(])set\s*\||\bexport\s+-p\b|\bGet-ChildItem\s+env:|\bgci\s+env:|\bdir\s+env:|\bdict\(\s*os\.environ\s*\)|\bos\.environ\.copy\(\)|\bstr\(\s*os\.environ\s*\)|\bjson\.dumps\(\s*(?:dict\()?os\.environ|JSON\.stringify\(\s*process\.env\s*\)|\bos\.environ\s*[,)}]|\bprocess\.env\s*[,)}]|\.\.\.process\.env\b/;
+const SUBST_SECRET = /\$\((?:[^()]*\b(?:cat|base64|tar|gzip|printenv|env|xxd)\b[^()]*)\)|`[^`]*\b(?:cat|base64|printenv|env)\b[^`]*`/;
+const LOOPBACK = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\]|0\.0\.0\.0)$/;
+const URL_G = /https?:\/\/[^\s'"`<>|]+/gi;
+const DATA_FLAG_G = /(?:^|\s)(?:-d|--data(?:-\w+)?|-F|--form(?:-string)?|--json|-T|--upload-file|--post-data|--post-file|--body-data|--body-file|-InFile|-Body)(?:=|\s+)?("[^"]*"|'[^']*'|\S+)/g;
+const USER_FLAG = /(?:^|\s)(?:-u|--user)(?:=|\s+)?("[^"]*"|'[^']*'|\S+)/;
+const HEADER_CONTEXT = /(?:^|\s)(?:-H|--header)\b|Authorization|Bearer|headers\s*[=:]|\bauth\s*=|X-API-Key|api-key:/i;
+const DNS_EXFIL =
+  /\b(?:dig|nslookup|host|drill)\s+[^|;&]*?(?:\$\([^)]*\)|`[^`]*`|\$\{?[A-Za-z_]*(?:TOKEN|SECRET|PASSWORD|KEY|USER|HOSTNAME)[A-Za-z_]*\}?)\.[A-Za-z0-9-]+\.[A-Za-z]{2,}/i;
+
+function hostOf(url: string): { host: string; https: boolean } {
+  const m = /^(https?):\/\/(?:[^@/]*@)?(\[[^\]]*\]|[^/:?#]+)/i.exec(url);
+  return { host: (m?.[2] ?? "").toLowerCase(), https: (m?.[1] ?? "").toLowerCase() === "https" };
+}
+
+const isIp = (h: string) => /^\d{1,3}(?:\.\d{1,3}){3}$/.test(h) || h.startsWith("[");
+const allLoopback = (line: string) => {
+  const urls = line.match(URL_G) ?? [];
+  return urls.length > 0 && urls.every((u) => LOOPBACK.test(hostOf(u).host));
+};
+const safeHttps = (line: string) => {
+  const urls = line.match(URL_G) ?? [];
+  return urls.length > 0 && urls.every((u) => hostOf(u).https && !isIp(hostOf(u).host));
+};
+
+const critical = (message: string): Hit => ({ severity: "critical", message });
+
+/** A credential file placed where a shell sender sends it. */
+function credentialSent(line: string): Hit | null {
+  const stripped = line.replace(CRED_USE_G, " ");
+  if (!CRED_FILE.test(stripped)) return null;
+  for (const m of stripped.matchAll(DATA_FLAG_G)) if (CRED_FILE.test(m[1]!)) return critical("credential file uploaded");
+  const segs = pipeSegments(stripped);
+  for (let i = 0; i < segs.length; i++) {
+    if (!SHELL_SENDER.test(segs[i]!) && !CODE_SENDER.test(segs[i]!)) continue;
+    if (segs.slice(0, i).some((s) => CRED_FILE.test(s))) return critical("credential file piped to a network sender");
+    if (/<\s*["']?\S*/.test(segs[i]!) && CRED_FILE.test(segs[i]!.slice(segs[i]!.indexOf("<"))))
+      return critical("credential file redirected into a network sender");
+    if (/\b(?:scp|sftp|rsync)\b/.test(segs[i]!) && CRED_FILE.test(segs[i]!)) return critical("credential file copied to a remote host");
+  }
+  for (const u of stripped.match(URL_G) ?? []) if (CRED_FILE.test(u)) return critical("credential file placed in a URL");
+  if (SUBST_SECRET.test(stripped) && CRED_FILE.test(stripped.match(SUBST_SECRET)?.[0] ?? ""))
+    return critical("credential file contents sent");
+  if (CODE_SENDER.test(stripped)) return critical("credential file read and sent");
+  return null;
+}
+
+/** A secret environment variable, or the whole environment, placed where it is sent. */
+function envSent(line: string): Hit | null {
+  const segs = pipeSegments(line);
+  for (let i = 1; i < segs.length; i++) {
+    if (!SHELL_SENDER.test(segs[i]!) && !CODE_SENDER.test(segs[i]!)) continue;
+    const before = segs.slice(0, i);
+    if (before.some((s) => ENV_DUMP.test(s) || SECRET_VAR.test(s) || CODE_SECRET.test(s)) && !allLoopback(line))
+      return critical("environment secrets piped to a network sender");
+  }
+  const dumpInSubst = /\$\(\s*(?:printenv|env|set|export -p)\b[^)]*\)|`\s*(?:printenv|env)\b[^`]*`/.test(line);
+  const codeDump = CODE_SENDER.test(line) && ENV_DUMP.test(line) && /os\.environ|process\.env/.test(line);
+  if ((dumpInSubst || codeDump) && !allLoopback(line)) return critical("environment dump sent over the network");
+  const hasVar = SECRET_VAR.test(line) || CODE_SECRET.test(line);
+  if (!hasVar || allLoopback(line)) return null;
+  let hit: Hit | null = null;
+  for (const u of line.match(URL_G) ?? []) {
+    if (!SECRET_VAR.test(u) && !/\$\{\s*process\.env|\$\{\s*os\.environ/.test(u)) continue;
+    const { host, https } = hostOf(u);
+    if (LOOPBACK.test(host)) continue;
+    const q = u.indexOf("?");
+    const inQuery = q >= 0 && SECRET_VAR.test(u.slice(q)) && !SECRET_VAR.test(u.slice(0, q));
+    hit = worst(hit, inQuery && https && !isIp(host) ? { severity: "high", message: "secret sent as a URL query value" } : critical("secret placed in a URL"));
+  }
+  for (const m of line.matchAll(DATA_FLAG_G))
+    if (SECRET_VAR.test(m[1]!)) hit = worst(hit, critical("secret placed in a request body or form"));
+  const user = USER_FLAG.exec(line);
+  if (user && SECRET_VAR.test(user[1]!))
+    hit = worst(hit, safeHttps(line) ? { severity: "high", message: "secret sent as a -u/--user credential" } : critical("secret sent as a credential over plain http"));
+  if (hit !== null) return hit;
+  if (CODE_SENDER.test(line) && CODE_SECRET.test(line) && !HEADER_CONTEXT.test(line))
+    return { severity: "high", message: "secret environment variable passed to a network call" };
+  if (HEADER_CONTEXT.test(line))
+    return { severity: "low", message: "secret used in an authorization header", rule: "credential_use" };
+  return null;
+}
+
+export const exfiltration: LineRule = {
+  rule: "exfiltration",
+  category: "exfiltration",
+  quick: /curl|wget|\bnc\b|ncat|netcat|socat|telnet|scp|sftp|rsync|Invoke-|iwr|irm|requests|fetch|httpx|axios|urlopen|http\.request|XMLHttpRequest|sendBeacon|Net::HTTP|smtplib|WebClient|\.send|dig|nslookup|host|drill/i,
+  check(line) {
+    if (DNS_EXFIL.test(line)) return critical("data exfiltrated through DNS lookups");
+    if (!SHELL_SENDER.test(line) && !CODE_SENDER.test(line)) return null;
+    return worst(credentialSent(line), envSent(line));
+  },
+};
+
+const MD_IMAGE = /!\[[^\]]*\]\(\s*<?(https?:\/\/[^)\s>]+)|<img\b[^>]*\bsrc\s*=\s*["']?(https?:\/\/[^"'\s>]+)/gi;
+const MD_LINK = /(?<!!)\[[^\]]*\]\(\s*<?(https?:\/\/[^)\s>]+)/gi;
+const TEMPLATE = /\$\{[^}]+\}|\{\{[^}]+\}\}|\$[A-Za-z_]\w*|%[A-Z_]+%|\[\[[^\]]+\]\]/;
+
+export const markdownExfil: LineRule = {
+  rule: "markdown_exfil",
+  category: "exfiltration",
+  quick: /\]\(|<img/i,
+  check(line) {
+    for (const m of line.matchAll(MD_IMAGE))
+      if (TEMPLATE.test(m[1] ?? m[2] ?? "")) return { severity: "high", message: "image URL interpolates a variable" };
+    for (const m of line.matchAll(MD_LINK)) {
+      const url = m[1]!;
+      const q = url.indexOf("?");
+      if (q >= 0 && TEMPLATE.test(url.slice(q))) return { severity: "high", message: "link query interpolates a variable" };
+    }
+    return null;
+  },
+};
+
+const PRIVATE_CRED =
+  /(?:~|\$HOME|\$\{HOME\}|\.)?\/?\.ssh\/id_[A-Za-z0-9_]+\b(?!\.pub)|\.aws\/credentials|\.git-credentials|\.docker\/config\.json|\.config\/gcloud\/\S*credentials|\.kube\/config/;
+const READ_VERB =
+  /\b(?:cat|less|more|head|tail|bat|strings|xxd|od|base64|type|Get-Content|gc|cp|tar|zip|open|readFile|readFileSync|read_text|read_bytes|File\.read)\b/;
+
+export const credentialRead: LineRule = {
+  rule: "credential_read",
+  category: "exfiltration",
+  quick: /\.ssh\/id_|\.aws\/credentials|\.git-credentials|\.docker\/config|gcloud|\.kube\/config/,
+  check(line) {
+    const m = PRIVATE_CRED.exec(line.replace(CRED_USE_G, " "));
+    if (!m) return null;
+    const before = line.slice(0, line.indexOf(m[0]));
+    if (!READ_VERB.test(before)) return null;
+    return { severity: "high", message: "reads a private key or cloud credential file" };
+  },
+};
+
+const SENSITIVE_MENTION =
+  /~\/\.ssh\b|\$HOME\/\.ssh\b|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|\.aws\/credentials|\.gnupg\b|\.kube\/config|\.docker\/config\.json|\.netrc\b|\.pypirc\b|\/etc\/shadow|\.git-credentials|\/proc\/self\/environ/;
+
+export const sensitivePath: LineRule = {
+  rule: "sensitive_path",
+  category: "exfiltration",
+  quick: /ssh|id_|\.aws|gnupg|kube|docker|netrc|pypirc|shadow|credentials|environ/,
+  check(line, _ctx: LineContext) {
+    return SENSITIVE_MENTION.test(line) ? { severity: "low", message: "mentions a credential path" } : null;
+  },
+};

@@ -1,0 +1,224 @@
+/**
+ * @module skills/lint
+ * `lint` (skills.md §15.1): every problem of a skill bundle as a coded issue with severity, file
+ * and line. The security audit plugs in through `audit` so lint itself stays a pure read.
+ */
+import { lstatSync, readdirSync, realpathSync, statSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { basename, isAbsolute, join, relative, resolve } from "node:path";
+import { isInside } from "../fsx/atomic.ts";
+import { KNOWN_FOREIGN_FIELDS, MANIFEST_FIELDS } from "../schema/manifest.ts";
+import { charCount } from "../text.ts";
+import { MAX_SKILL_FILE_BYTES, parseSkillFile, decodeUtf8 } from "./frontmatter.ts";
+import { buildManifest } from "./manifest.ts";
+
+export type Severity = "error" | "warn" | "info";
+
+export interface LintIssue {
+  code: string;
+  severity: Severity;
+  message: string;
+  file: string;
+  line: number;
+}
+
+export interface LintResult {
+  key: string;
+  path: string;
+  valid: boolean;
+  issues: LintIssue[];
+}
+
+export interface LintReport {
+  ok: boolean;
+  strict: boolean;
+  results: LintResult[];
+  summary: { skills: number; errors: number; warnings: number; infos: number };
+}
+
+/** What the audit contributes to lint: a verdict and its finding lines. */
+export interface LintAuditHook {
+  (dir: string): Promise<{ verdict: "pass" | "warn" | "block"; findings: string[] }>;
+}
+
+export const KEY_RE = /^[a-z0-9][a-z0-9._-]*$/;
+const MAX_BODY_CHARS = 100_000;
+const MAX_WALK = 10_000;
+
+function lineOfKey(header: string[], key: string): number {
+  const i = header.findIndex((l) => l.startsWith(`${key}:`) || l.startsWith(`${key} =`) || l.startsWith(`"${key}"`));
+  return i < 0 ? 1 : i + 2;
+}
+
+function symlinksIn(dir: string): string[] {
+  const out: string[] = [];
+  const queue = [dir];
+  let seen = 0;
+  while (queue.length > 0 && seen < MAX_WALK) {
+    const d = queue.shift()!;
+    let names: string[];
+    try {
+      names = readdirSync(d);
+    } catch {
+      continue;
+    }
+    for (const n of names) {
+      seen++;
+      const p = join(d, n);
+      try {
+        const st = lstatSync(p);
+        if (st.isSymbolicLink()) out.push(relative(dir, p));
+        else if (st.isDirectory()) queue.push(p);
+      } catch {
+        // Vanished while walking; nothing to report.
+      }
+    }
+  }
+  return out.sort();
+}
+
+/** Lints one skill directory. */
+export async function lintSkillDir(dir: string, opts: { audit?: LintAuditHook; strict?: boolean } = {}): Promise<LintResult> {
+  const key = basename(dir);
+  const issues: LintIssue[] = [];
+  const add = (code: string, severity: Severity, message: string, line = 1, file = "SKILL.md") =>
+    issues.push({ code, severity, message, file, line });
+  const file = join(dir, "SKILL.md");
+  const done = (): LintResult => {
+    const valid = !issues.some((i) => i.severity === "error" || (opts.strict === true && i.severity === "warn"));
+    return { key, path: dir, valid, issues };
+  };
+
+  if (!KEY_RE.test(key) || key.length > 64)
+    add("invalid_key", "warn", `key '${key}' should match ^[a-z0-9][a-z0-9._-]*$ and be at most 64 characters`, 1, ".");
+  for (const link of symlinksIn(dir)) add("symlink_in_bundle", "error", `symlink inside the skill directory: ${link}`, 1, link);
+
+  let st;
+  try {
+    st = statSync(file);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") add("missing_skill_file", "error", "directory has no SKILL.md", 1, ".");
+    else add("skill_file_unreadable", "error", `SKILL.md cannot be read (${code ?? "error"})`);
+    return done();
+  }
+  if (st.size > MAX_SKILL_FILE_BYTES) {
+    add("file_too_large", "error", "SKILL.md exceeds 1048576 bytes");
+    return done();
+  }
+  let bytes: Uint8Array;
+  try {
+    bytes = await readFile(file);
+  } catch (err) {
+    add("skill_file_unreadable", "error", `SKILL.md cannot be read (${(err as NodeJS.ErrnoException).code ?? "error"})`);
+    return done();
+  }
+  const parsed = await parseSkillFile(bytes);
+  if (!parsed.ok) {
+    add(parsed.code, "error", parsed.message);
+    return done();
+  }
+  const text = decodeUtf8(bytes) ?? "";
+  const headerLines = text.split(/\r?\n/).slice(1, Math.max(1, parsed.bodyStartLine - 2));
+  if (parsed.kind === "none") add("missing_frontmatter", "warn", "SKILL.md has no frontmatter");
+  const built = buildManifest(parsed.data);
+  for (const w of built.warnings) add(w.code, w.code === "description_multiline" ? "info" : "warn", w.message, lineOfKey(headerLines, w.code === "description_multiline" ? "description" : w.message.split(/[ :]/)[0]!));
+  if (!built.ok) {
+    add("invalid_manifest", "error", built.message, lineOfKey(headerLines, built.message.split(/[ .]/)[0]!));
+    return done();
+  }
+  const m = built.manifest;
+  if (m.name === null) add("missing_name", "warn", "frontmatter has no name");
+  else if (m.name !== key) add("name_mismatch", "info", `name '${m.name}' differs from the key '${key}'`, lineOfKey(headerLines, "name"));
+  if (m.description === null) add("missing_description", "warn", "frontmatter has no description");
+  else if (charCount(m.description) < 20)
+    add("short_description", "warn", "description is shorter than 20 characters", lineOfKey(headerLines, "description"));
+  for (const f of Object.keys(built.raw)) {
+    if (!MANIFEST_FIELDS.has(f) && !KNOWN_FOREIGN_FIELDS.has(f) && f !== "hermes_requires")
+      add("unknown_field", "info", `unknown field '${f}'`, lineOfKey(headerLines, f));
+  }
+  const realDir = (() => {
+    try {
+      return realpathSync(dir);
+    } catch {
+      return resolve(dir);
+    }
+  })();
+  for (const ref of m.references) {
+    const p = typeof ref === "string" ? ref : "path" in ref ? ref.path : null;
+    if (p === null) continue;
+    const target = resolve(realDir, p);
+    if (isAbsolute(p) || !isInside(target, realDir)) {
+      add("reference_path_traversal", "error", `reference '${p}' escapes the skill directory`, lineOfKey(headerLines, "references"));
+      continue;
+    }
+    try {
+      statSync(target);
+    } catch {
+      add("reference_missing", "warn", `reference '${p}' does not exist`, lineOfKey(headerLines, "references"));
+    }
+  }
+  const body = text.split(/\r?\n/).slice(parsed.bodyStartLine - 1).join("\n");
+  if (parsed.body.trim() === "") add("empty_body", "error", "SKILL.md body is empty", parsed.bodyStartLine);
+  else if (body.length > MAX_BODY_CHARS && charCount(parsed.body) > MAX_BODY_CHARS)
+    add("body_too_long", "warn", `body exceeds ${MAX_BODY_CHARS} characters`, parsed.bodyStartLine);
+  if (opts.audit) {
+    const a = await opts.audit(dir);
+    if (a.verdict === "warn") add("audit_warn", "warn", `audit: ${a.findings.join("; ")}`);
+    if (a.verdict === "block") add("audit_block", "error", `audit blocked: ${a.findings.join("; ")}`);
+  }
+  return done();
+}
+
+/** Skill directories under a PATH argument: the dir itself, or its children plus one category level. */
+export function expandLintPath(path: string): { dirs: string[]; unreadable: string | null } {
+  let st;
+  try {
+    st = statSync(path);
+  } catch (err) {
+    return { dirs: [], unreadable: (err as NodeJS.ErrnoException).code ?? "error" };
+  }
+  if (!st.isDirectory()) return { dirs: [], unreadable: "ENOTDIR" };
+  if (lstatSync(join(path, "SKILL.md"), { throwIfNoEntry: false })) return { dirs: [path], unreadable: null };
+  let children: string[];
+  try {
+    children = readdirSync(path).filter((n) => !n.startsWith(".")).sort();
+  } catch (err) {
+    return { dirs: [], unreadable: (err as NodeJS.ErrnoException).code ?? "error" };
+  }
+  const dirs: string[] = [];
+  for (const c of children) {
+    const p = join(path, c);
+    if (!statSync(p, { throwIfNoEntry: false })?.isDirectory()) continue;
+    if (lstatSync(join(p, "SKILL.md"), { throwIfNoEntry: false })) {
+      dirs.push(p);
+      continue;
+    }
+    let inner: string[] = [];
+    try {
+      inner = readdirSync(p).filter((n) => !n.startsWith(".")).sort();
+    } catch {
+      dirs.push(p);
+      continue;
+    }
+    const skills = inner.map((n) => join(p, n)).filter((q) => lstatSync(join(q, "SKILL.md"), { throwIfNoEntry: false }));
+    if (skills.length > 0) dirs.push(...skills);
+    else dirs.push(p);
+  }
+  return { dirs, unreadable: null };
+}
+
+export function summarise(results: LintResult[], strict: boolean): LintReport {
+  const all = results.flatMap((r) => r.issues);
+  return {
+    ok: results.every((r) => r.valid),
+    strict,
+    results,
+    summary: {
+      skills: results.length,
+      errors: all.filter((i) => i.severity === "error").length,
+      warnings: all.filter((i) => i.severity === "warn").length,
+      infos: all.filter((i) => i.severity === "info").length,
+    },
+  };
+}
