@@ -11,6 +11,8 @@ export interface CommandRun<A extends ArgsDef> {
   io: CliIo;
   /** Tokens after a bare `--`. */
   rest: string[];
+  /** The command's own tokens before `--`, for flags that may repeat (citty keeps only the last). */
+  argv: string[];
 }
 
 export interface LemonCommand<A extends ArgsDef = ArgsDef> {

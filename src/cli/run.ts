@@ -121,7 +121,7 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
     if (d.type === "positional" && d.required !== false && d.default === undefined && parsed[name] === undefined)
       throw invalidParams(`missing argument <${name.toUpperCase()}>`, { hint: `run 'lemon ${path.join(" ")} --help' for details` });
   }
-  const code = await cmd.run({ args: parsed, io, rest: tail });
+  const code = await cmd.run({ args: parsed, io, rest: tail, argv: head });
   return typeof code === "number" ? code : EXIT_OK;
 }
 

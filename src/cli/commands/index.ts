@@ -6,4 +6,5 @@ import type { LemonCommand } from "../command.ts";
 
 export const commands: Record<string, () => Promise<LemonCommand>> = {
   skill: () => import("./skill/index.ts").then((m) => m.default),
+  mcp: () => import("./mcp/index.ts").then((m) => m.default),
 };

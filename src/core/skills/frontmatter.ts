@@ -86,8 +86,8 @@ export async function parseYamlReference(header: string): Promise<Record<string,
   const doc = parseDocument(header, { schema: "core", uniqueKeys: true, prettyErrors: false, strict: true });
   const dupe = doc.errors.find((e) => e.code === "DUPLICATE_KEY");
   if (dupe) {
-    const m = /"([^"]*)"|'([^']*)'/.exec(dupe.message);
-    return MSG.duplicateKeyYaml(m?.[1] ?? m?.[2] ?? "?");
+    const at = header.slice(dupe.pos[0]).split(/[:\n]/)[0]!.trim().replace(/^["']|["']$/g, "");
+    return MSG.duplicateKeyYaml(at.slice(0, 64) || "?");
   }
   const err = doc.errors[0];
   if (err) return MSG.yamlError(firstLine(err.message));

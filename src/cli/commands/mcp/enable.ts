@@ -1,0 +1,3 @@
+/** @module cli/commands/mcp/enable */
+import { toggleCommand } from "./toggle.ts";
+export default toggleCommand(true);

@@ -1,0 +1,108 @@
+/**
+ * @module skills/audit/rules/injection
+ * Text aimed at the model rather than the user (install.md §7.3): `prompt_injection` phrasing,
+ * hidden HTML comments and `display:none` blocks carrying instructions, and `hidden_unicode`
+ * (tag characters, bidi overrides, zero-width and filler characters, variation-selector smuggling,
+ * mixed-script look-alike words).
+ */
+import type { Hit, LineRule } from "./types.ts";
+
+const INJECTION = [
+  /\b(?:ignore|disregard|forget|override|bypass)\s+(?:(?:all|any|the|your|of|my|these|those|every)\s+)*(?:previous|prior|above|earlier|preceding|original|system|initial|safety)\s+(?:instructions?|prompts?|rules|directions|guidelines|messages|context|constraints|guardrails)/i,
+  /\byou\s+are\s+now\s+(?:an?\s+)?(?:unrestricted|unfiltered|uncensored|jailbroken|evil|malicious|DAN\b|in\s+(?:developer|god|DAN|jailbreak)\s+mode|free\s+(?:of|from)\s+(?:all\s+)?(?:restrictions|rules|guidelines)|no\s+longer\s+(?:bound|restricted))/i,
+  /\b(?:act|behave|respond|answer)\s+as\b.{0,60}\b(?:without|with\s+no)\s+(?:any\s+)?(?:restrictions|limits|limitations|filters|guidelines|rules|censorship|safety|ethical)/i,
+  /\bpretend\b.{0,40}\byou\s+(?:have\s+no\s+(?:restrictions|rules|guidelines)|are\s+not\s+bound)/i,
+  /\bno\s+longer\s+(?:bound|restricted|constrained)\s+by\s+(?:your|any|the)\b/i,
+  /\b(?:do\s+not|don't|never)\s+(?:tell|inform|alert|notify|warn)\s+the\s+user\b/i,
+  /\b(?:do\s+not|don't|never)\s+(?:mention|reveal|disclose|show)\s+(?:this|these|it|that)\s+(?:\w+\s+)?to\s+the\s+user\b/i,
+  /\bwithout\s+(?:telling|informing|notifying|alerting)\s+the\s+user\b/i,
+  /\b(?:hide|conceal)\s+(?:this|it|these\s+\w+|the\s+\w+)\s+from\s+the\s+user\b/i,
+  /\bsystem\s+prompt\s+override\b|\boverride\s+(?:the\s+|your\s+)?system\s+prompt\b|\bnew\s+system\s+prompt\s*:/i,
+  /\b(?:enable|enter|activate|switch\s+to)\s+(?:DAN|jailbreak)\s+mode\b|\bdo\s+anything\s+now\b|\byou\s+are\s+(?:now\s+)?in\s+developer\s+mode\b|\bdeveloper\s+mode\s+(?:is\s+)?(?:enabled|activated)\b[^.]{0,40}\byou\b/i,
+];
+
+/** The first injection phrase in a text, or null. */
+export function injectionPhrase(text: string): boolean {
+  return INJECTION.some((re) => re.test(text));
+}
+
+export const promptInjection: LineRule = {
+  rule: "prompt_injection",
+  category: "injection",
+  quick: /ignore|disregard|forget|override|bypass|you\s+are\s+now|act\s+as|behave|respond|answer|pretend|no\s+longer|tell|inform|alert|notify|warn|mention|reveal|disclose|show|without|hide|conceal|system\s+prompt|mode|anything\s+now/i,
+  check(line) {
+    return injectionPhrase(line) ? { severity: "high", message: "prompt-injection phrasing" } : null;
+  },
+};
+
+const COVERT = /\b(?:secretly|silently|covertly|quietly)\b|\bwithout\s+(?:telling|informing|notifying)\b|\b(?:do\s+not|don't|never)\s+(?:tell|mention|reveal|show)\b/i;
+const AI_NOUN = /\b(?:assistant|AI|LLM|the\s+model|the\s+agent|Claude|GPT|Codex|Copilot|Gemini)\b/;
+const IMPERATIVE = /\b(?:ignore|disregard|you\s+must|must|always|never|do\s+not|don't|run|execute|send|upload|post|fetch|curl|wget|delete|remove|read|copy|include|append|install|exfiltrate|override|output|reply|respond|say)\b/i;
+const DANGEROUS = /\b(?:curl|wget|bash|sh\s+-c|rm\s+-rf|base64|\.ssh|id_rsa|token|password|secret|api[_ -]?key|credentials?|env(?:ironment)?\s+variables?)\b/i;
+
+/** Does hidden text (an HTML comment, a display:none block) carry instructions? */
+export function hiddenInstructions(text: string): boolean {
+  if (injectionPhrase(text) || COVERT.test(text)) return true;
+  if (AI_NOUN.test(text) && IMPERATIVE.test(text)) return true;
+  return DANGEROUS.test(text) && /\b(?:run|execute|send|upload|post|read|copy|include|append|fetch)\b/i.test(text);
+}
+
+const HTML_COMMENT_G = /<!--([\s\S]{0,8000}?)-->/g;
+const HIDDEN_BLOCK_G =
+  /<(\w+)\b[^>]*\bstyle\s*=\s*["'][^"']*(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0(?:px)?\s*[;"']|opacity\s*:\s*0\s*[;"'])[^>]*>([\s\S]{0,8000}?)<\/\1>|<(\w+)\b[^>]*\bhidden\b[^>]*>([\s\S]{0,8000}?)<\/\3>/gi;
+
+export interface OffsetHit extends Hit {
+  offset: number;
+}
+
+/** File-level part of `prompt_injection`: hidden comments and blocks with imperatives. */
+export function hiddenBlocks(text: string): OffsetHit[] {
+  const out: OffsetHit[] = [];
+  if (text.includes("<!--")) {
+    for (const m of text.matchAll(HTML_COMMENT_G))
+      if (hiddenInstructions(m[1]!)) out.push({ offset: m.index, severity: "high", message: "hidden HTML comment with instructions" });
+  }
+  if (/display|visibility|font-size|opacity|hidden/i.test(text)) {
+    for (const m of text.matchAll(HIDDEN_BLOCK_G))
+      if (hiddenInstructions(m[2] ?? m[4] ?? "")) out.push({ offset: m.index, severity: "high", message: "hidden HTML block with instructions" });
+  }
+  return out;
+}
+
+const TAGS = /[\u{E0000}-\u{E007F}]/u;
+const BIDI = /[\u202A-\u202E\u2066-\u2069]/u;
+const ZERO_WIDTH_G = /[\u200B-\u200D\u2060\uFEFF\u2061-\u2064\u115F\u1160\u3164\uFFA0\u180E]/gu;
+const VS_RUN = /[\u{E0100}-\u{E01EF}]{4,}|(?<![\p{Extended_Pictographic}\u20E3\u{1F3FB}-\u{1F3FF}])[\uFE00-\uFE0E]{2,}/u;
+const MIXED_WORD_G = /[\p{L}\p{M}]{2,}/gu;
+const EMOJI = /\p{Extended_Pictographic}|[\u{1F1E6}-\u{1F1FF}\u{1F3FB}-\u{1F3FF}\u20E3\uFE0F]/u;
+const JOINING_SCRIPT = /[^\p{Script=Latin}\p{Script=Common}\s\d]/u;
+
+/** A zero-width joiner or non-joiner between two letters of a joining script, or two emoji. */
+function legitimateJoiner(line: string, i: number, ch: string): boolean {
+  if (ch !== "\u200D" && ch !== "\u200C") return false;
+  const before = Array.from(line.slice(Math.max(0, i - 4), i)).pop() ?? "";
+  const after = Array.from(line.slice(i + 1, i + 5))[0] ?? "";
+  if (ch === "\u200D" && EMOJI.test(before) && EMOJI.test(after)) return true;
+  return /\p{L}|\p{M}/u.test(before) && /\p{L}|\p{M}/u.test(after) && JOINING_SCRIPT.test(before) && JOINING_SCRIPT.test(after);
+}
+
+/** `hidden_unicode` on one raw line (`first`: the line starts the file, where a BOM is fine). */
+export function hiddenUnicode(line: string, first: boolean): Hit | null {
+  if (TAGS.test(line)) return { severity: "critical", message: "Unicode tag characters (invisible text)" };
+  if (BIDI.test(line)) return { severity: "high", message: "bidirectional control characters" };
+  for (const m of line.matchAll(ZERO_WIDTH_G)) {
+    if (m[0] === "\uFEFF" && first && m.index === 0) continue;
+    if (legitimateJoiner(line, m.index, m[0])) continue;
+    return { severity: "high", message: "zero-width or invisible filler characters" };
+  }
+  if (VS_RUN.test(line)) return { severity: "high", message: "variation selectors hiding data" };
+  if (/[\u0400-\u04FF]/.test(line)) {
+    for (const m of line.matchAll(MIXED_WORD_G))
+      if (/[A-Za-z]/.test(m[0]) && /[\u0400-\u04FF]/.test(m[0]))
+        return { severity: "medium", message: "word mixes Latin and Cyrillic look-alike letters" };
+  }
+  return null;
+}
+
+/** Quick test: can this text contain anything `hiddenUnicode` reports? */
+export const MAY_HIDE = /[\u200B-\u200D\u2060-\u2064\u202A-\u202E\u2066-\u2069\uFEFF\u115F\u1160\u3164\uFFA0\u180E\uFE00-\uFE0E\u0400-\u04FF]|[\u{E0000}-\u{E007F}\u{E0100}-\u{E01EF}]/u;

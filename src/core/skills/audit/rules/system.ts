@@ -1,0 +1,154 @@
+/**
+ * @module skills/audit/rules/system
+ * What a command does to the machine (install.md §7.3): `destructive`, `persistence`,
+ * `reverse_shell`, `tunnel_or_dropsite`, `mining`, `privilege`, `path_traversal`.
+ */
+import type { Hit, LineRule } from "./types.ts";
+import { byLocation, worst } from "./types.ts";
+
+const RM_G = /(?:^|[\s;&|(`$]|sudo\s)rm\s+([^;&|`)\n]*)/g;
+const ROOT_TARGETS = new Set([
+  "/", "/*", "~", "~/", "~/*", "$HOME", "${HOME}", "$HOME/", "${HOME}/", "$HOME/*", "${HOME}/*",
+  "/etc", "/usr", "/bin", "/boot", "/var", "/home", "/lib", "/root", "/System", "/Users", "C:\\", "C:/",
+]);
+const EXEMPT = new Set(["node_modules", "dist", "build", "target", ".cache", "__pycache__", ".next", "out", "coverage", ".venv", "venv", ".pytest_cache", ".turbo", "tmp"]);
+
+function rmHit(args: string): Hit | "low" | null {
+  const toks = args.trim().split(/\s+/).map((t) => t.replace(/^["']|["']$/g, ""));
+  let recursive = false;
+  let force = false;
+  const targets: string[] = [];
+  for (const t of toks) {
+    if (t === "--recursive") recursive = true;
+    else if (t === "--force") force = true;
+    else if (t === "--no-preserve-root") return { severity: "critical", message: "rm --no-preserve-root" };
+    else if (/^-[A-Za-z]+$/.test(t)) {
+      if (/[rR]/.test(t)) recursive = true;
+      if (t.includes("f")) force = true;
+    } else if (t !== "--" && t !== "") targets.push(t);
+  }
+  if (!recursive) return null;
+  if (targets.some((t) => ROOT_TARGETS.has(t))) return { severity: "critical", message: "recursive delete of the root or home directory" };
+  if (!force) return null;
+  const benign = (t: string) => {
+    const name = t.replace(/\/+$/, "").replace(/^.*\//, "");
+    return EXEMPT.has(name) || /^\/tmp\//.test(t) || /^\$\{?TMPDIR\}?\//.test(t) || /^\/var\/tmp\//.test(t);
+  };
+  return targets.length > 0 && targets.every(benign) ? null : "low";
+}
+
+const DISK =
+  /\bmkfs(?:\.[a-z0-9]+)?\s+\S|\bdd\b[^;|&]*\bof=\/dev\/(?!null\b|zero\b|stdout\b|stderr\b|fd\/|u?random\b|tty)|>\s*\/dev\/(?:sd[a-z]|nvme\d|hd[a-z]|disk\d|mmcblk\d|xvd[a-z]|vd[a-z])|\bformat\s+[A-Za-z]:(?=\s|$|\/)|\bdiskpart\b.*\bclean\b|\bshred\b[^;|&]*\/dev\/|:\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:|\b(?:Remove-Item|rd|rmdir)\b.*(?:-Recurse|\/s)\b.*\s["']?(?:C:\\|\$env:USERPROFILE|~)["']?(?:\s|$)/i;
+
+export const destructive: LineRule = {
+  rule: "destructive",
+  category: "destructive",
+  quick: /\brm\s|mkfs|\bdd\b|\/dev\/|format|diskpart|shred|:\(\)|Remove-Item|\brd\b|rmdir/i,
+  check(line, ctx) {
+    let hit: Hit | null = DISK.test(line) ? { severity: byLocation(ctx), message: "destroys a disk or file system" } : null;
+    let low = false;
+    for (const m of line.matchAll(RM_G)) {
+      const r = rmHit(m[1]!);
+      if (r === "low") low = true;
+      else if (r !== null) hit = worst(hit, { severity: byLocation(ctx), message: r.message });
+    }
+    if (hit === null && low) return { severity: "low", message: "rm -rf of a path" };
+    return hit;
+  },
+};
+
+const PERSIST_TARGET = String.raw`(?:\S*authorized_keys\d?|\/etc\/sudoers(?:\.d\/\S*)?|\S*\/\.(?:bashrc|zshrc|profile|bash_profile|zprofile|bash_login|zshenv|zlogin)|\S*config\.fish|\/etc\/profile(?:\.d\/\S*)?|\/etc\/rc\.local|\/etc\/cron\S*|\/var\/spool\/cron\S*|\/etc\/systemd\/\S*|\S*\.config\/systemd\/\S*|\S*Library\/LaunchAgents\S*|\/Library\/LaunchDaemons\S*|\/etc\/init\.d\/\S*|\S*\.config\/autostart\S*)`;
+const AGENT_TARGET = String.raw`(?:\S*\bAGENTS\.md|\S*\bCLAUDE\.md|\S*\.cursorrules|\S*\.claude\/\S*|\S*\.codex\/\S*|\S*\.lemon\/\S*|\S*GEMINI\.md|\S*copilot-instructions\.md)`;
+const writeTo = (target: string) =>
+  new RegExp(
+    String.raw`(?:>>?|\btee\s+(?:-a\s+)?|\b(?:cp|mv|install|ln)\s+(?:-\S+\s+)*\S+\s+|\b(?:Add-Content|Set-Content|Out-File)\b[^|;]*?)\s*["']?${target}|\b(?:open|appendFile|appendFileSync|writeFile|writeFileSync|write_text)\s*\(\s*(?:[^,)]*?)["'\`]?${target}["'\`]?\s*(?:,\s*["'][aw+]|,|\))`,
+  );
+const PERSIST_WRITE = writeTo(PERSIST_TARGET);
+const AGENT_WRITE = writeTo(AGENT_TARGET);
+const SERVICE =
+  /\|\s*crontab\b|\bcrontab\s+(?:-u\s+\S+\s+)?(?!-[lre]\b)(?:-\s|-$|[^\s-]\S*)|\bsystemctl\s+(?:--user\s+|--now\s+|--system\s+)*enable\b|\blaunchctl\s+(?:load|bootstrap)\b|\bschtasks\b.*\/create\b|\breg\s+add\b.*\\Run\b|New-ItemProperty\b.*\\Run\b/i;
+
+export const persistence: LineRule = {
+  rule: "persistence",
+  category: "persistence",
+  quick: /authorized_keys|sudoers|\.bashrc|\.zshrc|\.profile|bash_profile|zprofile|bash_login|zshenv|zlogin|config\.fish|\/etc\/|cron|systemd|systemctl|Launch|launchctl|init\.d|autostart|AGENTS\.md|CLAUDE\.md|cursorrules|\.claude|\.codex|\.lemon|GEMINI|copilot-instructions|git config|schtasks|reg add|\\Run/i,
+  check(line, ctx) {
+    if (PERSIST_WRITE.test(line)) return { severity: byLocation(ctx), message: "writes a login, sudo, ssh or autostart file" };
+    if (SERVICE.test(line)) return { severity: byLocation(ctx), message: "installs a scheduled job or service" };
+    if (AGENT_WRITE.test(line)) return { severity: "high", message: "writes into agent configuration" };
+    if (/\bgit\s+config\s+--global\b/.test(line)) return { severity: "medium", message: "changes global git configuration" };
+    return null;
+  },
+};
+
+const DEV_TCP = /\/dev\/(?:tcp|udp)\/\S+\/\d+/;
+const INTERACTIVE = /\b(?:ba|z)?sh\b[^|;]*\s-i\b|\s-i\s*[>&]|[0-2]?>&\s*[0-2]\b.*\/dev\/tcp|\/dev\/tcp.*[0-2]>&[0-2]|0<&\d|<&\d+\s*\|\s*while|\$line\b|exec\s+\/bin\/(?:ba)?sh/;
+const REVERSE =
+  /\b(?:ba|z)?sh\s+-i\s*>&|\b(?:nc|ncat|netcat)\b[^|;]*\s-(?:e|c)\s+\S|\bncat\b.*--(?:exec|sh-exec|lua-exec)\b|\bsocat\b.*\b(?:exec|system):|\bsocat\b.*\bpty\b.*\btcp|\bmkfifo\b.*\b(?:nc|ncat|netcat|telnet|openssl\s+s_client)\b|\b(?:ba|z)?sh\s+-i\b.*\|\s*(?:nc|ncat|netcat|telnet|openssl)\b|\b(?:nc|ncat|netcat|telnet|openssl\s+s_client)\b[^|]*\|\s*(?:\/bin\/)?(?:ba|z)?sh\b|socket\.socket\(.*(?:subprocess|os\.dup2|pty\.spawn|\/bin\/(?:ba)?sh)|\bdup2\(\s*\w+\.fileno\(\)|pty\.spawn\(\s*["']\/bin\/(?:ba|z)?sh|Net\.Sockets\.TCPClient\(.*(?:GetStream|iex|Invoke-Expression)|\bfsockopen\(.*(?:exec|shell_exec|system|passthru|proc_open|\/bin\/sh)|\bsocket\(.*\bexec\b.*\/bin\/(?:ba)?sh|TCPSocket\.(?:new|open)\(.*(?:exec|spawn|popen|\/bin\/sh)|net\.(?:connect|Socket|createConnection)\b.*(?:child_process|spawn\(\s*["']\/bin\/(?:ba)?sh)/i;
+
+export const reverseShell: LineRule = {
+  rule: "reverse_shell",
+  category: "network",
+  quick: /\/dev\/(?:tcp|udp)|-i|\bnc\b|ncat|netcat|socat|mkfifo|socket|dup2|pty|TCPClient|fsockopen|TCPSocket|net\./i,
+  check(line) {
+    if (REVERSE.test(line)) return { severity: "critical", message: "reverse shell" };
+    if (DEV_TCP.test(line))
+      return INTERACTIVE.test(line)
+        ? { severity: "critical", message: "reverse shell over /dev/tcp" }
+        : { severity: "medium", message: "raw /dev/tcp socket (port probe)" };
+    return null;
+  },
+};
+
+const TUNNEL =
+  /\bngrok\b|\bcloudflared\s+(?:access\s+)?tunnel\b|\blocaltunnel\b|\blt\s+--port\b|webhook\.site|\brequestbin\b|pipedream\.net|pastebin\.com|transfer\.sh\b|\bserveo\.net|\blocalhost\.run\b|\binteractsh\b|oastify\.com|burpcollaborator\.net/i;
+
+export const tunnelOrDropsite: LineRule = {
+  rule: "tunnel_or_dropsite",
+  category: "network",
+  quick: /ngrok|cloudflared|localtunnel|lt\s+--port|webhook\.site|requestbin|pipedream|pastebin|transfer\.sh|serveo|localhost\.run|interactsh|oastify|burpcollaborator/i,
+  check(line) {
+    return TUNNEL.test(line) ? { severity: "high", message: "public tunnel or anonymous drop site" } : null;
+  },
+};
+
+const MINING = /\bxmrig\b|stratum\+(?:tcp|ssl|tls):\/\/|\bcryptonight\b|\bminerd\b|\bcpuminer\b/i;
+
+export const mining: LineRule = {
+  rule: "mining",
+  category: "mining",
+  quick: /xmrig|stratum|cryptonight|minerd|cpuminer/i,
+  check(line, ctx) {
+    return MINING.test(line) ? { severity: byLocation(ctx), message: "cryptocurrency miner" } : null;
+  },
+};
+
+const SETUID = /\bNOPASSWD\b|\bchmod\s+(?:-\w+\s+)*(?:[ugoa]*\+[rwxX]*s[rwxX]*|[2467][0-7]{3})\s|\bsetuid\s*\(|\bsetcap\b.*cap_setuid/;
+
+export const privilege: LineRule = {
+  rule: "privilege",
+  category: "privilege",
+  quick: /NOPASSWD|chmod|setuid|setcap|sudo/,
+  check(line) {
+    if (SETUID.test(line + " ")) return { severity: "high", message: "grants passwordless or setuid privileges" };
+    if (/\bchmod\s+(?:-\w*R\w*\s+)(?:777|a\+rwx)\b|\bchmod\s+(?:777|a\+rwx)\s+\/(?:\s|$)/.test(line))
+      return { severity: "medium", message: "makes files world-writable recursively" };
+    if (/(?:^|[\s;&|(`$])sudo\s+\S/.test(line)) return { severity: "low", message: "uses sudo" };
+    return null;
+  },
+};
+
+const SECRET_SYSTEM_FILE = /\/etc\/shadow\b|\/etc\/gshadow\b|\/proc\/(?:self|\d+|\*|\$\w+)\/environ\b/;
+const READER = /\b(?:cat|less|more|head|tail|strings|xxd|od|base64|cp|tar|zip|open|readFile|readFileSync|read_text|Get-Content|gc|type|grep|awk|sed)\b|</;
+
+export const pathTraversal: LineRule = {
+  rule: "path_traversal",
+  category: "traversal",
+  quick: /\.\.[/\\]\.\.[/\\]\.\.|shadow|environ/,
+  check(line) {
+    const m = SECRET_SYSTEM_FILE.exec(line);
+    if (m && READER.test(line.slice(0, m.index))) return { severity: "high", message: "reads /etc/shadow or a process environment" };
+    if (/(?:\.\.[/\\]){3,}/.test(line)) return { severity: "medium", message: "deep ../ path traversal" };
+    return null;
+  },
+};

@@ -1,0 +1,121 @@
+/**
+ * @module skills/audit/scan
+ * Runs the line rules over one text file: the raw lines, the same lines with disguises removed,
+ * and any payload hidden in them as base64, hex or escapes. Each rule reports at most one finding
+ * per file and line, the most severe.
+ */
+import type { Finding } from "../../schema/finding.ts";
+import { clampChars, flattenLine } from "../../text.ts";
+import { classifyLocation, lineAt, logicalLines, type Location } from "./context.ts";
+import { decodePayloads, normalizeText } from "./normalize.ts";
+import { decodeExec, obfuscation, remoteExec } from "./rules/execution.ts";
+import { credentialRead, exfiltration, markdownExfil, sensitivePath } from "./rules/exfiltration.ts";
+import { hiddenBlocks, hiddenUnicode, MAY_HIDE, promptInjection } from "./rules/injection.ts";
+import { hardcodedSecret, maskSecrets, pemKeys } from "./rules/secrets.ts";
+import { destructive, mining, pathTraversal, persistence, privilege, reverseShell, tunnelOrDropsite } from "./rules/system.ts";
+import type { Hit, LineContext, LineRule } from "./rules/types.ts";
+import { severityRank } from "./rules/types.ts";
+
+export const LINE_RULES: readonly LineRule[] = [
+  remoteExec,
+  decodeExec,
+  obfuscation,
+  exfiltration,
+  markdownExfil,
+  credentialRead,
+  sensitivePath,
+  destructive,
+  persistence,
+  reverseShell,
+  tunnelOrDropsite,
+  mining,
+  privilege,
+  promptInjection,
+  hardcodedSecret,
+  pathTraversal,
+];
+
+/** Rules that judge decoded payloads (the structure of a decoded blob says little about prose). */
+const DECODED_RULES = LINE_RULES.filter((r) => r !== sensitivePath && r !== obfuscation && r !== markdownExfil);
+
+/** Excerpts are ≤ 120 characters, one line, invisible characters removed, secrets masked. */
+export function excerptOf(line: string): string {
+  return clampChars(flattenLine(maskSecrets(line)).replace(/\s+/g, " "), 120);
+}
+
+class Collector {
+  private readonly byKey = new Map<string, Finding>();
+  constructor(private readonly rel: string) {}
+
+  add(rule: LineRule | { rule: string; category: string }, hit: Hit, line: number, text: string, suffix = ""): void {
+    const name = hit.rule ?? rule.rule;
+    const key = `${name}\u0000${line}`;
+    const prev = this.byKey.get(key);
+    if (prev && severityRank(prev.severity) <= severityRank(hit.severity)) return;
+    this.byKey.set(key, {
+      rule: name,
+      category: hit.category ?? rule.category,
+      severity: hit.severity,
+      file: this.rel,
+      line,
+      message: hit.message + suffix,
+      excerpt: excerptOf(text),
+    });
+  }
+
+  findings(): Finding[] {
+    const all = [...this.byKey.values()];
+    const noisy = new Set(all.filter((f) => f.category === "exfiltration" && f.rule !== "sensitive_path").map((f) => f.line));
+    return all.filter((f) => !(f.rule === "sensitive_path" && noisy.has(f.line)));
+  }
+}
+
+function runRules(rules: readonly LineRule[], text: string, ctx: LineContext): { rule: LineRule; hit: Hit }[] {
+  const out: { rule: LineRule; hit: Hit }[] = [];
+  for (const rule of rules) {
+    if (!rule.quick.test(text)) continue;
+    const hit = rule.check(text, ctx);
+    if (hit !== null) out.push({ rule, hit });
+  }
+  return out;
+}
+
+/** All findings of the text rules for one file. `location` defaults to install.md §7.3. */
+export function scanText(rel: string, text: string, location: Location = classifyLocation(rel, text)): Finding[] {
+  const c = new Collector(rel);
+  const rules = LINE_RULES.filter((r) => r.quick.test(text));
+  const raw = logicalLines(text, location);
+  for (const l of raw) {
+    const ctx: LineContext = { location, fenced: l.fenced, rel };
+    for (const { rule, hit } of runRules(rules, l.text, ctx)) c.add(rule, hit, l.line, l.text);
+    for (const d of decodePayloads(l.text)) {
+      for (const dl of d.text.split("\n")) {
+        for (const { rule, hit } of runRules(DECODED_RULES, dl, ctx)) c.add(rule, hit, l.line, l.text, ` (decoded from ${d.encoding})`);
+      }
+    }
+  }
+  const normal = normalizeText(text);
+  if (normal !== text) {
+    const nrules = LINE_RULES.filter((r) => r.quick.test(normal));
+    for (const l of logicalLines(normal, location)) {
+      const ctx: LineContext = { location, fenced: l.fenced, rel };
+      for (const { rule, hit } of runRules(nrules, l.text, ctx)) c.add(rule, hit, l.line, l.text);
+    }
+  }
+  if (MAY_HIDE.test(text)) {
+    const physical = text.split("\n");
+    for (let i = 0; i < physical.length; i++) {
+      const hit = hiddenUnicode(physical[i]!, i === 0);
+      if (hit !== null) c.add({ rule: "hidden_unicode", category: "injection" }, hit, i + 1, physical[i]!);
+    }
+  }
+  for (const h of hiddenBlocks(normal)) {
+    const line = lineAt(normal, h.offset);
+    c.add(promptInjection, h, line, normal.split("\n", line)[line - 1] ?? "");
+  }
+  for (const offset of pemKeys(text)) {
+    const line = lineAt(text, offset);
+    c.add(hardcodedSecret, { severity: "high", message: "private key in the bundle" }, line, text.split("\n", line)[line - 1] ?? "");
+  }
+  return c.findings();
+}

@@ -1,0 +1,85 @@
+import { describe, expect, test } from "bun:test";
+import { lstatSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { mkdir, readlink, symlink, writeFile, chmod } from "node:fs/promises";
+import { join } from "node:path";
+import { writeFileAtomic, formatJson, isoSeconds } from "../../../src/core/fsx/atomic.ts";
+import { LemonError } from "../../../src/core/errors.ts";
+import { sandbox } from "../../support/sandbox.ts";
+
+describe("writeFileAtomic", () => {
+  test("creates the file 0600 with parents and leaves no temp file", async () => {
+    await using box = await sandbox();
+    const file = join(box.root, "a", "b", "state.json");
+    await writeFileAtomic(file, "hello");
+    expect(readFileSync(file, "utf8")).toBe("hello");
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(readdirSync(join(box.root, "a", "b"))).toEqual(["state.json"]);
+  });
+
+  test("replaces an existing file by rename (new inode), keeping no temp", async () => {
+    await using box = await sandbox();
+    const file = await box.write("x.json", "old");
+    const before = statSync(file).ino;
+    await writeFileAtomic(file, "new");
+    expect(readFileSync(file, "utf8")).toBe("new");
+    expect(statSync(file).ino).not.toBe(before);
+    expect(readdirSync(box.root).filter((n) => n.includes(".tmp-"))).toEqual([]);
+  });
+
+  test("writes through a symlink and keeps the link", async () => {
+    await using box = await sandbox();
+    const real = await box.write("real/skills.json", "{}");
+    const link = join(box.root, "link.json");
+    await symlink(real, link);
+    await writeFileAtomic(link, "[1]");
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(await readlink(link)).toBe(real);
+    expect(readFileSync(real, "utf8")).toBe("[1]");
+  });
+
+  test("refuses a target whose real path leaves the confinement directory", async () => {
+    await using box = await sandbox();
+    const outside = await box.write("outside/secret.json", "{}");
+    await mkdir(join(box.project, ".lemon"), { recursive: true });
+    await symlink(outside, join(box.project, ".lemon", "skills.json"));
+    const err = await writeFileAtomic(join(box.project, ".lemon", "skills.json"), "{}", { confineTo: box.project }).catch((e) => e);
+    expect(LemonError.is(err)).toBe(true);
+    expect((err as LemonError).code).toBe("FORBIDDEN");
+    expect((err as LemonError).message).toBe(`refusing to write through symlink: ${join(box.project, ".lemon", "skills.json")}`);
+    expect(readFileSync(outside, "utf8")).toBe("{}");
+  });
+
+  test("a failed write removes its temp file and leaves the target untouched", async () => {
+    if (process.getuid?.() === 0) {
+      // Root ignores directory modes; use a target that is a directory to make rename fail instead.
+      await using box = await sandbox();
+      const dir = join(box.root, "target");
+      await mkdir(join(dir, "inner"), { recursive: true });
+      await expect(writeFileAtomic(dir, "x")).rejects.toThrow();
+      expect(readdirSync(box.root).filter((n) => n.includes(".tmp-"))).toEqual([]);
+      expect(statSync(dir).isDirectory()).toBe(true);
+      return;
+    }
+    await using box = await sandbox();
+    const file = await box.write("ro/file", "keep");
+    await chmod(join(box.root, "ro"), 0o500);
+    await expect(writeFileAtomic(file, "x")).rejects.toThrow();
+    await chmod(join(box.root, "ro"), 0o700);
+    expect(readFileSync(file, "utf8")).toBe("keep");
+  });
+
+  test("JSON format and timestamps follow the contract", () => {
+    expect(formatJson({ b: 1, a: [1] })).toBe('{\n  "b": 1,\n  "a": [\n    1\n  ]\n}\n');
+    expect(isoSeconds(new Date("2026-08-29T10:15:00.123Z"))).toBe("2026-08-29T10:15:00Z");
+  });
+
+  test("writeFile through a dangling link creates the link target", async () => {
+    await using box = await sandbox();
+    const target = join(box.root, "made", "here.json");
+    await mkdir(join(box.root, "made"));
+    await symlink(target, join(box.root, "dangling.json"));
+    await writeFileAtomic(join(box.root, "dangling.json"), "1");
+    expect(readFileSync(target, "utf8")).toBe("1");
+    await writeFile(join(box.root, "unused"), "");
+  });
+});
