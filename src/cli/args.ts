@@ -43,10 +43,12 @@ export function scopeFrom(args: { global?: boolean; local?: boolean }, fallback:
 export function checkArgv(raw: string[], def: ArgsDef, variadic: boolean): void {
   const byName = new Map<string, { type: string }>();
   let positionals = 0;
+  const required: string[] = [];
   for (const [name, d] of Object.entries(def)) {
     const type = d.type ?? "boolean";
     if (type === "positional") {
       positionals++;
+      if (d.required !== false && d.default === undefined) required.push(name);
       continue;
     }
     byName.set(name, { type });
@@ -79,6 +81,8 @@ export function checkArgv(raw: string[], def: ArgsDef, variadic: boolean): void 
     seenPositionals++;
     if (seenPositionals > positionals && !variadic) throw invalidParams(`unexpected argument '${tok}'`);
   }
+  const absent = required[seenPositionals];
+  if (absent !== undefined) throw invalidParams(`missing argument <${absent.toUpperCase()}>`);
 }
 
 /** A positive integer flag value, or INVALID_PARAMS naming the flag. */

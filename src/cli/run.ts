@@ -12,6 +12,7 @@ import { EXIT_OK, EXIT_USAGE, exitCodeFor } from "./exit.ts";
 import type { CliIo } from "./io.ts";
 import { printJson, renderError } from "./output.ts";
 import { renderCommandUsage, TOP_USAGE } from "./usage.ts";
+import { stripAnsi } from "../core/text.ts";
 
 const wantsJson = (argv: string[]) => {
   const stop = argv.indexOf("--");
@@ -116,7 +117,15 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
   const head = stop < 0 ? rest : rest.slice(0, stop);
   const tail = stop < 0 ? [] : rest.slice(stop + 1);
   const { parseArgs } = await import("citty");
-  const parsed = parseArgs(head, args);
+  let parsed;
+  try {
+    parsed = parseArgs(head, args);
+  } catch (err) {
+    // citty's own argument errors (CLIError) are usage errors; their text may carry colours.
+    throw invalidParams(stripAnsi(err instanceof Error ? err.message : String(err)), {
+      hint: `run 'lemon ${path.join(" ")} --help' for details`,
+    });
+  }
   for (const [name, d] of Object.entries(cmd.args ?? {})) {
     if (d.type === "positional" && d.required !== false && d.default === undefined && parsed[name] === undefined)
       throw invalidParams(`missing argument <${name.toUpperCase()}>`, { hint: `run 'lemon ${path.join(" ")} --help' for details` });

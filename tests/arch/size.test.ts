@@ -15,13 +15,13 @@ interface Budget {
 const KB = 1024;
 
 const BUDGETS: Budget[] = [
-  // measured 33,154 B (2025-11-29, catalog in progress); headroom for the rest of issue 2
+  // measured 41,567 B (2026-11-29, issue 2 in progress); ~2x headroom for the rest of issue 2
   { entry: "src/core/index.ts", max: 96 * KB, why: 'package export "."' },
-  // measured 32,872 B (2025-11-29)
+  // measured 41,283 B (2026-11-29)
   { entry: "src/core/skills/index.ts", max: 96 * KB, why: 'package export "./skills"' },
-  // not written yet when the budget was set: provisional, set from the first measurement
-  { entry: "src/core/mcp/index.ts", max: 160 * KB, why: 'package export "./mcp"' },
-  // measured 982 B (2025-11-29): the executable entry must stay tiny, it is parsed on every start
+  // measured 42,582 B (2026-11-29, MCP in progress); the SDK is external and loaded lazily
+  { entry: "src/core/mcp/index.ts", max: 128 * KB, why: 'package export "./mcp"' },
+  // measured 982 B (2026-11-29): the executable entry must stay tiny, it is parsed on every start
   { entry: "src/cli/main.ts", max: 4 * KB, why: "answers --version and --help before the CLI loads" },
 ];
 

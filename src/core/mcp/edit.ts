@@ -12,19 +12,14 @@ import { emptyMcpJson, McpJson } from "../schema/mcp-json.ts";
 import { isValidServerName, NAME_MESSAGE } from "./names.ts";
 import { isObject } from "./read.ts";
 import type { McpServerConfig, ServerView } from "./types.ts";
-import { inferTransport, normalizeEntry, validateEntry } from "./validate.ts";
+import { inferTransport, KNOWN_FIELDS, normalizeEntry, validateEntry } from "./validate.ts";
 import { serverView } from "./view.ts";
 
-const codec = jsonCodec(McpJson, emptyMcpJson);
+export const mcpJsonCodec = jsonCodec(McpJson, emptyMcpJson);
+const codec = mcpJsonCodec;
 
-/** Fields lemon knows; anything else on an entry is an extension field kept across replaces. */
-const KNOWN = new Set([
-  "name", "type", "enabled", "disabled", "command", "args", "env", "env_vars", "cwd", "url", "headers",
-  "timeout_ms", "tool_timeout_ms", "ready_timeout_ms", "allow_tools", "block_tools", "allow_resources",
-  "block_resources", "allow_prompts", "block_prompts", "approval", "tool_approvals", "sampling", "oauth",
-  "persist_oauth_tokens", "oauth_token_secret",
-]);
-const isKnown = (k: string) => KNOWN.has(k) || KNOWN.has(k.replace(/-/g, "_"));
+/** Unknown (extension) fields of an old entry survive a replace. */
+const isKnown = (k: string) => KNOWN_FIELDS.has(k) || KNOWN_FIELDS.has(k.replace(/-/g, "_"));
 
 /** Canonical key order for entries lemon writes. */
 const ORDER = [

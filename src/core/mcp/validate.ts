@@ -21,21 +21,34 @@ const LIST_KEYS = [
   "block_prompts",
 ] as const;
 const INT_KEYS = ["timeout_ms", "tool_timeout_ms", "ready_timeout_ms"] as const;
-const STRING_KEYS = ["command", "cwd", "url"] as const;
 
 export type Validation = { ok: true; entry: McpServerConfig; transport: Transport } | { ok: false; message: string };
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 
-/** `ready-timeout-ms` → `ready_timeout_ms`; a canonical key present in the input wins over its alias. */
-function snakeKeys(o: Obj): Obj {
+/** Every field of mcp.md §3.1; anything else on an entry is an extension field, kept as written. */
+export const KNOWN_FIELDS: ReadonlySet<string> = new Set([
+  "name", "type", "enabled", "disabled", "command", "args", "env", "env_vars", "cwd", "url", "headers",
+  "timeout_ms", "tool_timeout_ms", "ready_timeout_ms", "allow_tools", "block_tools", "allow_resources",
+  "block_resources", "allow_prompts", "block_prompts", "approval", "tool_approvals", "sampling", "oauth",
+  "persist_oauth_tokens", "oauth_token_secret",
+]);
+
+/**
+ * `ready-timeout-ms` → `ready_timeout_ms` for known keys (`known` null: every key); a canonical
+ * key present in the input wins over its alias.
+ */
+function snakeKeys(o: Obj, known: ReadonlySet<string> | null): Obj {
   const out: Obj = {};
-  for (const [k, v] of Object.entries(o)) if (!k.includes("-")) out[k] = v;
-  for (const [k, v] of Object.entries(o)) {
-    if (!k.includes("-")) continue;
+  const alias = (k: string) => {
     const snake = k.replace(/-/g, "_");
-    if (!(snake in out)) out[snake] = v;
+    return k.includes("-") && (known === null || known.has(snake)) ? snake : null;
+  };
+  for (const [k, v] of Object.entries(o)) if (alias(k) === null) out[k] = v;
+  for (const [k, v] of Object.entries(o)) {
+    const snake = alias(k);
+    if (snake !== null && !(snake in out)) out[snake] = v;
   }
   return out;
 }
@@ -43,9 +56,9 @@ function snakeKeys(o: Obj): Obj {
 /** Resolves aliases without judging values; non-objects come back unchanged. */
 export function normalizeEntry(raw: unknown): unknown {
   if (!isObj(raw)) return raw;
-  const e = snakeKeys(raw);
-  if (isObj(e.oauth)) e.oauth = snakeKeys(e.oauth);
-  if (isObj(e.sampling)) e.sampling = snakeKeys(e.sampling);
+  const e = snakeKeys(raw, KNOWN_FIELDS);
+  if (isObj(e.oauth)) e.oauth = snakeKeys(e.oauth, null);
+  if (isObj(e.sampling)) e.sampling = snakeKeys(e.sampling, null);
   if (e.disabled === true && e.enabled === undefined) e.enabled = false;
   if (e.disabled !== undefined) delete e.disabled;
   return e;
@@ -125,7 +138,7 @@ function firstProblem(e: Obj, transport: Transport | null, requireName: boolean)
   if (e.name !== undefined || requireName) if (!isValidServerName(e.name)) return NAME_MESSAGE;
   if (transport === null) return "type must be stdio, http, or sse";
   if (e.command !== undefined && e.url !== undefined) return "command and url are mutually exclusive";
-  for (const k of STRING_KEYS) if (e[k] !== undefined && typeof e[k] !== "string" && k !== "command" && k !== "url") return INVALID;
+  if (e.cwd !== undefined && typeof e.cwd !== "string") return INVALID;
   if (transport === "stdio") {
     if (!nonEmpty(e.command)) return "stdio command cannot be empty";
   } else if (!isHttpUrl(e.url)) return "invalid HTTP URL";

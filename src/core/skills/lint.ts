@@ -170,6 +170,14 @@ export async function lintSkillDir(dir: string, opts: { audit?: LintAuditHook; s
   return done();
 }
 
+function hasEntry(dir: string, name: string): boolean {
+  try {
+    return lstatSync(join(dir, name), { throwIfNoEntry: false }) !== undefined;
+  } catch {
+    return false;
+  }
+}
+
 /** Skill directories under a PATH argument: the dir itself, or its children plus one category level. */
 export function expandLintPath(path: string): { dirs: string[]; unreadable: string | null } {
   let st;
@@ -179,18 +187,19 @@ export function expandLintPath(path: string): { dirs: string[]; unreadable: stri
     return { dirs: [], unreadable: (err as NodeJS.ErrnoException).code ?? "error" };
   }
   if (!st.isDirectory()) return { dirs: [], unreadable: "ENOTDIR" };
-  if (lstatSync(join(path, "SKILL.md"), { throwIfNoEntry: false })) return { dirs: [path], unreadable: null };
-  let children: string[];
+  let names: string[];
   try {
-    children = readdirSync(path).filter((n) => !n.startsWith(".")).sort();
+    names = readdirSync(path);
   } catch (err) {
     return { dirs: [], unreadable: (err as NodeJS.ErrnoException).code ?? "error" };
   }
+  if (names.includes("SKILL.md")) return { dirs: [path], unreadable: null };
+  const children = names.filter((n) => !n.startsWith(".")).sort();
   const dirs: string[] = [];
   for (const c of children) {
     const p = join(path, c);
     if (!statSync(p, { throwIfNoEntry: false })?.isDirectory()) continue;
-    if (lstatSync(join(p, "SKILL.md"), { throwIfNoEntry: false })) {
+    if (hasEntry(p, "SKILL.md")) {
       dirs.push(p);
       continue;
     }
@@ -201,7 +210,7 @@ export function expandLintPath(path: string): { dirs: string[]; unreadable: stri
       dirs.push(p);
       continue;
     }
-    const skills = inner.map((n) => join(p, n)).filter((q) => lstatSync(join(q, "SKILL.md"), { throwIfNoEntry: false }));
+    const skills = inner.map((n) => join(p, n)).filter((q) => hasEntry(q, "SKILL.md"));
     if (skills.length > 0) dirs.push(...skills);
     else dirs.push(p);
   }

@@ -228,8 +228,8 @@ describe("bad input in provider files", () => {
     const set = await effectiveServers(ctxFor(box), {}, "project");
     expect(set.servers.map((s) => [s.name, s.source])).toEqual([
       ["ok", "cursor:project"],
-      ["shell-args", "mcp-json:project"],
       ["both", "mcp-json:project"],
+      ["shell-args", "mcp-json:project"],
     ]);
     const msgs = set.diagnostics.map((d) => d.message.replace(box.project, "C"));
     expect(msgs).toEqual([

@@ -225,7 +225,8 @@ describe("what counts as a skill (skills.md §2.2)", () => {
     await using box = await sandbox();
     const root = join(box.home, ".claude/skills");
     await mkdir(join(root, "cat"), { recursive: true });
-    await Promise.all(Array.from({ length: 20_001 }, (_, i) => mkdir(join(root, "cat", `d${i}`))));
+    // One process creating 20,001 entries is much faster than 20,001 awaited mkdir calls.
+    expect(Bun.spawnSync(["bash", "-c", "touch f{0..20000}"], { cwd: join(root, "cat") }).exitCode).toBe(0);
     const list = await lemonFor(box).skills.list({ all: true });
     expect(list.diagnostics.filter((d) => d.code === "scan_limit")).toHaveLength(1);
   });

@@ -7,7 +7,7 @@ import { invalidParams } from "../../../core/errors.ts";
 import type { McpServerConfig } from "../../../core/mcp/index.ts";
 import { defineLemonCommand } from "../../command.ts";
 import { info, printJson } from "../../output.ts";
-import { collect, globalArg, mcpApi } from "./shared.ts";
+import { collect, globalArg, mcpApi, nameArg } from "./shared.ts";
 
 const str = (description: string, valueHint?: string) =>
   ({ type: "string", description, ...(valueHint ? { valueHint } : {}) }) as const;
@@ -37,7 +37,8 @@ function int(flag: string, v: unknown): number | undefined {
 export default defineLemonCommand({
   meta: { name: "add", description: "Add an MCP server to lemon's mcp.json" },
   args: {
-    name: { type: "positional", description: "Server name", required: true },
+    // Checked in run(): citty itself throws a non-LemonError for a missing positional.
+    name: { type: "positional", description: "Server name", required: false },
     stdio: str("Program to run (argv[0]); arguments go after --", "cmd"),
     http: str("Streamable HTTP endpoint", "url"),
     sse: str("Legacy HTTP+SSE endpoint", "url"),
@@ -61,6 +62,7 @@ export default defineLemonCommand({
     ...globalArg,
   },
   async run({ args, io, rest, argv }) {
+    nameArg(args.name, "add");
     const transports = (["stdio", "http", "sse"] as const).filter((t) => typeof args[t] === "string");
     if (transports.length !== 1) throw invalidParams("exactly one of --stdio, --http or --sse is required");
     const transport = transports[0]!;
@@ -77,7 +79,7 @@ export default defineLemonCommand({
     const approval = args.approval ?? "always";
     if (approval !== "always" && approval !== "never") throw invalidParams("--approval must be always or never");
 
-    const entry: McpServerConfig = { name: String(args.name), type: transport };
+    const entry: McpServerConfig = { name: nameArg(args.name, "add"), type: transport };
     if (args.disabled) entry.enabled = false;
     if (stdio) {
       entry.command = String(args.stdio);

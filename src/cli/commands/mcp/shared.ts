@@ -3,6 +3,7 @@
  * What the `lemon mcp` subcommands share: the core context (built directly, so `mcp list` loads
  * neither the skills stack nor the MCP SDK), scope flags and repeated-flag collection.
  */
+import { invalidParams } from "../../../core/errors.ts";
 import { createContext, type LemonContext } from "../../../core/context.ts";
 import { createMcpConfig, type McpConfigApi } from "../../../core/mcp/index.ts";
 import type { CliIo } from "../../io.ts";
@@ -32,4 +33,11 @@ export function collect(argv: string[], flag: string): string[] {
     } else if (tok.startsWith(`${long}=`)) out.push(tok.slice(long.length + 1));
   }
   return out;
+}
+
+/** The NAME positional, or INVALID_PARAMS (exit 2). */
+export function nameArg(v: unknown, command: string): string {
+  if (typeof v !== "string" || v === "")
+    throw invalidParams("missing argument <NAME>", { hint: `run 'lemon mcp ${command} --help' for details` });
+  return v;
 }

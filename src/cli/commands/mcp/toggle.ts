@@ -5,7 +5,7 @@
  */
 import { defineLemonCommand, type LemonCommand } from "../../command.ts";
 import { printJson } from "../../output.ts";
-import { globalArg, mcpApi } from "./shared.ts";
+import { globalArg, mcpApi, nameArg } from "./shared.ts";
 
 export function toggleCommand(enabled: boolean): LemonCommand {
   return defineLemonCommand({
@@ -14,14 +14,15 @@ export function toggleCommand(enabled: boolean): LemonCommand {
       description: `${enabled ? "Enable" : "Disable"} an MCP server of any source by name`,
     },
     args: {
-      name: { type: "positional", description: "Server name", required: true },
+      // Checked in run(): citty itself throws a non-LemonError for a missing positional.
+      name: { type: "positional", description: "Server name", required: false },
       ...globalArg,
       force: { type: "boolean", description: "Accept a name that is not (yet) configured" },
     },
     async run({ args, io }) {
       const api = mcpApi(io, args);
       const opts = { global: Boolean(args.global), force: Boolean(args.force) };
-      const name = String(args.name);
+      const name = nameArg(args.name, enabled ? "enable" : "disable");
       const r = enabled ? await api.enable(name, opts) : await api.disable(name, opts);
       if (args.json) printJson(io, { ok: true, name: r.name, scope: r.scope, file: r.file, enabled: r.enabled, changed: r.changed });
       else io.out(`${enabled ? "Enabled" : "Disabled"} MCP server '${name}' (${r.scope}, ${r.changed ? "updated" : "unchanged"} ${r.file})\n`);

@@ -63,9 +63,21 @@ export function logicalLines(text: string, location: Location): LogicalLine[] {
   return out;
 }
 
-/** 1-based line number of a character offset. */
-export function lineAt(text: string, offset: number): number {
-  let n = 1;
-  for (let i = text.indexOf("\n"); i !== -1 && i < offset; i = text.indexOf("\n", i + 1)) n++;
-  return n;
+/** Offsets at which each physical line starts. */
+export function lineStarts(text: string): number[] {
+  const starts = [0];
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
+  return starts;
+}
+
+/** 1-based line number of a character offset, given `lineStarts`. */
+export function lineOfOffset(starts: number[], offset: number): number {
+  let lo = 0;
+  let hi = starts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (starts[mid]! <= offset) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo + 1;
 }

@@ -62,33 +62,36 @@ function decodeEscapes(s: string): Buffer {
   return Buffer.from(out);
 }
 
-/** Encoded payloads in one line that decode to readable text (checked again by every rule). */
-export function decodePayloads(line: string): Decoded[] {
-  const out: Decoded[] = [];
-  if (line.length >= 20) {
-    for (const m of line.matchAll(B64_TOKEN_G)) {
-      const tok = m[0];
-      // Hex digests and plain words are not base64 payloads.
-      if (!/[A-Z]/.test(tok) || !/[a-z]/.test(tok) || /^[0-9a-fA-F]+$/.test(tok)) continue;
-      const text = printable(Buffer.from(tok, "base64"));
-      if (text !== null) out.push({ encoding: "base64", text });
+export interface DecodedAt extends Decoded {
+  /** Character offset of the encoded token in the text. */
+  offset: number;
+}
+
+/** Encoded payloads anywhere in a text that decode to readable text (checked again by the rules). */
+export function decodePayloads(text: string): DecodedAt[] {
+  const out: DecodedAt[] = [];
+  for (const m of text.matchAll(B64_TOKEN_G)) {
+    const tok = m[0];
+    // Hex digests and plain words are not base64 payloads.
+    if (!/[A-Z]/.test(tok) || !/[a-z]/.test(tok) || /^[0-9a-fA-F]+$/.test(tok)) continue;
+    const decoded = printable(Buffer.from(tok, "base64"));
+    if (decoded !== null) out.push({ offset: m.index, encoding: "base64", text: decoded });
+  }
+  if (text.includes("\\")) {
+    for (const m of text.matchAll(HEX_ESCAPES_G)) {
+      const decoded = printable(decodeEscapes(m[0]));
+      if (decoded !== null) out.push({ offset: m.index, encoding: "escapes", text: decoded });
     }
   }
-  if (line.includes("\\")) {
-    for (const m of line.matchAll(HEX_ESCAPES_G)) {
-      const text = printable(decodeEscapes(m[0]));
-      if (text !== null) out.push({ encoding: "escapes", text });
-    }
+  for (const m of text.matchAll(HEX_RUN_G)) {
+    const decoded = printable(Buffer.from(m[0], "hex"));
+    if (decoded !== null) out.push({ offset: m.index, encoding: "hex", text: decoded });
   }
-  for (const m of line.matchAll(HEX_RUN_G)) {
-    const text = printable(Buffer.from(m[0], "hex"));
-    if (text !== null) out.push({ encoding: "hex", text });
-  }
-  if (line.includes("fromCharCode") || line.includes("chr(")) {
-    for (const m of line.matchAll(CHAR_CODES_G)) {
+  if (text.includes("fromCharCode") || text.includes("chr(")) {
+    for (const m of text.matchAll(CHAR_CODES_G)) {
       const codes = (m[1] ?? m[0].replace(/chr\(|\)|\+/g, ",")).split(",").filter((x) => x.trim() !== "");
-      const text = printable(Buffer.from(codes.map((c) => Number(c.trim()) & 0xff)));
-      if (text !== null) out.push({ encoding: "char codes", text });
+      const decoded = printable(Buffer.from(codes.map((c) => Number(c.trim()) & 0xff)));
+      if (decoded !== null) out.push({ offset: m.index, encoding: "char codes", text: decoded });
     }
   }
   return out;

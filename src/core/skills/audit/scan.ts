@@ -6,7 +6,7 @@
  */
 import type { Finding } from "../../schema/finding.ts";
 import { clampChars, flattenLine } from "../../text.ts";
-import { classifyLocation, lineAt, logicalLines, type Location } from "./context.ts";
+import { classifyLocation, lineOfOffset, lineStarts, logicalLines, type Location } from "./context.ts";
 import { decodePayloads, normalizeText } from "./normalize.ts";
 import { decodeExec, obfuscation, remoteExec } from "./rules/execution.ts";
 import { credentialRead, exfiltration, markdownExfil, sensitivePath } from "./rules/exfiltration.ts";
@@ -88,34 +88,38 @@ export function scanText(rel: string, text: string, location: Location = classif
   for (const l of raw) {
     const ctx: LineContext = { location, fenced: l.fenced, rel };
     for (const { rule, hit } of runRules(rules, l.text, ctx)) c.add(rule, hit, l.line, l.text);
-    for (const d of decodePayloads(l.text)) {
-      for (const dl of d.text.split("\n")) {
-        for (const { rule, hit } of runRules(DECODED_RULES, dl, ctx)) c.add(rule, hit, l.line, l.text, ` (decoded from ${d.encoding})`);
-      }
-    }
+  }
+  const physical = text.split("\n");
+  const starts = lineStarts(text);
+  for (const d of decodePayloads(text)) {
+    const line = lineOfOffset(starts, d.offset);
+    const ctx: LineContext = { location, fenced: false, rel };
+    for (const dl of d.text.split("\n"))
+      for (const { rule, hit } of runRules(DECODED_RULES, dl, ctx)) c.add(rule, hit, line, physical[line - 1] ?? "", ` (decoded from ${d.encoding})`);
   }
   const normal = normalizeText(text);
   if (normal !== text) {
     const nrules = LINE_RULES.filter((r) => r.quick.test(normal));
+    const rawByLine = new Map(raw.map((l) => [l.line, l.text]));
     for (const l of logicalLines(normal, location)) {
+      if (rawByLine.get(l.line) === l.text) continue;
       const ctx: LineContext = { location, fenced: l.fenced, rel };
       for (const { rule, hit } of runRules(nrules, l.text, ctx)) c.add(rule, hit, l.line, l.text);
     }
   }
   if (MAY_HIDE.test(text)) {
-    const physical = text.split("\n");
     for (let i = 0; i < physical.length; i++) {
       const hit = hiddenUnicode(physical[i]!, i === 0);
       if (hit !== null) c.add({ rule: "hidden_unicode", category: "injection" }, hit, i + 1, physical[i]!);
     }
   }
   for (const h of hiddenBlocks(normal)) {
-    const line = lineAt(normal, h.offset);
-    c.add(promptInjection, h, line, normal.split("\n", line)[line - 1] ?? "");
+    const line = lineOfOffset(lineStarts(normal), h.offset);
+    c.add(promptInjection, h, line, physical[line - 1] ?? "");
   }
   for (const offset of pemKeys(text)) {
-    const line = lineAt(text, offset);
-    c.add(hardcodedSecret, { severity: "high", message: "private key in the bundle" }, line, text.split("\n", line)[line - 1] ?? "");
+    const line = lineOfOffset(starts, offset);
+    c.add(hardcodedSecret, { severity: "high", message: "private key in the bundle" }, line, physical[line - 1] ?? "");
   }
   return c.findings();
 }

@@ -80,7 +80,7 @@ const CODE_FETCH =
 export const remoteExec: LineRule = {
   rule: "remote_exec",
   category: "execution",
-  quick: /curl|wget|iwr|irm|Invoke-|aria2c|Download|urlopen|urllib|requests\.get|httpx|fetch/i,
+  quick: /curl|wget|\biwr\b|\birm\b|Invoke-|aria2c|Download|urlopen|urllib|requests\.get|httpx|\beval\b|\biex\b/i,
   check(line, ctx) {
     if (EVAL_FETCH.test(line) || CODE_FETCH.test(line)) return remoteHit(line, ctx, "remote code executed from a download");
     if (!DOWNLOADER.test(line)) return null;
@@ -102,7 +102,7 @@ const EVAL_DECODED =
 export const decodeExec: LineRule = {
   rule: "decode_exec",
   category: "obfuscation",
-  quick: /base64|base32|xxd|openssl|uudecode|printf|atob|unescape|Buffer\.from|fromCharCode|decode|fromhex|unhexlify|decompress|marshal|FromBase64String|-e|\brev\b/i,
+  quick: /base64|base32|xxd|openssl|uudecode|printf|\brev\b|eval|exec|Function|FromBase64String|powershell|pwsh/i,
   check(line) {
     if (EVAL_DECODED.test(line)) return { severity: "critical", message: "decoded data executed" };
     if (!DECODER.test(line)) return null;
@@ -123,7 +123,7 @@ const LONG_B64 = /[A-Za-z0-9+/]{2000,}={0,2}/;
 export const obfuscation: LineRule = {
   rule: "obfuscation",
   category: "obfuscation",
-  quick: /fromCharCode|\\x|\\u|__import__|[A-Za-z0-9+/]{2000}/,
+  quick: /fromCharCode|\\[xu]|__import__|[A-Za-z0-9+/]{64}/,
   check(line) {
     if (FROM_CHAR_CODE.test(line)) return { severity: "high", message: "String.fromCharCode with many codes" };
     if (ESCAPE_RUN.test(line)) return { severity: "high", message: "long run of \\x/\\u escapes" };

@@ -108,7 +108,7 @@ function envSent(line: string): Hit | null {
 export const exfiltration: LineRule = {
   rule: "exfiltration",
   category: "exfiltration",
-  quick: /curl|wget|\bnc\b|ncat|netcat|socat|telnet|scp|sftp|rsync|Invoke-|iwr|irm|requests|fetch|httpx|axios|urlopen|http\.request|XMLHttpRequest|sendBeacon|Net::HTTP|smtplib|WebClient|\.send|dig|nslookup|host|drill/i,
+  quick: /curl|wget|\bnc\b|ncat|netcat|socat|telnet|scp|sftp|rsync|Invoke-|\biwr\b|\birm\b|requests\.|fetch\s*\(|httpx|axios|urlopen|http\.request|XMLHttpRequest|sendBeacon|Net::HTTP|smtplib|WebClient|\.send|(?:dig|nslookup|host|drill)\s[^\n]*[$`]/i,
   check(line) {
     if (DNS_EXFIL.test(line)) return critical("data exfiltrated through DNS lookups");
     if (!SHELL_SENDER.test(line) && !CODE_SENDER.test(line)) return null;
@@ -123,7 +123,7 @@ const TEMPLATE = /\$\{[^}]+\}|\{\{[^}]+\}\}|\$[A-Za-z_]\w*|%[A-Z_]+%|\[\[[^\]]+\
 export const markdownExfil: LineRule = {
   rule: "markdown_exfil",
   category: "exfiltration",
-  quick: /\]\(|<img/i,
+  quick: /(?:\]\(|<img)[^\n]*(?:\$|\{\{|%[A-Z]|\[\[)/i,
   check(line) {
     for (const m of line.matchAll(MD_IMAGE))
       if (TEMPLATE.test(m[1] ?? m[2] ?? "")) return { severity: "high", message: "image URL interpolates a variable" };
@@ -160,7 +160,7 @@ const SENSITIVE_MENTION =
 export const sensitivePath: LineRule = {
   rule: "sensitive_path",
   category: "exfiltration",
-  quick: /ssh|id_|\.aws|gnupg|kube|docker|netrc|pypirc|shadow|credentials|environ/,
+  quick: SENSITIVE_MENTION,
   check(line, _ctx: LineContext) {
     return SENSITIVE_MENTION.test(line) ? { severity: "low", message: "mentions a credential path" } : null;
   },

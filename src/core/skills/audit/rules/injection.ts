@@ -29,7 +29,7 @@ export function injectionPhrase(text: string): boolean {
 export const promptInjection: LineRule = {
   rule: "prompt_injection",
   category: "injection",
-  quick: /ignore|disregard|forget|override|bypass|you\s+are\s+now|act\s+as|behave|respond|answer|pretend|no\s+longer|tell|inform|alert|notify|warn|mention|reveal|disclose|show|without|hide|conceal|system\s+prompt|mode|anything\s+now/i,
+  quick: /ignore|disregard|forget|override|bypass|you\s+are\s+now|\b(?:act|behave|respond|answer)\s+as\b|pretend|no\s+longer|the\s+user\b|system\s+prompt|(?:DAN|jailbreak|developer)\s+mode|anything\s+now/i,
   check(line) {
     return injectionPhrase(line) ? { severity: "high", message: "prompt-injection phrasing" } : null;
   },

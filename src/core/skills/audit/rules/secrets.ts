@@ -40,7 +40,7 @@ export function maskSecrets(line: string): string {
 export const hardcodedSecret: LineRule = {
   rule: "hardcoded_secret",
   category: "credentials",
-  quick: /AKIA|gh[pousr]_|github_pat_|glpat-|xox[abposr]-|sk-|k_live_|eyJ|AIza/,
+  quick: /AKIA|gh[pousr]_|github_pat_|glpat-|xox[abposr]-|\bsk-|k_live_|eyJ|AIza/,
   check(line) {
     for (const m of line.matchAll(SECRET_G)) {
       if (isPlaceholder(m[0])) continue;

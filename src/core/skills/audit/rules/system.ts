@@ -43,7 +43,7 @@ const DISK =
 export const destructive: LineRule = {
   rule: "destructive",
   category: "destructive",
-  quick: /\brm\s|mkfs|\bdd\b|\/dev\/|format|diskpart|shred|:\(\)|Remove-Item|\brd\b|rmdir/i,
+  quick: /\brm\s|mkfs|\bdd\s|>\s*\/dev\/|\bformat\s+[A-Za-z]:|diskpart|shred|:\(\)|Remove-Item|\brd\s|rmdir/i,
   check(line, ctx) {
     let hit: Hit | null = DISK.test(line) ? { severity: byLocation(ctx), message: "destroys a disk or file system" } : null;
     let low = false;
@@ -61,7 +61,7 @@ const PERSIST_TARGET = String.raw`(?:\S*authorized_keys\d?|\/etc\/sudoers(?:\.d\
 const AGENT_TARGET = String.raw`(?:\S*\bAGENTS\.md|\S*\bCLAUDE\.md|\S*\.cursorrules|\S*\.claude\/\S*|\S*\.codex\/\S*|\S*\.lemon\/\S*|\S*GEMINI\.md|\S*copilot-instructions\.md)`;
 const writeTo = (target: string) =>
   new RegExp(
-    String.raw`(?:>>?|\btee\s+(?:-a\s+)?|\b(?:cp|mv|install|ln)\s+(?:-\S+\s+)*\S+\s+|\b(?:Add-Content|Set-Content|Out-File)\b[^|;]*?)\s*["']?${target}|\b(?:open|appendFile|appendFileSync|writeFile|writeFileSync|write_text)\s*\(\s*(?:[^,)]*?)["'\`]?${target}["'\`]?\s*(?:,\s*["'][aw+]|,|\))`,
+    String.raw`(?:(?:^|[\s;&|)0-9])>>?|\btee\s+(?:-a\s+)?|\b(?:cp|mv|install|ln)\s+(?:-\S+\s+)*\S+\s+|\b(?:Add-Content|Set-Content|Out-File)\b[^|;]*?)\s*["']?${target}|\b(?:open|appendFile|appendFileSync|writeFile|writeFileSync|write_text)\s*\(\s*(?:[^,)]*?)["'\`]?${target}["'\`]?\s*(?:,\s*["'][aw+]|,|\))`,
   );
 const PERSIST_WRITE = writeTo(PERSIST_TARGET);
 const AGENT_WRITE = writeTo(AGENT_TARGET);
@@ -89,7 +89,7 @@ const REVERSE =
 export const reverseShell: LineRule = {
   rule: "reverse_shell",
   category: "network",
-  quick: /\/dev\/(?:tcp|udp)|-i|\bnc\b|ncat|netcat|socat|mkfifo|socket|dup2|pty|TCPClient|fsockopen|TCPSocket|net\./i,
+  quick: /\/dev\/(?:tcp|udp)|\bsh\s+-i|\b(?:nc|ncat|netcat)\b|socat|mkfifo|socket|dup2|pty\.spawn|TCPClient|fsockopen|TCPSocket|net\.(?:connect|Socket|createConnection)|telnet|s_client/i,
   check(line) {
     if (REVERSE.test(line)) return { severity: "critical", message: "reverse shell" };
     if (DEV_TCP.test(line))

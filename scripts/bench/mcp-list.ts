@@ -1,0 +1,149 @@
+#!/usr/bin/env bun
+/**
+ * @module scripts/bench/mcp-list
+ * `lemon mcp list --all --json` with all nine import providers present (project and user files,
+ * external user discovery on), beside a compiled hello-world built the same way, alternating runs
+ * (DESIGN.md §7). Target: lemon's median wall time ≤ 1.5× hello-world's. The MCP SDK is never
+ * loaded by this command.
+ *
+ *   bun scripts/bench/mcp-list.ts [--runs N] [--bin PATH] [--source]
+ *
+ * --bin PATH   measure this binary
+ * --source     measure `bun src/cli/main.ts` even when dist/ holds a compiled binary
+ * Default: dist/lemon-<host>/lemon when it exists and knows `mcp`, else the source entry.
+ */
+import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { hostTarget } from "../targets.ts";
+
+const REPO = resolve(import.meta.dir, "..", "..");
+const FIXTURES = join(REPO, "tests", "fixtures", "mcp");
+
+function fail(msg: string): never {
+  console.error(`mcp-list bench: ${msg}`);
+  process.exit(2);
+}
+
+function parseOptions(argv: string[]) {
+  const o = { runs: 20, bin: null as string | null, source: false };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === "--runs") o.runs = Math.max(1, Number.parseInt(argv[++i] ?? "", 10) || 0);
+    else if (a === "--bin") o.bin = resolve(argv[++i] ?? fail("--bin needs a value"));
+    else if (a === "--source") o.source = true;
+    else fail(`unknown option '${a}'`);
+  }
+  return o;
+}
+
+function buildHello(dir: string): string {
+  const src = join(dir, "hello.ts");
+  writeFileSync(src, 'console.log("hello");\n');
+  const outfile = join(dir, process.platform === "win32" ? "hello.exe" : "hello");
+  const p = Bun.spawnSync(
+    [process.execPath, "build", "--compile", "--format=esm", "--bytecode", "--minify",
+      "--no-compile-autoload-dotenv", "--no-compile-autoload-bunfig", src, "--outfile", outfile],
+    { cwd: dir, stdout: "ignore", stderr: "pipe" },
+  );
+  if (p.exitCode !== 0) fail(`hello-world build failed: ${p.stderr.toString()}`);
+  return outfile;
+}
+
+/** Copies the fixture tree, replacing the `__PROJECT__` placeholder (Claude's projects key). */
+function copyTree(src: string, dest: string, project: string): void {
+  cpSync(src, dest, { recursive: true });
+  const walk = (d: string) => {
+    for (const name of readdirSync(d)) {
+      const p = join(d, name);
+      if (statSync(p).isDirectory()) walk(p);
+      else {
+        const text = readFileSync(p, "utf8");
+        if (text.includes("__PROJECT__")) writeFileSync(p, text.replaceAll("__PROJECT__", project));
+      }
+    }
+  };
+  walk(dest);
+}
+
+interface Sample {
+  wallMs: number;
+  cpuMs: number;
+  rssMb: number;
+}
+
+function run(argv: string[], cwd: string, env: Record<string, string>): { sample: Sample; code: number | null; stdout: string } {
+  const started = performance.now();
+  const p = Bun.spawnSync(argv, { cwd, env, stdin: "ignore", stdout: "pipe", stderr: "ignore" });
+  const wallMs = performance.now() - started;
+  const u = p.resourceUsage;
+  return {
+    sample: { wallMs, cpuMs: Number(u.cpuTime.user + u.cpuTime.system) / 1000, rssMb: u.maxRSS / (1024 * 1024) },
+    code: p.exitCode,
+    stdout: p.stdout.toString(),
+  };
+}
+
+function pct(values: number[], p: number): number {
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]!;
+}
+
+function main(): void {
+  const o = parseOptions(process.argv.slice(2));
+  const scratch = mkdtempSync(join(tmpdir(), "lemon-bench-mcp-"));
+  try {
+    const home = join(scratch, "home");
+    const project = join(scratch, "project");
+    copyTree(join(FIXTURES, "home"), home, project);
+    copyTree(join(FIXTURES, "project"), project, project);
+    const env = {
+      PATH: process.env.PATH ?? "",
+      HOME: home,
+      USERPROFILE: home,
+      XDG_CONFIG_HOME: join(home, ".config"),
+      NO_COLOR: "1",
+      LEMON_MCP_EXTERNAL_USER_DISCOVERY: "1",
+      SENTRY_TOKEN: "bench",
+    };
+    const hello = buildHello(scratch);
+    const t = hostTarget();
+    const dist = join(REPO, "dist", `lemon-${t.name}`, t.exe);
+    let lemon: string[] = [process.execPath, join(REPO, "src", "cli", "main.ts")];
+    let label = "bun src/cli/main.ts";
+    if (o.bin) [lemon, label] = [[o.bin], o.bin];
+    else if (!o.source && existsSync(dist)) {
+      const probe = run([dist, "mcp", "list", "--all", "--json"], project, env);
+      if (probe.code === 0) [lemon, label] = [[dist], dist];
+      else console.error(`${dist} does not know 'mcp' yet (rebuild with 'bun build.ts --single'); measuring the source entry`);
+    }
+    const argv = [...lemon, "mcp", "list", "--all", "--json"];
+    const check = run(argv, project, env);
+    if (check.code !== 0) fail(`lemon exited ${check.code}`);
+    const doc = JSON.parse(check.stdout) as { effective: { source: string }[] };
+    const providers = new Set(doc.effective.map((e) => e.source.split(":")[0]));
+    run([hello], scratch, env);
+
+    const samples = { hello: [] as Sample[], lemon: [] as Sample[] };
+    for (let i = 0; i < o.runs; i++) {
+      samples.hello.push(run([hello], scratch, env).sample);
+      samples.lemon.push(run(argv, project, env).sample);
+    }
+    const med = (k: keyof typeof samples, f: keyof Sample) => pct(samples[k].map((s) => s[f]), 50);
+    const p90 = (k: keyof typeof samples, f: keyof Sample) => pct(samples[k].map((s) => s[f]), 90);
+    console.log(`lemon mcp list --all --json: ${doc.effective.length} servers from ${providers.size} sources (${[...providers].join(", ")})`);
+    console.log(`lemon: ${label}; runs: ${o.runs} each, alternating\n`);
+    console.log("case                          wall med   wall p90   cpu med   rss med");
+    for (const k of ["hello", "lemon"] as const)
+      console.log(
+        `${(k === "hello" ? "hello-world (compiled)" : "mcp list --all --json").padEnd(28)}  ${med(k, "wallMs").toFixed(1).padStart(7)} ms ${p90(k, "wallMs").toFixed(1).padStart(7)} ms ${med(k, "cpuMs").toFixed(1).padStart(7)} ms ${med(k, "rssMb").toFixed(1).padStart(6)} MB`,
+      );
+    const ratio = med("lemon", "wallMs") / med("hello", "wallMs");
+    console.log(`\nwall ratio vs hello-world: ${ratio.toFixed(2)}x (target <= 1.5x)`);
+    console.log(`reproduce: bun scripts/bench/mcp-list.ts --runs ${o.runs}${o.bin ? ` --bin ${o.bin}` : ""}${o.source ? " --source" : ""}`);
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+main();

@@ -1,0 +1,246 @@
+#!/usr/bin/env bun
+/**
+ * @module scripts/bench/startup
+ * Start-up cost of the compiled binary's hot commands beside a compiled hello-world built the same
+ * way (DESIGN.md §7, Appendix). Runs alternate between cases so drift hits all of them alike.
+ *
+ *   bun scripts/bench/startup.ts [--runs N] [--rebuild] [--corpus DIR] [--bin PATH]
+ *
+ * --rebuild      rebuild dist/lemon-<host>/ even when it exists (`bun build.ts --single --no-archive`)
+ * --corpus DIR   a global skills root laid out <source>/<key>/SKILL.md (default: the shared corpus)
+ * --bin PATH     measure this binary instead of dist/
+ *
+ * Prints median / p90 wall time, CPU (user + sys) and max RSS per case, and CPU against hello-world.
+ * The corpus cases read the corpus as the `claude` global root (LEMON_CLAUDE_SKILLS_DIR) with an
+ * isolated agent dir (LEMON_AGENT_DIR) and HOME, so no other root contributes: "cold" gets a fresh
+ * agent dir per run (no snapshot cache), "warm" reuses one primed by a first run.
+ */
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { hostTarget } from "../targets.ts";
+
+const REPO = resolve(import.meta.dir, "..", "..");
+
+interface Options {
+  runs: number;
+  rebuild: boolean;
+  corpus: string | null;
+  bin: string | null;
+}
+
+function parseOptions(argv: string[]): Options {
+  const o: Options = { runs: 20, rebuild: false, corpus: null, bin: null };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    const value = () => argv[++i] ?? fail(`${a} needs a value`);
+    if (a === "--runs") o.runs = Math.max(1, Number.parseInt(value(), 10) || 0);
+    else if (a === "--rebuild") o.rebuild = true;
+    else if (a === "--corpus") o.corpus = resolve(value());
+    else if (a === "--bin") o.bin = resolve(value());
+    else fail(`unknown option '${a}'`);
+  }
+  if (o.corpus === null) {
+    // The spec checkout sits beside the clone in CI (../shared) and at /work/shared in development.
+    o.corpus = [join(REPO, "..", "shared", "corpus", "skills"), "/work/shared/corpus/skills"].find((d) => existsSync(d)) ?? null;
+  }
+  return o;
+}
+
+function fail(msg: string): never {
+  console.error(`startup bench: ${msg}`);
+  process.exit(2);
+}
+
+/**
+ * The options build.ts compiles lemon with, so the baseline pays the same runtime costs. Built in a
+ * child process: Linux carries a parent's RSS high-water mark into the children it spawns, so an
+ * in-process Bun.build (hundreds of MB) would inflate every max RSS measured afterwards.
+ */
+function buildHello(dir: string): string {
+  const src = join(dir, "hello.ts");
+  writeFileSync(src, 'console.log("hello");\n');
+  const outfile = join(dir, process.platform === "win32" ? "hello.exe" : "hello");
+  const p = Bun.spawnSync(
+    [process.execPath, "build", "--compile", "--format=esm", "--bytecode", "--minify",
+      "--no-compile-autoload-dotenv", "--no-compile-autoload-bunfig", src, "--outfile", outfile],
+    { cwd: dir, stdout: "ignore", stderr: "pipe" },
+  );
+  if (p.exitCode !== 0) fail(`hello-world build failed: ${p.stderr.toString()}`);
+  return outfile;
+}
+
+function lemonBinary(o: Options): string {
+  if (o.bin) return o.bin;
+  const t = hostTarget();
+  const bin = join(REPO, "dist", `lemon-${t.name}`, t.exe);
+  if (o.rebuild || !existsSync(bin)) {
+    console.error(`building ${bin} …`);
+    const p = Bun.spawnSync([process.execPath, "build.ts", "--single", "--no-archive"], { cwd: REPO, stdout: "inherit", stderr: "inherit" });
+    if (p.exitCode !== 0) fail("bun build.ts --single failed");
+  }
+  return bin;
+}
+
+interface Case {
+  name: string;
+  argv: string[];
+  cwd: string;
+  /** Fresh per run: the env (and the directories it names) for one invocation. */
+  env: () => Record<string, string>;
+}
+
+interface Sample {
+  wallMs: number;
+  cpuMs: number;
+  rssMb: number;
+}
+
+function measure(c: Case, capture: boolean): { sample: Sample; ok: boolean; stdout: string; stderr: string } {
+  const out = capture ? "pipe" : "ignore";
+  const started = performance.now();
+  const p = Bun.spawnSync(c.argv, { cwd: c.cwd, env: c.env(), stdin: "ignore", stdout: out, stderr: out });
+  const wallMs = performance.now() - started;
+  const u = p.resourceUsage;
+  // cpuTime is in microseconds, maxRSS in bytes.
+  const cpuMs = Number(u.cpuTime.user + u.cpuTime.system) / 1000;
+  return {
+    sample: { wallMs, cpuMs, rssMb: u.maxRSS / (1024 * 1024) },
+    ok: p.exitCode === 0,
+    stdout: p.stdout?.toString() ?? "",
+    stderr: p.stderr?.toString() ?? "",
+  };
+}
+
+/**
+ * Linux hands a spawning process's RSS high-water mark to the child it forks, so through
+ * Bun.spawnSync a child's max RSS never reads below this (~30 MB) process's own. GNU time is a
+ * small process of its own: the child it forks reports its true peak. Null where it is missing.
+ */
+function gnuTime(): string | null {
+  const bin = "/usr/bin/time";
+  if (!existsSync(bin)) return null;
+  const p = Bun.spawnSync([bin, "-f", "%M", "true"], { stdout: "ignore", stderr: "pipe" });
+  return p.exitCode === 0 && /^\d+\s*$/.test(p.stderr.toString()) ? bin : null;
+}
+
+/** Peak RSS in MiB of one run through GNU time (`%M` is KiB), or null if the run failed. */
+function rssViaTime(time: string, c: Case): number | null {
+  const p = Bun.spawnSync([time, "-f", "%M", ...c.argv], { cwd: c.cwd, env: c.env(), stdin: "ignore", stdout: "ignore", stderr: "pipe" });
+  const kib = Number.parseInt(p.stderr.toString().trim().split("\n").pop() ?? "", 10);
+  return p.exitCode === 0 && Number.isFinite(kib) ? kib / 1024 : null;
+}
+
+/** Nearest-rank percentile. */
+function pct(values: number[], p: number): number {
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]!;
+}
+
+function pad(s: string, n: number, right = false): string {
+  return right ? s.padStart(n) : s.padEnd(n);
+}
+
+async function main(): Promise<void> {
+  const o = parseOptions(process.argv.slice(2));
+  const scratch = mkdtempSync(join(tmpdir(), "lemon-bench-"));
+  try {
+    const lemon = lemonBinary(o);
+    const hello = buildHello(scratch);
+    const home = join(scratch, "home");
+    const empty = join(scratch, "empty");
+    mkdirSync(home, { recursive: true });
+    mkdirSync(empty, { recursive: true });
+    const base = { PATH: process.env.PATH ?? "", HOME: home, USERPROFILE: home, NO_COLOR: "1" };
+    let fresh = 0;
+    const warmAgent = join(scratch, "agent-warm");
+
+    const cases: Case[] = [
+      { name: "hello-world", argv: [hello], cwd: empty, env: () => base },
+      { name: "--version", argv: [lemon, "--version"], cwd: empty, env: () => base },
+      { name: "--help", argv: [lemon, "--help"], cwd: empty, env: () => base },
+      { name: "skill list --json (example project)", argv: [lemon, "skill", "list", "--json"], cwd: REPO, env: () => base },
+    ];
+    if (o.corpus) {
+      const corpusEnv = (agentDir: string) => ({ ...base, LEMON_AGENT_DIR: agentDir, LEMON_CLAUDE_SKILLS_DIR: o.corpus! });
+      cases.push(
+        {
+          name: "skill list --json (corpus, cold)",
+          argv: [lemon, "skill", "list", "--json"],
+          cwd: empty,
+          env: () => corpusEnv(join(scratch, `agent-cold-${fresh++}`)),
+        },
+        { name: "skill list --json (corpus, warm)", argv: [lemon, "skill", "list", "--json"], cwd: empty, env: () => corpusEnv(warmAgent) },
+      );
+    } else console.error("no corpus found; pass --corpus DIR to measure skill list over one");
+
+    // One unmeasured round: primes the page cache and the warm agent dir, and checks each case works.
+    const broken = new Set<string>();
+    const counts = new Map<string, number>();
+    for (const c of cases) {
+      const r = measure(c, true);
+      if (!r.ok) {
+        broken.add(c.name);
+        console.error(`skipping '${c.name}': exit non-zero\n${r.stderr.trim().split("\n").slice(0, 3).join("\n")}`);
+        continue;
+      }
+      if (c.argv.includes("list")) {
+        try {
+          counts.set(c.name, (JSON.parse(r.stdout) as { skills: unknown[] }).skills.length);
+        } catch {
+          /* the count is informational */
+        }
+      }
+    }
+    const live = cases.filter((c) => !broken.has(c.name));
+    const samples = new Map<string, Sample[]>(live.map((c) => [c.name, []]));
+    const time = gnuTime();
+    Bun.gc(true);
+    const floorMb = process.memoryUsage().rss / (1024 * 1024);
+    for (let i = 0; i < o.runs; i++)
+      for (const c of live) {
+        const s = measure(c, false).sample;
+        // A separate run for memory, so the timed one carries no wrapper.
+        if (time) s.rssMb = rssViaTime(time, c) ?? s.rssMb;
+        samples.get(c.name)!.push(s);
+      }
+
+    const helloCpu = pct(samples.get("hello-world")!.map((s) => s.cpuMs), 50);
+    const t = hostTarget();
+    console.log(`lemon startup — ${t.name}, Bun ${Bun.version}, ${o.runs} alternating runs per case`);
+    console.log(`binary: ${lemon}${o.corpus ? `\ncorpus: ${o.corpus}` : ""}\n`);
+    const header = [pad("case", 38), pad("wall p50", 9, true), pad("p90", 7, true), pad("cpu p50", 8, true), pad("p90", 7, true), pad("rss p50", 8, true), pad("max", 7, true), pad("cpu×hello", 10, true)];
+    console.log(header.join(" "));
+    for (const c of live) {
+      const s = samples.get(c.name)!;
+      const wall = s.map((x) => x.wallMs);
+      const cpu = s.map((x) => x.cpuMs);
+      const rss = s.map((x) => x.rssMb);
+      const n = counts.get(c.name);
+      console.log(
+        [
+          pad(c.name + (n !== undefined ? ` [${n}]` : ""), 38),
+          pad(pct(wall, 50).toFixed(1), 9, true),
+          pad(pct(wall, 90).toFixed(1), 7, true),
+          pad(pct(cpu, 50).toFixed(1), 8, true),
+          pad(pct(cpu, 90).toFixed(1), 7, true),
+          pad(pct(rss, 50).toFixed(1), 8, true),
+          pad(Math.max(...rss).toFixed(1), 7, true),
+          pad(helloCpu > 0 ? (pct(cpu, 50) / helloCpu).toFixed(2) : "n/a", 10, true),
+        ].join(" "),
+      );
+    }
+    console.log("\nwall and cpu in ms, rss in MiB; [n] = skills listed");
+    console.log(
+      time
+        ? "rss measured in separate runs through GNU time (/usr/bin/time -f %M)"
+        : `rss from Bun.spawnSync: never below this process's own ${floorMb.toFixed(1)} MiB (install GNU time for true peaks)`,
+    );
+    const args = process.argv.slice(2).join(" ");
+    console.log(`reproduce: npx bun scripts/bench/startup.ts${args ? ` ${args}` : ""}`);
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+await main();

@@ -1,0 +1,209 @@
+/**
+ * @module skills/audit/engine
+ * One audit: enumerate and hash the bundle, reuse a cached record when its fingerprint matches,
+ * otherwise run the structure and text rules plus lint, sort the findings and take the verdict
+ * (install.md §7.4). A pure function of the bundle's bytes; nothing is executed.
+ */
+import { stat } from "node:fs/promises";
+import { basename, resolve } from "node:path";
+import type { Finding, SeverityCounts, Verdict } from "../../schema/finding.ts";
+import type { AuditRecord, LintIssueRecord } from "../../schema/audit-cache.ts";
+import { invalidRequest, notFound } from "../../errors.ts";
+import { isoSeconds } from "../../fsx/atomic.ts";
+import { bundleHashFromLines, enumerateBundle, hashLine, LIMITS, readEntry, sha256Hex, type Bundle } from "./bundle.ts";
+import { AuditCache, auditFingerprint, ENGINE_VERSION, type AuditKind } from "./cache.ts";
+import { builtinLint, BUILTIN_LINT_VERSION, lintFindings, lintRecords, type LintHook } from "./lint-bridge.ts";
+import { severityRank } from "./rules/types.ts";
+import { scanText } from "./scan.ts";
+import { bundleStructure, fileStructure } from "./structure.ts";
+
+export interface AuditReport {
+  key: string;
+  path: string;
+  bundleHash: string;
+  verdict: Verdict;
+  counts: SeverityCounts;
+  findings: Finding[];
+  cached: boolean;
+  engineVersion: string;
+  lintValid: boolean;
+  lintIssues: LintIssueRecord[];
+}
+
+export interface AuditOptions {
+  /** Bypass the cache (the fresh record is still written). */
+  force?: boolean;
+  /** `skills.audit.json` of the scope; without it (and without `cache`) nothing is cached. */
+  cacheFile?: string;
+  /** An already open cache (batch audits); the caller flushes it. */
+  cache?: AuditCache;
+  kind?: AuditKind;
+  /** Defaults to the directory name. */
+  key?: string;
+  /** The full linter of skills.md §15; defaults to the built-in structural subset. */
+  lint?: LintHook;
+  /** Version of the injected linter, part of the cache fingerprint. */
+  lintVersion?: number;
+  now?: () => Date;
+}
+
+const decoder = new TextDecoder("utf-8", { fatal: true });
+
+function asText(bytes: Uint8Array): string | null {
+  if (bytes.length > LIMITS.maxFileBytes || bytes.includes(0)) return null;
+  try {
+    return decoder.decode(bytes);
+  } catch {
+    return null;
+  }
+}
+
+function byteCompare(a: string, b: string): number {
+  return a === b ? 0 : Buffer.compare(Buffer.from(a, "utf8"), Buffer.from(b, "utf8"));
+}
+
+/** Severity, then file (byte order), then line, then rule (install.md §7.4). */
+export function sortFindings(findings: Finding[]): Finding[] {
+  return findings.sort(
+    (a, b) =>
+      severityRank(a.severity) - severityRank(b.severity) ||
+      byteCompare(a.file, b.file) ||
+      a.line - b.line ||
+      byteCompare(a.rule, b.rule),
+  );
+}
+
+export function countFindings(findings: Finding[]): SeverityCounts {
+  const counts: SeverityCounts = { critical: 0, high: 0, medium: 0, low: 0 };
+  for (const f of findings) counts[f.severity]++;
+  return counts;
+}
+
+export function verdictOf(counts: SeverityCounts): Verdict {
+  return counts.critical > 0 ? "block" : counts.high > 0 ? "warn" : "pass";
+}
+
+/** `[<severity>] <rule>: <message> (<file>:<line>)`. */
+export function formatFinding(f: Finding): string {
+  return `[${f.severity}] ${f.rule}: ${f.message} (${f.file}:${f.line})`;
+}
+
+interface Loaded {
+  bundle: Bundle;
+  bytes: Map<string, Uint8Array>;
+  bundleHash: string;
+}
+
+async function load(dir: string, kind: AuditKind): Promise<Loaded> {
+  const bundle = await enumerateBundle(dir, { kind });
+  const bytes = new Map<string, Uint8Array>();
+  const lines = await Promise.all(
+    bundle.entries.map(async (e) => {
+      if (e.kind !== "file") return hashLine(e, "");
+      const b = await readEntry(bundle, e);
+      bytes.set(e.rel, b);
+      return hashLine(e, sha256Hex(b));
+    }),
+  );
+  return { bundle, bytes, bundleHash: bundleHashFromLines(lines) };
+}
+
+async function analyze(loaded: Loaded, dir: string, opts: AuditOptions): Promise<{ findings: Finding[]; lintValid: boolean; lintIssues: LintIssueRecord[] }> {
+  const findings: Finding[] = bundleStructure(loaded.bundle);
+  for (const e of loaded.bundle.entries) {
+    const b = loaded.bytes.get(e.rel);
+    if (b === undefined) continue;
+    const text = asText(b);
+    findings.push(...fileStructure(e, b, text !== null));
+    if (text !== null) findings.push(...scanText(e.rel, text));
+  }
+  const lint = opts.lint ? await opts.lint(dir) : builtinLint(loaded.bundle, loaded.bytes.get("SKILL.md") ?? null);
+  findings.push(...lintFindings(lint));
+  return { findings: sortFindings(findings), lintValid: lint.valid, lintIssues: lintRecords(lint) };
+}
+
+function fromRecord(rec: AuditRecord, path: string): AuditReport {
+  return {
+    key: rec.key,
+    path,
+    bundleHash: rec.bundle_hash,
+    verdict: rec.verdict,
+    counts: rec.counts,
+    findings: rec.findings,
+    cached: true,
+    engineVersion: rec.engine_version,
+    lintValid: rec.lint_valid,
+    lintIssues: rec.lint_issues,
+  };
+}
+
+/** Audits one skill directory (install.md §7). Throws NOT_FOUND / INVALID_REQUEST for a bad path. */
+export async function auditBundle(dir: string, opts: AuditOptions = {}): Promise<AuditReport> {
+  const path = resolve(dir);
+  let st;
+  try {
+    st = await stat(path);
+  } catch {
+    throw notFound(`skill directory not found: ${path}`);
+  }
+  if (!st.isDirectory()) throw invalidRequest(`not a skill directory: ${path}`);
+  const kind = opts.kind ?? "skill";
+  const key = opts.key ?? basename(path);
+  const loaded = await load(path, kind);
+  const fingerprint = auditFingerprint(loaded.bundleHash, opts.lintVersion ?? BUILTIN_LINT_VERSION);
+  const own = opts.cache === undefined && opts.cacheFile !== undefined;
+  const cache = opts.cache ?? (opts.cacheFile !== undefined ? await AuditCache.open(opts.cacheFile) : undefined);
+  if (cache && !opts.force) {
+    const rec = cache.get(kind, key, fingerprint);
+    if (rec !== null) return fromRecord(rec, path);
+  }
+  const { findings, lintValid, lintIssues } = await analyze(loaded, path, opts);
+  const counts = countFindings(findings);
+  const verdict = verdictOf(counts);
+  const report: AuditReport = {
+    key,
+    path,
+    bundleHash: loaded.bundleHash,
+    verdict,
+    counts,
+    findings,
+    cached: false,
+    engineVersion: ENGINE_VERSION,
+    lintValid,
+    lintIssues,
+  };
+  if (cache) {
+    cache.put({
+      key,
+      kind,
+      bundle_hash: loaded.bundleHash,
+      audit_fingerprint: fingerprint,
+      scanned_at: isoSeconds((opts.now ?? (() => new Date()))()),
+      engine_version: ENGINE_VERSION,
+      lint_valid: lintValid,
+      lint_issues: lintIssues,
+      verdict,
+      findings,
+      counts,
+      approval_required: verdict === "warn",
+    });
+    if (own) await cache.flush(opts.now ? { now: opts.now } : {});
+  }
+  return report;
+}
+
+/** Audits many directories with one cache read and one cache write; order is preserved. */
+export async function auditBundles(dirs: string[], opts: Omit<AuditOptions, "key" | "cache"> & { concurrency?: number } = {}): Promise<AuditReport[]> {
+  const cache = opts.cacheFile !== undefined ? await AuditCache.open(opts.cacheFile) : undefined;
+  const out: AuditReport[] = new Array(dirs.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < dirs.length) {
+      const i = next++;
+      out[i] = await auditBundle(dirs[i]!, { ...opts, ...(cache ? { cache } : {}) });
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, opts.concurrency ?? 8) }, worker));
+  if (cache) await cache.flush(opts.now ? { now: opts.now } : {});
+  return out;
+}

@@ -1,0 +1,18 @@
+/**
+ * @module skills/audit/json
+ * The CLI/on-disk spelling of an audit report (cli.md §2.6): snake_case, `ok` false only for block.
+ */
+import type { AuditReport } from "./engine.ts";
+
+export function auditJson(report: AuditReport): Record<string, unknown> {
+  return {
+    ok: report.verdict !== "block",
+    key: report.key,
+    path: report.path,
+    bundle_hash: report.bundleHash,
+    verdict: report.verdict,
+    counts: report.counts,
+    findings: report.findings,
+    cached: report.cached,
+  };
+}

@@ -1,0 +1,134 @@
+/**
+ * @module skills/search/tokenize
+ * The one tokeniser of relevance (skills.md §7.1 rule 8): case-folded, accent-folded, Unicode
+ * letters and digits; Han/Kana runs become character bigrams; English words get a light suffix
+ * stemmer; stop words (English function words, request filler and a few of the most common
+ * function words of German, Spanish, French and Portuguese) are dropped. Documents and queries go
+ * through the same function, so the stemmer only has to be consistent, not linguistically right.
+ */
+
+const WORD = /[\p{L}\p{N}\p{M}]+/gu;
+const NON_ASCII = /[^\x00-\x7f]/;
+const MARKS = /\p{M}+/gu;
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
+const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}ー]+|[^\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}ー]+/gu;
+
+/** Longest term kept; longer runs (hashes, base64) are noise and bloat the dictionary. */
+export const MAX_TERM_CHARS = 40;
+
+const STOP_WORDS: ReadonlySet<string> = new Set(
+  (
+    // English function words
+    "a an the and or but nor if then else so than too very of to in on at by for with without from into onto " +
+    "about above below over under up down out off as is am are was were be been being have has had having do does did " +
+    "doing will would shall should can could may might must it its it's this that these those there here where when " +
+    "what which who whom whose why how i me my mine we us our ours you your yours he him his she her they them their " +
+    "not no yes all any some each every both either neither such own same other others only just also again further " +
+    "once while during before after until because through between against among via per etc eg ie e g i.e " +
+    // request filler: words people wrap around a request, and words every skill description uses
+    "please help helps want wants wanted need needs needed like would let lets let's get gets got make makes made " +
+    "something anything thing things way ways someone somebody able sure okay ok hi hello thanks thank " +
+    "use uses used using user skill skills task tasks when whenever specific specifically given " +
+    "currently actually really basically kind sort lot lots bit maybe possible quickly " +
+    // German
+    "der die das den dem des ein eine einen einem einer und oder aber ich du er sie es wir ihr mein meine mit " +
+    "für fur von zu im ist sind wie was kann können konnen bitte auf aus bei nach nicht auch noch mir mich uns " +
+    // Spanish / Portuguese
+    "el la los las lo un una unos unas y o pero yo mi mis tu su sus con sin para por que como del al es son " +
+    "puedes puede quiero necesito ayuda ayudame ayúdame hacer se le les este esta esto em um uma com não nao meu " +
+    "minha para preciso quero ajuda fazer os as do da dos das no na nos nas " +
+    // French
+    "le les des du de et ou mais je tu il elle nous vous ils elles mon ma mes ton ta avec sans pour par que qui " +
+    "comment est sont peux peut veux besoin aide aider faire ce cette ces dans sur au aux une"
+  ).split(/\s+/),
+);
+
+export function isStopWord(t: string): boolean {
+  return STOP_WORDS.has(t);
+}
+
+/** Case and accent folding: lower case, NFD, combining marks removed (only when not ASCII). */
+export function fold(text: string): string {
+  const lower = text.toLowerCase();
+  if (!NON_ASCII.test(lower)) return lower;
+  return lower.normalize("NFKD").replace(MARKS, "");
+}
+
+const VOWEL = /[aeiouy]/;
+const DOUBLE_END = /([bdfgklmnprt])\1$/;
+
+/** A light, consistent English suffix stripper (ASCII words only). */
+export function stem(w: string): string {
+  if (w.length <= 3 || NON_ASCII.test(w) || /\d/.test(w)) return w;
+  let s = w;
+  if (s.endsWith("ies") && s.length > 4) s = s.slice(0, -3) + "y";
+  else if (s.endsWith("sses")) s = s.slice(0, -2);
+  else if (/(?:x|ch|sh|zz)es$/.test(s)) s = s.slice(0, -2);
+  else if (s.endsWith("s") && !/(?:ss|us|is|ys)$/.test(s) && s.length > 4) s = s.slice(0, -1);
+  if (s.endsWith("'s")) s = s.slice(0, -2);
+  const strip = (suffix: string, min: number): boolean => {
+    if (s.endsWith(suffix) && s.length - suffix.length >= min && VOWEL.test(s.slice(0, -suffix.length))) {
+      s = s.slice(0, -suffix.length);
+      return true;
+    }
+    return false;
+  };
+  if (strip("ational", 3) || strip("ation", 3) || strip("ition", 3) || strip("ments", 3) || strip("ment", 3)) {
+    // configuration -> configur, deployment -> deploy
+  } else if (strip("ingly", 3) || strip("ing", 3) || strip("edly", 3) || strip("ed", 3)) {
+    if (DOUBLE_END.test(s)) s = s.slice(0, -1);
+  } else if (strip("ness", 3) || strip("ly", 4) || strip("ion", 4)) {
+    // lightness -> light, quickly -> quick, conversion -> convers
+  }
+  if (s.endsWith("ize") || s.endsWith("ise")) s = s.slice(0, -3) + "iz";
+  if (s.endsWith("y") && s.length > 4 && !VOWEL.test(s[s.length - 2] ?? "")) s = s.slice(0, -1) + "i";
+  if (s.endsWith("e") && s.length > 4) s = s.slice(0, -1);
+  return s;
+}
+
+/** Emits the terms of one already-folded word run (bigrams for CJK, stems otherwise). */
+function emitRun(run: string, out: string[]): void {
+  if (!CJK.test(run)) {
+    if (run.length > MAX_TERM_CHARS || STOP_WORDS.has(run)) return;
+    const t = stem(run);
+    if (t !== "" && !STOP_WORDS.has(t)) out.push(t);
+    return;
+  }
+  for (const part of run.match(CJK_RUN) ?? []) {
+    if (!CJK.test(part)) {
+      emitRun(part, out);
+      continue;
+    }
+    const chars = Array.from(part);
+    if (chars.length === 1) out.push(part);
+    else for (let i = 0; i + 1 < chars.length; i++) out.push(chars[i]! + chars[i + 1]!);
+  }
+}
+
+/** The terms of a text in order (duplicates kept, for term frequencies). */
+export function tokenize(text: string): string[] {
+  const out: string[] = [];
+  const folded = fold(text);
+  for (const m of folded.matchAll(WORD)) emitRun(m[0], out);
+  return out;
+}
+
+/**
+ * Terms of a key or name: the words, plus each adjacent pair joined and the whole joined, so that
+ * `next-js`, `nextjs` and `next js` meet.
+ */
+export function nameTerms(text: string): string[] {
+  const folded = fold(text);
+  const words = [...folded.matchAll(WORD)].map((m) => m[0]);
+  const out = tokenize(text);
+  if (words.length > 1 && words.length <= 8) {
+    for (let i = 0; i + 1 < words.length; i++) out.push(words[i]! + words[i + 1]!);
+    if (words.length > 2) out.push(words.join(""));
+  }
+  return out.filter((t) => t.length <= MAX_TERM_CHARS);
+}
+
+/** The folded, trimmed form used for exact key/name matches (skills.md §7.1 rule 5). */
+export function exactLabel(text: string): string {
+  return text.trim().toLowerCase();
+}

@@ -1,0 +1,115 @@
+import { describe, expect, test } from "bun:test";
+import { mkdir, symlink } from "node:fs/promises";
+import { join } from "node:path";
+import { sandbox, type Sandbox } from "../support/sandbox.ts";
+
+interface Issue { code: string; severity: string; message: string; file: string; line: number }
+interface Result { key: string; path: string; valid: boolean; issues: Issue[] }
+
+async function lint(box: Sandbox, ...args: string[]) {
+  const r = await box.cli(["skill", "lint", ...args, "--json", "--no-audit"]);
+  const doc = r.json() as { ok: boolean; strict: boolean; results: Result[]; summary: Record<string, number> };
+  return { code: r.code, doc, codes: (key: string) => doc.results.find((x) => x.key === key)!.issues.map((i) => i.code) };
+}
+
+describe("lemon skill lint (skills.md §15.1)", () => {
+  test("a clean skill passes with no issues", async () => {
+    await using box = await sandbox();
+    await box.skill(join(box.root, "skills"), "clean", { name: "clean", description: "A perfectly clean skill for lint tests." });
+    const r = await lint(box, join(box.root, "skills/clean"));
+    expect(r.code).toBe(0);
+    expect(r.doc).toEqual({
+      ok: true,
+      strict: false,
+      results: [{ key: "clean", path: join(box.root, "skills/clean"), valid: true, issues: [] }],
+      summary: { skills: 1, errors: 0, warnings: 0, infos: 0 },
+    });
+  });
+
+  test("every manifest and body rule has its code and severity", async () => {
+    await using box = await sandbox();
+    const dir = join(box.root, "skills");
+    await box.skill(dir, "nofm", "# no frontmatter\n\nbody\n");
+    await box.skill(dir, "Bad_Key", "---\nname: other\ndescription: short\nfoo: 1\nlicense: MIT\n---\nbody\n");
+    await box.skill(dir, "multi", "---\nname: multi\ndescription: |\n  first line of the description\n  second line of it\ntags: [ok, 3]\n---\nbody\n");
+    await box.skill(dir, "empty", "---\nname: empty\ndescription: This one has an empty body.\n---\n\n  \n");
+    await box.skill(dir, "long", "---\nname: long\ndescription: This one has a very long body.\n---\n" + "x".repeat(100_001));
+    await box.skill(dir, "refs", "---\nname: refs\ndescription: References that go wrong somehow.\nreferences:\n  - docs/missing.md\n  - ../../etc/passwd\n  - {url: 'https://example.com'}\n---\nbody\n");
+    await box.skill(dir, "broken", "---\nname: [x\n---\n");
+    await box.skill(dir, "invalid", "---\nname: invalid\nplatforms: [beos]\n---\nbody\n");
+    await box.write(join(dir, "bin/SKILL.md"), new Uint8Array([0xff, 0xfe]));
+    await box.write(join(dir, "big/SKILL.md"), "x".repeat(1024 * 1024 + 1));
+    await mkdir(join(dir, "nofile"));
+    await box.skill(dir, "linked", { name: "linked", description: "Has a symlink inside its bundle." });
+    await symlink("/etc/hostname", join(dir, "linked", "escape"));
+    const r = await lint(box, dir);
+    expect(r.code).toBe(1);
+    expect(r.codes("nofm")).toEqual(["missing_frontmatter", "missing_name", "missing_description"]);
+    expect(r.codes("Bad_Key")).toEqual(["invalid_key", "name_mismatch", "short_description", "unknown_field"]);
+    expect(r.codes("multi")).toEqual(["description_multiline", "list_item_dropped"]);
+    expect(r.codes("empty")).toEqual(["empty_body"]);
+    expect(r.codes("long")).toEqual(["body_too_long"]);
+    expect(r.codes("refs")).toEqual(["reference_missing", "reference_path_traversal"]);
+    expect(r.codes("broken")).toEqual(["parse_error"]);
+    expect(r.codes("invalid")).toEqual(["invalid_manifest"]);
+    expect(r.codes("bin")).toEqual(["invalid_utf8"]);
+    expect(r.codes("big")).toEqual(["file_too_large"]);
+    expect(r.codes("nofile")).toEqual(["missing_skill_file"]);
+    expect(r.codes("linked")).toEqual(["symlink_in_bundle"]);
+    const sev = (key: string, code: string) => r.doc.results.find((x) => x.key === key)!.issues.find((i) => i.code === code)!.severity;
+    expect(sev("nofm", "missing_frontmatter")).toBe("warn");
+    expect(sev("Bad_Key", "name_mismatch")).toBe("info");
+    expect(sev("multi", "description_multiline")).toBe("info");
+    expect(sev("refs", "reference_path_traversal")).toBe("error");
+    expect(r.doc.results.find((x) => x.key === "invalid")!.issues[0]!.message).toBe("platforms contains an unknown platform");
+    expect(r.doc.results.find((x) => x.key === "Bad_Key")!.issues.find((i) => i.code === "unknown_field")!.line).toBe(4);
+    expect(r.doc.results.filter((x) => x.valid).map((x) => x.key).sort()).toEqual(["Bad_Key", "long", "multi", "nofm"]);
+  });
+
+  test("--strict fails on warnings; categories are linted one level down", async () => {
+    await using box = await sandbox();
+    const dir = join(box.root, "root");
+    await box.skill(join(dir, "cat"), "warned", "---\nname: warned\ndescription: tiny\n---\nbody\n");
+    const loose = await lint(box, dir);
+    expect(loose.code).toBe(0);
+    expect(loose.doc.results.map((x) => x.key)).toEqual(["warned"]);
+    const strict = await lint(box, dir, "--strict");
+    expect(strict.code).toBe(1);
+    expect(strict.doc.strict).toBe(true);
+  });
+
+  test("without PATH every discovered skill of the cwd is linted, invalid ones included", async () => {
+    await using box = await sandbox();
+    await box.skill(join(box.project, ".lemon/skill"), "good", { name: "good", description: "A good discovered skill here." });
+    await box.skill(join(box.project, ".claude/skills"), "bad", "---\nname: bad\n");
+    const r = await lint(box);
+    expect(r.doc.results.map((x) => [x.key, x.valid])).toEqual([["good", true], ["bad", false]]);
+    expect(r.codes("bad")).toEqual(["parse_error"]);
+  });
+
+  test("human output and bad paths", async () => {
+    await using box = await sandbox();
+    await box.skill(join(box.root, "s"), "one", "---\nname: one\ndescription: tiny\n---\nbody\n");
+    const h = await box.cli(["skill", "lint", join(box.root, "s/one"), "--no-audit"]);
+    expect(h.code).toBe(0);
+    expect(h.stdout).toBe(`one  ok  ${join(box.root, "s/one")}\n  warn  short_description  description is shorter than 20 characters\n1 skill(s), 0 error(s), 1 warning(s)\n`);
+    const missing = await box.cli(["skill", "lint", join(box.root, "nowhere")]);
+    expect(missing.code).toBe(2);
+  });
+
+  test("an unlistable PATH is directory_unreadable", async () => {
+    if (process.getuid?.() !== 0) return;
+    await using box = await sandbox();
+    const dir = join(box.root, "locked");
+    await mkdir(dir, { mode: 0o000 });
+    const { chmod } = await import("node:fs/promises");
+    await chmod(box.root, 0o755);
+    const r = Bun.spawnSync(
+      ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", process.execPath, join(import.meta.dir, "../../src/cli/main.ts"), "skill", "lint", dir, "--json", "--no-audit"],
+      { cwd: box.root, env: { ...box.env } },
+    );
+    expect(r.exitCode).toBe(1);
+    const doc = JSON.parse(r.stdout.toString());
+    expect(doc.results[0].issues[0].code).toBe("directory_unreadable");
+  });
+});

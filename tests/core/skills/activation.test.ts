@@ -1,0 +1,120 @@
+import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { createLemon } from "../../../src/core/index.ts";
+import { sandbox, type Sandbox } from "../../support/sandbox.ts";
+
+const make = (box: Sandbox, o: { env?: Record<string, string | undefined>; tools?: string[]; platform?: string } = {}) =>
+  createLemon({
+    cwd: box.project,
+    env: { ...box.env, ...(o.env ?? {}) },
+    curator: false,
+    ...(o.tools ? { availableTools: o.tools } : {}),
+    ...(o.platform ? { platform: o.platform } : {}),
+  });
+
+describe("skills.json (skills.md §3)", () => {
+  test("disable/enable globally and per project with the union rule", async () => {
+    await using box = await sandbox();
+    await box.skill(join(box.project, ".lemon/skill"), "s");
+    const lemon = make(box);
+    await lemon.skills.disable("s");
+    expect((await lemon.skills.get("s"))!.activation_state).toBe("disabled");
+    expect(JSON.parse(readFileSync(join(box.agentDir, "skills.json"), "utf8"))).toEqual({ version: 1, disabled: ["s"], enabled: [] });
+    // project enable overrides a global disable through its enabled list
+    await lemon.skills.enable("s", { global: false });
+    expect(JSON.parse(readFileSync(join(box.project, ".lemon/skills.json"), "utf8"))).toEqual({ version: 1, disabled: [], enabled: ["s"] });
+    expect((await lemon.skills.get("s"))!.activation_state).toBe("active");
+    // global-only views use the global list
+    expect((await lemon.skills.list({ scope: "global" })).skills).toEqual([]);
+    // project disable removes it from enabled
+    await lemon.skills.disable("s", { global: false });
+    expect(JSON.parse(readFileSync(join(box.project, ".lemon/skills.json"), "utf8"))).toEqual({ version: 1, disabled: ["s"], enabled: [] });
+    await lemon.skills.enable("s");
+    expect((await lemon.skills.get("s"))!.activation_state).toBe("disabled");
+    await lemon.skills.enable("s", { global: false });
+    expect((await lemon.skills.get("s"))!.enabled).toBe(true);
+  });
+
+  test("the global file's enabled list has no effect; unknown keys are allowed", async () => {
+    await using box = await sandbox();
+    await box.skill(join(box.project, ".lemon/skill"), "s");
+    await box.write(join(box.agentDir, "skills.json"), JSON.stringify({ disabled: ["s"], enabled: ["s"] }));
+    const lemon = make(box);
+    expect((await lemon.skills.get("s"))!.activation_state).toBe("disabled");
+    await lemon.skills.disable("not-installed-yet");
+    expect(JSON.parse(readFileSync(join(box.agentDir, "skills.json"), "utf8")).disabled).toEqual(["not-installed-yet", "s"]);
+  });
+
+  test("an invalid skills.json is reported and read as empty, never overwritten", async () => {
+    await using box = await sandbox();
+    await box.skill(join(box.project, ".lemon/skill"), "s");
+    const file = await box.write(join(box.agentDir, "skills.json"), "{not json");
+    const lemon = make(box);
+    const list = await lemon.skills.list();
+    expect(list.skills[0]!.activation_state).toBe("active");
+    expect(list.diagnostics.find((d) => d.code === "invalid_settings")!.path).toBe(file);
+    await expect(lemon.skills.disable("s")).rejects.toMatchObject({ code: "CONFLICT" });
+    expect(readFileSync(file, "utf8")).toBe("{not json");
+  });
+});
+
+describe("activation state (skills.md §5.2)", () => {
+  test("order: disabled, platform, missing, active", async () => {
+    await using box = await sandbox();
+    const root = join(box.project, ".lemon/skill");
+    await box.skill(root, "win", { description: "windows only skill for tests", platforms: ["windows"] });
+    await box.skill(root, "bins", { description: "needs a missing binary", requires: { bins: ["definitely-not-a-bin-xyz", "sh"] } });
+    await box.skill(root, "envs", { description: "needs env vars set", requires: { config: ["NEED_A"] }, required_environment_variables: ["NEED_B", "NEED_A"] });
+    await box.skill(root, "tools", { description: "needs agent tools", requires_tools: ["read", "browser"] });
+    await box.skill(root, "fallback", { description: "substitute for web tools", fallback_for_tools: ["web_search"] });
+    await box.skill(root, "plain");
+    const lemon = make(box, { env: { NEED_B: "" } });
+    const byKey = Object.fromEntries((await lemon.skills.list()).skills.map((s) => [s.key, s]));
+    expect(byKey.win!.activation_state).toBe("platform_incompatible");
+    expect(byKey.bins!.activation_state).toBe("not_ready");
+    expect(byKey.bins!.missing.bins).toEqual(["definitely-not-a-bin-xyz"]);
+    expect(byKey.envs!.missing.env).toEqual(["NEED_A", "NEED_B"]);
+    expect(byKey.tools!.activation_state).toBe("active");
+    expect(byKey.tools!.unchecked_tools).toEqual(["read", "browser"]);
+    expect(byKey.fallback!.superseded).toBe(false);
+    expect(byKey.plain!.activation_state).toBe("active");
+
+    const withTools = make(box, { tools: ["read", "web_search"], platform: "win32" });
+    const t = Object.fromEntries((await withTools.skills.list()).skills.map((s) => [s.key, s]));
+    expect(t.tools!.missing.tools).toEqual(["browser"]);
+    expect(t.tools!.activation_state).toBe("not_ready");
+    expect(t.fallback!.superseded).toBe(true);
+    expect(t.win!.activation_state).not.toBe("platform_incompatible");
+
+    await lemon.skills.disable("win");
+    expect((await lemon.skills.get("win"))!.activation_state).toBe("disabled");
+    const status = await lemon.skills.status("bins");
+    expect(status).toEqual({
+      key: "bins", ready: false, activationState: "not_ready", disabled: false, platformCompatible: true,
+      missingBins: ["definitely-not-a-bin-xyz"], missingEnv: [], missingTools: [], uncheckedTools: [],
+    });
+    expect(await lemon.skills.status("nope")).toBeNull();
+  });
+
+  test("other operating systems match only 'any'", async () => {
+    await using box = await sandbox();
+    await box.skill(join(box.project, ".lemon/skill"), "l", { description: "linux only skill here", platforms: ["linux"] });
+    await box.skill(join(box.project, ".lemon/skill"), "a", { description: "any platform skill here", platforms: ["any"] });
+    const list = await make(box, { platform: "freebsd" }).skills.list();
+    expect(list.skills.map((s) => s.activation_state)).toEqual(["active", "platform_incompatible"]);
+  });
+
+  test("entry shape matches skills.md §5.1", async () => {
+    await using box = await sandbox();
+    await box.skill(join(box.project, ".claude/skills"), "bun-file-io", { name: "bun-file-io", description: "Use this when …" });
+    const e = (await make(box).skills.get("bun-file-io"))!;
+    expect(Object.keys(e)).toEqual([
+      "key", "name", "description", "scope", "root", "root_label", "path", "real_path", "category", "hidden", "enabled",
+      "activation_state", "missing", "unchecked_tools", "superseded", "platforms", "tags", "keywords", "manifest_version",
+      "source_kind", "source_id", "trust_level", "audit_status", "content_hash", "bundle_hash", "locally_modified",
+    ]);
+    expect(e.content_hash).toBe(new Bun.CryptoHasher("sha256").update(readFileSync(join(e.path, "SKILL.md"))).digest("hex"));
+    expect(e).toMatchObject({ scope: "project", root_label: "claude", source_kind: null, bundle_hash: null, locally_modified: null });
+  });
+});
