@@ -39,7 +39,7 @@ export interface Decoded {
   text: string;
 }
 
-const B64_TOKEN_G = /[A-Za-z0-9+/]{20,4096}={0,2}/g;
+const B64_TOKEN_G = /(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{20,4096}={0,2}/g;
 const HEX_ESCAPES_G = /(?:\\x[0-9a-fA-F]{2}){4,}|(?:\\u00[0-9a-fA-F]{2}){4,}|(?:\\[0-7]{3}){4,}/g;
 const HEX_RUN_G = /\b(?:[0-9a-fA-F]{2}){10,2048}\b/g;
 const CHAR_CODES_G = /fromCharCode\(\s*((?:\d{1,3}\s*,\s*){3,}\d{1,3})\s*\)|\bchr\(\d{1,3}\)(?:\s*\+\s*chr\(\d{1,3}\)){3,}/g;

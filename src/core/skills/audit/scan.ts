@@ -6,7 +6,7 @@
  */
 import type { Finding } from "../../schema/finding.ts";
 import { clampChars, flattenLine } from "../../text.ts";
-import { classifyLocation, lineOfOffset, lineStarts, logicalLines, type Location } from "./context.ts";
+import { classifyLocation, lineOfOffset, lineStarts, logicalLines, type Location, type LogicalLine } from "./context.ts";
 import { decodePayloads, normalizeText } from "./normalize.ts";
 import { decodeExec, obfuscation, remoteExec } from "./rules/execution.ts";
 import { credentialRead, exfiltration, markdownExfil, sensitivePath } from "./rules/exfiltration.ts";
@@ -80,15 +80,51 @@ function runRules(rules: readonly LineRule[], text: string, ctx: LineContext): {
   return out;
 }
 
+const globalQuick = new WeakMap<LineRule, RegExp>();
+function quickG(rule: LineRule): RegExp {
+  let re = globalQuick.get(rule);
+  if (!re) {
+    re = new RegExp(rule.quick.source, rule.quick.flags.replace("g", "") + "g");
+    globalQuick.set(rule, re);
+  }
+  return re;
+}
+
+/**
+ * Runs every rule over the logical lines its quick pattern points at: one pass of the quick
+ * pattern over the whole text instead of one test per line. `only` limits the lines considered.
+ */
+function scanLines(c: Collector, text: string, lines: LogicalLine[], location: Location, rel: string, only?: Set<number>): void {
+  const starts = lineStarts(text);
+  const logicalOf = new Int32Array(starts.length).fill(-1);
+  lines.forEach((l, i) => {
+    logicalOf[l.line - 1] = i;
+  });
+  for (let p = 0, cur = -1; p < logicalOf.length; p++) {
+    if (logicalOf[p]! >= 0) cur = logicalOf[p]!;
+    else logicalOf[p] = cur;
+  }
+  for (const rule of LINE_RULES) {
+    const re = quickG(rule);
+    re.lastIndex = 0;
+    const seen = new Set<number>();
+    for (const m of text.matchAll(re)) {
+      const idx = logicalOf[lineOfOffset(starts, m.index) - 1]!;
+      if (idx < 0 || seen.has(idx)) continue;
+      seen.add(idx);
+      const l = lines[idx]!;
+      if (only && !only.has(idx)) continue;
+      const hit = rule.check(l.text, { location, fenced: l.fenced, rel });
+      if (hit !== null) c.add(rule, hit, l.line, l.text);
+    }
+  }
+}
+
 /** All findings of the text rules for one file. `location` defaults to install.md §7.3. */
 export function scanText(rel: string, text: string, location: Location = classifyLocation(rel, text)): Finding[] {
   const c = new Collector(rel);
-  const rules = LINE_RULES.filter((r) => r.quick.test(text));
   const raw = logicalLines(text, location);
-  for (const l of raw) {
-    const ctx: LineContext = { location, fenced: l.fenced, rel };
-    for (const { rule, hit } of runRules(rules, l.text, ctx)) c.add(rule, hit, l.line, l.text);
-  }
+  scanLines(c, text, raw, location, rel);
   const physical = text.split("\n");
   const starts = lineStarts(text);
   for (const d of decodePayloads(text)) {
@@ -99,13 +135,13 @@ export function scanText(rel: string, text: string, location: Location = classif
   }
   const normal = normalizeText(text);
   if (normal !== text) {
-    const nrules = LINE_RULES.filter((r) => r.quick.test(normal));
     const rawByLine = new Map(raw.map((l) => [l.line, l.text]));
-    for (const l of logicalLines(normal, location)) {
-      if (rawByLine.get(l.line) === l.text) continue;
-      const ctx: LineContext = { location, fenced: l.fenced, rel };
-      for (const { rule, hit } of runRules(nrules, l.text, ctx)) c.add(rule, hit, l.line, l.text);
-    }
+    const lines = logicalLines(normal, location);
+    const changed = new Set<number>();
+    lines.forEach((l, i) => {
+      if (rawByLine.get(l.line) !== l.text) changed.add(i);
+    });
+    if (changed.size > 0) scanLines(c, normal, lines, location, rel, changed);
   }
   if (MAY_HIDE.test(text)) {
     for (let i = 0; i < physical.length; i++) {

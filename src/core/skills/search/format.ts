@@ -1,0 +1,300 @@
+/**
+ * @module skills/search/format
+ * The binary search snapshot of skills.md §7.3, readable in place (DESIGN.md §4): loading is a
+ * map and a header check, never a parse. Little-endian; every table is a typed array over the
+ * file's bytes.
+ *
+ *   0   "LEMSNAP" + u8 format version
+ *   8   32-byte identity digest (sha256)
+ *   40  u32 total file length (a truncated file fails here), u32 section count
+ *   48  16 reserved bytes, then the section table: (u32 offset, u32 length) per section
+ *
+ * Sections (offsets 8-aligned): META (JSON), DOCS (u32 × DOC_STRIDE per document), NORMS (f32 per
+ * document and field), BLOB (per-document JSON and identity strings), the term dictionary sorted
+ * by UTF-8 bytes (TERM_OFF, TERM_BYTES, TERM_INFO = df then (start, length) per field), POST
+ * (u32 `doc << 8 | tf`, ascending doc per list), and two sorted string indexes with their
+ * document ids: effective keys (KEY_*) and lower-cased keys and names (LABEL_*).
+ */
+
+export const SNAPSHOT_MAGIC = "LEMSNAP";
+/** Bump whenever the layout or anything baked into it (tokeniser, norms) changes. */
+export const SNAPSHOT_VERSION = 1;
+export const HEADER_BYTES = 64;
+export const IDENTITY_BYTES = 32;
+
+/** Field order in NORMS and TERM_INFO. */
+export const FIELDS = ["name", "keywords", "description", "body"] as const;
+export const FIELD_COUNT = FIELDS.length;
+export const TERM_STRIDE = 1 + 2 * FIELD_COUNT;
+
+/** DOCS row: blobOff, blobLen, identOff, identLen, flags, len name|keywords<<16, len description|body<<16, reserved. */
+export const DOC_STRIDE = 8;
+export const FLAG_EFFECTIVE = 1;
+export const FLAG_HIDDEN = 2;
+
+export const Section = {
+  Meta: 0,
+  Docs: 1,
+  Norms: 2,
+  Blob: 3,
+  TermOff: 4,
+  TermBytes: 5,
+  TermInfo: 6,
+  Post: 7,
+  KeyOff: 8,
+  KeyBytes: 9,
+  KeyDoc: 10,
+  LabelOff: 11,
+  LabelBytes: 12,
+  LabelDoc: 13,
+} as const;
+export type Section = (typeof Section)[keyof typeof Section];
+export const SECTION_COUNT = 14;
+
+export interface SnapshotMeta {
+  docs: number;
+  terms: number;
+  /** Average field lengths used for the baked norms. */
+  avg: number[];
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+export const utf8 = (s: string): Uint8Array => encoder.encode(s);
+export const fromUtf8 = (b: Uint8Array): string => decoder.decode(b);
+
+const align8 = (n: number) => (n + 7) & ~7;
+
+const asBytes = (v: ArrayBufferView): Uint8Array => new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
+
+/** Lays sections out after the header; `sections` must be in `Section` order. */
+export function encodeSnapshot(identity: Uint8Array, sections: ArrayBufferView[]): Uint8Array {
+  if (identity.length !== IDENTITY_BYTES || sections.length !== SECTION_COUNT) throw new Error("bad snapshot parts");
+  let pos = align8(HEADER_BYTES + SECTION_COUNT * 8);
+  const offsets: number[] = [];
+  for (const s of sections) {
+    offsets.push(pos);
+    pos = align8(pos + s.byteLength);
+  }
+  if (pos > 0xffff_ffff) throw new Error("snapshot larger than 4 GiB");
+  const out = new Uint8Array(pos);
+  const view = new DataView(out.buffer);
+  out.set(utf8(SNAPSHOT_MAGIC), 0);
+  out[7] = SNAPSHOT_VERSION;
+  out.set(identity, 8);
+  view.setUint32(40, pos, true);
+  view.setUint32(44, SECTION_COUNT, true);
+  sections.forEach((s, i) => {
+    view.setUint32(HEADER_BYTES + i * 8, offsets[i]!, true);
+    view.setUint32(HEADER_BYTES + i * 8 + 4, s.byteLength, true);
+    out.set(asBytes(s), offsets[i]!);
+  });
+  return out;
+}
+
+/** Compares `a` with bytes[start, end) in UTF-8 byte order. */
+function compareAt(a: Uint8Array, bytes: Uint8Array, start: number, end: number): number {
+  const n = end - start;
+  const m = Math.min(a.length, n);
+  for (let i = 0; i < m; i++) {
+    const d = a[i]! - bytes[start + i]!;
+    if (d !== 0) return d;
+  }
+  return a.length - n;
+}
+
+/** A sorted string table: offsets (n + 1) into bytes. */
+export class StringTable {
+  constructor(
+    readonly off: Uint32Array,
+    readonly bytes: Uint8Array,
+  ) {}
+  get size(): number {
+    return this.off.length - 1;
+  }
+  get(i: number): string {
+    return fromUtf8(this.bytes.subarray(this.off[i]!, this.off[i + 1]!));
+  }
+  length(i: number): number {
+    return this.off[i + 1]! - this.off[i]!;
+  }
+  compare(a: Uint8Array, i: number): number {
+    return compareAt(a, this.bytes, this.off[i]!, this.off[i + 1]!);
+  }
+  /** First index whose string is >= `a`. */
+  lowerBound(a: Uint8Array): number {
+    let lo = 0;
+    let hi = this.size;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.compare(a, mid) > 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+  find(a: Uint8Array): number {
+    const i = this.lowerBound(a);
+    return i < this.size && this.compare(a, i) === 0 ? i : -1;
+  }
+  /** [lo, hi) of strings starting with `prefix`. */
+  prefixRange(prefix: Uint8Array): [number, number] {
+    const lo = this.lowerBound(prefix);
+    let hi = lo;
+    const n = this.size;
+    while (hi < n) {
+      const s = this.off[hi]!;
+      if (this.off[hi + 1]! - s < prefix.length || compareAt(prefix, this.bytes, s, s + prefix.length) !== 0) break;
+      hi++;
+    }
+    return [lo, hi];
+  }
+}
+
+export class Snapshot {
+  readonly identity: Uint8Array;
+  readonly meta: SnapshotMeta;
+  readonly docs: Uint32Array;
+  readonly norms: Float32Array;
+  readonly blob: Uint8Array;
+  readonly terms: StringTable;
+  readonly termInfo: Uint32Array;
+  readonly post: Uint32Array;
+  readonly keys: StringTable;
+  readonly keyDoc: Uint32Array;
+  readonly labels: StringTable;
+  readonly labelDoc: Uint32Array;
+  /** Scratch buffers for scoring, allocated on first query (scoring is synchronous). */
+  scratch: { acc: Float64Array; tf: Float64Array; touched: Int32Array; stamp: Int32Array; epoch: number } | null = null;
+
+  constructor(
+    readonly bytes: Uint8Array,
+    readonly mapped: boolean,
+    parts: { identity: Uint8Array; meta: SnapshotMeta; sec: Uint8Array[] },
+  ) {
+    const u32 = (b: Uint8Array) => new Uint32Array(b.buffer, b.byteOffset, b.byteLength >>> 2);
+    const s = parts.sec;
+    this.identity = parts.identity;
+    this.meta = parts.meta;
+    this.docs = u32(s[Section.Docs]!);
+    this.norms = new Float32Array(s[Section.Norms]!.buffer, s[Section.Norms]!.byteOffset, s[Section.Norms]!.byteLength >>> 2);
+    this.blob = s[Section.Blob]!;
+    this.terms = new StringTable(u32(s[Section.TermOff]!), s[Section.TermBytes]!);
+    this.termInfo = u32(s[Section.TermInfo]!);
+    this.post = u32(s[Section.Post]!);
+    this.keys = new StringTable(u32(s[Section.KeyOff]!), s[Section.KeyBytes]!);
+    this.keyDoc = u32(s[Section.KeyDoc]!);
+    this.labels = new StringTable(u32(s[Section.LabelOff]!), s[Section.LabelBytes]!);
+    this.labelDoc = u32(s[Section.LabelDoc]!);
+  }
+
+  get docCount(): number {
+    return this.meta.docs;
+  }
+
+  flags(doc: number): number {
+    return this.docs[doc * DOC_STRIDE + 4]!;
+  }
+
+  fieldLength(doc: number, field: number): number {
+    const w = this.docs[doc * DOC_STRIDE + 5 + (field >> 1)]!;
+    return field & 1 ? w >>> 16 : w & 0xffff;
+  }
+
+  /** The document's JSON (unknown until validated by the caller). */
+  docJson(doc: number): unknown {
+    const o = doc * DOC_STRIDE;
+    return JSON.parse(fromUtf8(this.blob.subarray(this.docs[o]!, this.docs[o]! + this.docs[o + 1]!)));
+  }
+
+  /** `skillFile \0 fingerprint \0 realPath \0 key` of a document, for incremental rebuilds. */
+  docIdent(doc: number): string {
+    const o = doc * DOC_STRIDE;
+    return fromUtf8(this.blob.subarray(this.docs[o + 2]!, this.docs[o + 2]! + this.docs[o + 3]!));
+  }
+
+  /** The effective document with this key, or -1. */
+  docForKey(key: string): number {
+    const i = this.keys.find(utf8(key));
+    return i < 0 ? -1 : this.keyDoc[i]!;
+  }
+
+  /** The key of an effective document, by reverse lookup through the ident string. */
+  keyOf(doc: number): string {
+    const ident = this.docIdent(doc);
+    return ident.slice(ident.lastIndexOf("\0") + 1);
+  }
+
+  /** Effective documents whose lower-cased key or name equals `label`. */
+  docsForLabel(label: string): number[] {
+    const a = utf8(label);
+    const out: number[] = [];
+    for (let i = this.labels.lowerBound(a); i < this.labels.size && this.labels.compare(a, i) === 0; i++) out.push(this.labelDoc[i]!);
+    return out;
+  }
+}
+
+/** Validates the header and section table; a reason string when the bytes are not a usable snapshot. */
+export function openSnapshot(raw: Uint8Array, mapped: boolean): Snapshot | string {
+  if (raw.length < HEADER_BYTES + SECTION_COUNT * 8) return "truncated header";
+  // Typed views need 4-byte alignment; a plain read may hand us an unaligned slice.
+  const bytes = raw.byteOffset % 8 === 0 ? raw : raw.slice();
+  if (fromUtf8(bytes.subarray(0, 7)) !== SNAPSHOT_MAGIC) return "bad magic";
+  if (bytes[7] !== SNAPSHOT_VERSION) return `format version ${bytes[7]}`;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (view.getUint32(40, true) !== bytes.length) return "length mismatch";
+  if (view.getUint32(44, true) !== SECTION_COUNT) return "section count";
+  const sec: Uint8Array[] = [];
+  for (let i = 0; i < SECTION_COUNT; i++) {
+    const off = view.getUint32(HEADER_BYTES + i * 8, true);
+    const len = view.getUint32(HEADER_BYTES + i * 8 + 4, true);
+    if (off % 8 !== 0 || off + len > bytes.length) return `section ${i} out of bounds`;
+    sec.push(bytes.subarray(off, off + len));
+  }
+  let meta: unknown;
+  try {
+    meta = JSON.parse(fromUtf8(sec[Section.Meta]!));
+  } catch {
+    return "bad meta";
+  }
+  if (!isMeta(meta)) return "bad meta";
+  const n = meta.docs;
+  const t = meta.terms;
+  const wordLen = (i: Section) => sec[i]!.byteLength;
+  if (
+    wordLen(Section.Docs) !== n * DOC_STRIDE * 4 ||
+    wordLen(Section.Norms) !== n * FIELD_COUNT * 4 ||
+    wordLen(Section.TermOff) !== (t + 1) * 4 ||
+    wordLen(Section.TermInfo) !== t * TERM_STRIDE * 4 ||
+    wordLen(Section.Post) % 4 !== 0 ||
+    wordLen(Section.KeyOff) !== wordLen(Section.KeyDoc) + 4 ||
+    wordLen(Section.LabelOff) !== wordLen(Section.LabelDoc) + 4
+  )
+    return "inconsistent tables";
+  const snap = new Snapshot(bytes, mapped && bytes === raw, { identity: bytes.subarray(8, 8 + IDENTITY_BYTES), meta, sec });
+  if (!tablesInBounds(snap)) return "inconsistent tables";
+  return snap;
+}
+
+function isMeta(v: unknown): v is SnapshotMeta {
+  if (typeof v !== "object" || v === null) return false;
+  const m = v as Record<string, unknown>;
+  return (
+    Number.isInteger(m.docs) &&
+    (m.docs as number) >= 0 &&
+    (m.docs as number) < 1 << 24 &&
+    Number.isInteger(m.terms) &&
+    (m.terms as number) >= 0 &&
+    Array.isArray(m.avg) &&
+    m.avg.length === FIELD_COUNT &&
+    m.avg.every((x) => typeof x === "number")
+  );
+}
+
+/** Cheap O(1) checks that the last entry of each offset table stays inside its bytes. */
+function tablesInBounds(s: Snapshot): boolean {
+  const lastOk = (t: StringTable) => t.off[t.size]! <= t.bytes.length;
+  const docs = s.docCount;
+  const blobOk = docs === 0 || s.docs[(docs - 1) * DOC_STRIDE]! + s.docs[(docs - 1) * DOC_STRIDE + 1]! <= s.blob.length;
+  return lastOk(s.terms) && lastOk(s.keys) && lastOk(s.labels) && blobOk;
+}
