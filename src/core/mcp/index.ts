@@ -4,11 +4,10 @@
  * and the `mcp.config.*` editing API (mcp.md §1–§4). Never loads the MCP SDK.
  */
 import { createContext, withCwd, type ContextOptions, type LemonContext } from "../context.ts";
-import { notFound } from "../errors.ts";
-import { invalidParams } from "../errors.ts";
+import { invalidParams, notFound } from "../errors.ts";
 import type { Diagnostic } from "../diagnostics.ts";
-import type { Scope } from "../paths.ts";
-import { addServer, removeServer, setServerEnabled, targetFile, type AddResult, type RemoveResult, type ToggleResult } from "./edit.ts";
+import { scopePathsFor, type Scope } from "../paths.ts";
+import type { AddResult, RemoveResult, ToggleResult } from "./edit.ts";
 import { effectiveServers, type EffectiveSet } from "./effective.ts";
 import { readLemonFile, rawEntries } from "./lemon-sources.ts";
 import { isValidServerName, NAME_MESSAGE } from "./names.ts";
@@ -31,6 +30,15 @@ export { IMPORTERS } from "./sources.ts";
 export interface ScopeOptions {
   cwd?: string;
   global?: boolean;
+}
+
+// Mutations load their machinery (locks, atomic writes, TypeBox) on first use, off the list path.
+const edit = () => import("./edit.ts");
+
+/** The lemon file of a scope (`--global`: `A/mcp.json`, else `C/.lemon/mcp.json`). */
+function targetFile(ctx: LemonContext, opts: { global?: boolean }): { scope: Scope; file: string } {
+  const scope: Scope = opts.global ? "global" : "project";
+  return { scope, file: scopePathsFor(ctx, scope).mcpJson };
 }
 
 /** `list` of one file (cli.md §3.2 without --all). */
@@ -134,7 +142,7 @@ export function createMcpConfig(base: LemonContext, opts: McpConfigOptions = {})
       const set = await effectiveServers(ctx, opts, "project");
       if (!set.servers.some((s) => s.named && s.name === name)) throw notFound(`MCP server '${name}' not found`);
     }
-    return setServerEnabled(ctx, name, enabled, o);
+    return (await edit()).setServerEnabled(ctx, name, enabled, o);
   }
 
   async function list(o: ScopeOptions & { all?: boolean } = {}): Promise<McpConfigListing> {
@@ -146,9 +154,9 @@ export function createMcpConfig(base: LemonContext, opts: McpConfigOptions = {})
 
   return {
     list: list as McpConfigApi["list"],
-    add: async (entry, o = {}) => (await addServer(at(o), entry, o)).server,
-    addDetailed: (entry, o = {}) => addServer(at(o), entry, o),
-    remove: (name, o = {}) => removeServer(at(o), name, o),
+    add: async (entry, o = {}) => (await (await edit()).addServer(at(o), entry, o)).server,
+    addDetailed: async (entry, o = {}) => (await edit()).addServer(at(o), entry, o),
+    remove: async (name, o = {}) => (await edit()).removeServer(at(o), name, o),
     enable: (name, o) => toggle(name, true, o),
     disable: (name, o) => toggle(name, false, o),
     validate: (entries) => validateEntries(entries),

@@ -5,12 +5,20 @@
  * a wrong top level skips the whole source with a diagnostic; a bad entry skips only itself.
  */
 import { diagnostic, type Diagnostic } from "../diagnostics.ts";
-import { checkSchema } from "../schema/check.ts";
-import { McpEnvServers, McpJson } from "../schema/mcp-json.ts";
+import type { McpEnvServers, McpJson } from "../schema/mcp-json.ts";
 import { isValidServerName } from "./names.ts";
 import { isObject, parseText, readCapped } from "./read.ts";
 import type { LemonSourceLabel, SourcedServer } from "./types.ts";
 import { locator, validateEntry } from "./validate.ts";
+
+/**
+ * The TypeBox schemas and their compiler load only when there is something to check: `mcp list`
+ * in a project without lemon files never pays for them.
+ */
+async function check(which: "file" | "env", value: unknown): Promise<string | null> {
+  const [{ checkSchema }, schemas] = await Promise.all([import("../schema/check.ts"), import("../schema/mcp-json.ts")]);
+  return checkSchema(which === "file" ? schemas.McpJson : schemas.McpEnvServers, value);
+}
 
 export interface LemonFile {
   file: string;
@@ -72,7 +80,7 @@ export async function readLemonFile(file: string, label: LemonSourceLabel): Prom
     return { ...base, exists: true, valid: false, doc: null, servers: [] };
   }
   const parsed = await parseText(r.text, "json");
-  const problem = parsed.ok ? checkSchema(McpJson, parsed.value) : parsed.reason;
+  const problem = parsed.ok ? await check("file", parsed.value) : parsed.reason;
   if (!parsed.ok || problem !== null) {
     diagnostics.push(diagnostic("error", "parse_error", `${file}: ${problem ?? "invalid"}`, { path: file, source: label }));
     return { ...base, exists: true, valid: false, doc: null, servers: [] };
@@ -85,7 +93,7 @@ export async function readEnvSource(value: string | undefined): Promise<{ server
   const diagnostics: Diagnostic[] = [];
   if (value === undefined || value.trim() === "") return { servers: [], diagnostics };
   const parsed = await parseText(value, "json");
-  const problem = parsed.ok ? checkSchema(McpEnvServers, parsed.value) : parsed.reason;
+  const problem = parsed.ok ? await check("env", parsed.value) : parsed.reason;
   if (!parsed.ok || problem !== null) {
     diagnostics.push(
       diagnostic("error", "parse_error", `LEMON_MCP_SERVERS: ${problem ?? "invalid"}`, { source: "lemon:env", key: "LEMON_MCP_SERVERS" }),

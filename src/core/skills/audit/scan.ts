@@ -80,19 +80,16 @@ function runRules(rules: readonly LineRule[], text: string, ctx: LineContext): {
   return out;
 }
 
-const globalQuick = new WeakMap<LineRule, RegExp>();
-function quickG(rule: LineRule): RegExp {
-  let re = globalQuick.get(rule);
-  if (!re) {
-    re = new RegExp(rule.quick.source, rule.quick.flags.replace("g", "") + "g");
-    globalQuick.set(rule, re);
-  }
-  return re;
+let trigger: RegExp | null = null;
+/** One pass of the union of every quick pattern finds the lines worth checking. */
+function triggerRe(): RegExp {
+  trigger ??= new RegExp(LINE_RULES.map((r) => `(?:${r.quick.source})`).join("|"), "gi");
+  return trigger;
 }
 
 /**
- * Runs every rule over the logical lines its quick pattern points at: one pass of the quick
- * pattern over the whole text instead of one test per line. `only` limits the lines considered.
+ * Runs every rule over the logical lines the trigger pass points at (one regex pass over the
+ * whole text instead of one test per rule and line). `only` limits the lines considered.
  */
 function scanLines(c: Collector, text: string, lines: LogicalLine[], location: Location, rel: string, only?: Set<number>): void {
   const starts = lineStarts(text);
@@ -104,19 +101,20 @@ function scanLines(c: Collector, text: string, lines: LogicalLine[], location: L
     if (logicalOf[p]! >= 0) cur = logicalOf[p]!;
     else logicalOf[p] = cur;
   }
-  for (const rule of LINE_RULES) {
-    const re = quickG(rule);
-    re.lastIndex = 0;
-    const seen = new Set<number>();
-    for (const m of text.matchAll(re)) {
-      const idx = logicalOf[lineOfOffset(starts, m.index) - 1]!;
-      if (idx < 0 || seen.has(idx)) continue;
-      seen.add(idx);
-      const l = lines[idx]!;
-      if (only && !only.has(idx)) continue;
-      const hit = rule.check(l.text, { location, fenced: l.fenced, rel });
-      if (hit !== null) c.add(rule, hit, l.line, l.text);
-    }
+  const candidates = new Set<number>();
+  const re = triggerRe();
+  re.lastIndex = 0;
+  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+    const phys = lineOfOffset(starts, m.index);
+    const idx = logicalOf[phys - 1]!;
+    if (idx >= 0 && (!only || only.has(idx))) candidates.add(idx);
+    // One hit is enough for a line: continue at the next physical line.
+    if (phys >= starts.length) break;
+    re.lastIndex = starts[phys]!;
+  }
+  for (const idx of candidates) {
+    const l = lines[idx]!;
+    for (const { rule, hit } of runRules(LINE_RULES, l.text, { location, fenced: l.fenced, rel })) c.add(rule, hit, l.line, l.text);
   }
 }
 
