@@ -11,6 +11,7 @@ import { KNOWN_FOREIGN_FIELDS, MANIFEST_FIELDS } from "../schema/manifest.ts";
 import { charCount } from "../text.ts";
 import { MAX_SKILL_FILE_BYTES, parseSkillFile, decodeUtf8 } from "./frontmatter.ts";
 import { buildManifest } from "./manifest.ts";
+import { MSG } from "./messages.ts";
 
 export type Severity = "error" | "warn" | "info";
 
@@ -90,27 +91,27 @@ export async function lintSkillDir(dir: string, opts: { audit?: LintAuditHook; s
   };
 
   if (!KEY_RE.test(key) || key.length > 64)
-    add("invalid_key", "warn", `key '${key}' should match ^[a-z0-9][a-z0-9._-]*$ and be at most 64 characters`, 1, ".");
-  for (const link of symlinksIn(dir)) add("symlink_in_bundle", "error", `symlink inside the skill directory: ${link}`, 1, link);
+    add("invalid_key", "warn", MSG.lintInvalidKey(key), 1, ".");
+  for (const link of symlinksIn(dir)) add("symlink_in_bundle", "error", MSG.lintSymlink(link), 1, link);
 
   let st;
   try {
     st = statSync(file);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === "ENOENT") add("missing_skill_file", "error", "directory has no SKILL.md", 1, ".");
-    else add("skill_file_unreadable", "error", `SKILL.md cannot be read (${code ?? "error"})`);
+    if (code === "ENOENT") add("missing_skill_file", "error", MSG.lintNoSkillFile, 1, ".");
+    else add("skill_file_unreadable", "error", MSG.unreadable(code ?? "error"));
     return done();
   }
   if (st.size > MAX_SKILL_FILE_BYTES) {
-    add("file_too_large", "error", "SKILL.md exceeds 1048576 bytes");
+    add("file_too_large", "error", MSG.fileTooLarge);
     return done();
   }
   let bytes: Uint8Array;
   try {
     bytes = await readFile(file);
   } catch (err) {
-    add("skill_file_unreadable", "error", `SKILL.md cannot be read (${(err as NodeJS.ErrnoException).code ?? "error"})`);
+    add("skill_file_unreadable", "error", MSG.unreadable((err as NodeJS.ErrnoException).code ?? "error"));
     return done();
   }
   const parsed = await parseSkillFile(bytes);
@@ -120,7 +121,7 @@ export async function lintSkillDir(dir: string, opts: { audit?: LintAuditHook; s
   }
   const text = decodeUtf8(bytes) ?? "";
   const headerLines = text.split(/\r?\n/).slice(1, Math.max(1, parsed.bodyStartLine - 2));
-  if (parsed.kind === "none") add("missing_frontmatter", "warn", "SKILL.md has no frontmatter");
+  if (parsed.kind === "none") add("missing_frontmatter", "warn", MSG.lintNoFrontmatter);
   const built = buildManifest(parsed.data);
   for (const w of built.warnings) add(w.code, w.code === "description_multiline" ? "info" : "warn", w.message, lineOfKey(headerLines, w.code === "description_multiline" ? "description" : w.message.split(/[ :]/)[0]!));
   if (!built.ok) {
@@ -128,14 +129,14 @@ export async function lintSkillDir(dir: string, opts: { audit?: LintAuditHook; s
     return done();
   }
   const m = built.manifest;
-  if (m.name === null) add("missing_name", "warn", "frontmatter has no name");
-  else if (m.name !== key) add("name_mismatch", "info", `name '${m.name}' differs from the key '${key}'`, lineOfKey(headerLines, "name"));
-  if (m.description === null) add("missing_description", "warn", "frontmatter has no description");
+  if (m.name === null) add("missing_name", "warn", MSG.lintNoName);
+  else if (m.name !== key) add("name_mismatch", "info", MSG.lintNameMismatch(m.name, key), lineOfKey(headerLines, "name"));
+  if (m.description === null) add("missing_description", "warn", MSG.lintNoDescription);
   else if (charCount(m.description) < 20)
-    add("short_description", "warn", "description is shorter than 20 characters", lineOfKey(headerLines, "description"));
+    add("short_description", "warn", MSG.lintShortDescription, lineOfKey(headerLines, "description"));
   for (const f of Object.keys(built.raw)) {
     if (!MANIFEST_FIELDS.has(f) && !KNOWN_FOREIGN_FIELDS.has(f) && f !== "hermes_requires")
-      add("unknown_field", "info", `unknown field '${f}'`, lineOfKey(headerLines, f));
+      add("unknown_field", "info", MSG.lintUnknownField(f), lineOfKey(headerLines, f));
   }
   const realDir = (() => {
     try {
@@ -149,23 +150,23 @@ export async function lintSkillDir(dir: string, opts: { audit?: LintAuditHook; s
     if (p === null) continue;
     const target = resolve(realDir, p);
     if (isAbsolute(p) || !isInside(target, realDir)) {
-      add("reference_path_traversal", "error", `reference '${p}' escapes the skill directory`, lineOfKey(headerLines, "references"));
+      add("reference_path_traversal", "error", MSG.lintRefTraversal(p), lineOfKey(headerLines, "references"));
       continue;
     }
     try {
       statSync(target);
     } catch {
-      add("reference_missing", "warn", `reference '${p}' does not exist`, lineOfKey(headerLines, "references"));
+      add("reference_missing", "warn", MSG.lintRefMissing(p), lineOfKey(headerLines, "references"));
     }
   }
   const body = text.split(/\r?\n/).slice(parsed.bodyStartLine - 1).join("\n");
-  if (parsed.body.trim() === "") add("empty_body", "error", "SKILL.md body is empty", parsed.bodyStartLine);
+  if (parsed.body.trim() === "") add("empty_body", "error", MSG.lintEmptyBody, parsed.bodyStartLine);
   else if (body.length > MAX_BODY_CHARS && charCount(parsed.body) > MAX_BODY_CHARS)
-    add("body_too_long", "warn", `body exceeds ${MAX_BODY_CHARS} characters`, parsed.bodyStartLine);
+    add("body_too_long", "warn", MSG.lintBodyTooLong(MAX_BODY_CHARS), parsed.bodyStartLine);
   if (opts.audit) {
     const a = await opts.audit(dir);
-    if (a.verdict === "warn") add("audit_warn", "warn", `audit: ${a.findings.join("; ")}`);
-    if (a.verdict === "block") add("audit_block", "error", `audit blocked: ${a.findings.join("; ")}`);
+    if (a.verdict === "warn") add("audit_warn", "warn", MSG.lintAuditWarn(a.findings));
+    if (a.verdict === "block") add("audit_block", "error", MSG.lintAuditBlock(a.findings));
   }
   return done();
 }

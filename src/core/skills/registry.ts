@@ -14,6 +14,7 @@ import { expandLintPath, lintSkillDir, summarise, type LintAuditHook, type LintR
 import type { Manifest } from "../schema/manifest.ts";
 import { notFound } from "../errors.ts";
 import { resolve } from "node:path";
+import { MSG } from "./messages.ts";
 import { effectiveDisabled, readSettings, setEnabled, type ToggleResult } from "./settings.ts";
 
 export interface ShadowedSkill {
@@ -186,7 +187,7 @@ export class SkillRegistry {
             key: raw,
             path: abs,
             valid: false,
-            issues: [{ code: "directory_unreadable", severity: "error", message: `${raw} cannot be listed (${unreadable})`, file: ".", line: 1 }],
+            issues: [{ code: "directory_unreadable", severity: "error", message: MSG.lintDirUnreadable(raw, unreadable), file: ".", line: 1 }],
           });
           continue;
         }

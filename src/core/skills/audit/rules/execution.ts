@@ -79,6 +79,7 @@ const CODE_FETCH =
 
 export const remoteExec: LineRule = {
   rule: "remote_exec",
+  keywords: ["curl", "wget", "iwr", "irm", "invoke-", "aria2c", "download", "urlopen", "urllib", "requests.get", "httpx", "eval", "iex"],
   category: "execution",
   quick: /curl|wget|\biwr\b|\birm\b|Invoke-|aria2c|Download|urlopen|urllib|requests\.get|httpx|\beval\b|\biex\b/i,
   check(line, ctx) {
@@ -101,6 +102,7 @@ const EVAL_DECODED =
 
 export const decodeExec: LineRule = {
   rule: "decode_exec",
+  keywords: ["base64", "base32", "xxd", "openssl", "uudecode", "printf", "rev", "eval", "exec", "function", "frombase64string", "powershell", "pwsh"],
   category: "obfuscation",
   quick: /base64|base32|xxd|openssl|uudecode|printf|\brev\b|eval|exec|Function|FromBase64String|powershell|pwsh/i,
   check(line) {
@@ -122,6 +124,7 @@ const LONG_B64 = /[A-Za-z0-9+/]{2000,}={0,2}/;
 
 export const obfuscation: LineRule = {
   rule: "obfuscation",
+  keywords: ["fromcharcode", "\\x", "\\u", "__import__"],
   category: "obfuscation",
   quick: /fromCharCode|\\[xu]|__import__|[A-Za-z0-9+/]{64}/,
   check(line) {

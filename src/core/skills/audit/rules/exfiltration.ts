@@ -107,6 +107,7 @@ function envSent(line: string): Hit | null {
 
 export const exfiltration: LineRule = {
   rule: "exfiltration",
+  keywords: ["curl", "wget", "nc ", "ncat", "netcat", "socat", "telnet", "scp", "sftp", "rsync", "invoke-", "iwr", "irm", "requests.", "fetch", "httpx", "axios", "urlopen", "http.request", "xmlhttprequest", "sendbeacon", "net::http", "smtplib", "webclient", ".send", "dig ", "nslookup", "host ", "drill "],
   category: "exfiltration",
   quick: /curl|wget|\bnc\b|ncat|netcat|socat|telnet|scp|sftp|rsync|Invoke-|\biwr\b|\birm\b|requests\.|fetch\s*\(|httpx|axios|urlopen|http\.request|XMLHttpRequest|sendBeacon|Net::HTTP|smtplib|WebClient|\.send|(?:dig|nslookup|host|drill)\s[^\n]*[$`]/i,
   check(line) {
@@ -122,6 +123,7 @@ const TEMPLATE = /\$\{[^}]+\}|\{\{[^}]+\}\}|\$[A-Za-z_]\w*|%[A-Z_]+%|\[\[[^\]]+\
 
 export const markdownExfil: LineRule = {
   rule: "markdown_exfil",
+  keywords: ["](", "<img"],
   category: "exfiltration",
   quick: /(?:\]\(|<img)[^\n]*(?:\$|\{\{|%[A-Z]|\[\[)/i,
   check(line) {
@@ -143,6 +145,7 @@ const READ_VERB =
 
 export const credentialRead: LineRule = {
   rule: "credential_read",
+  keywords: [".ssh/id_", ".aws/credentials", ".git-credentials", ".docker/config", "gcloud", ".kube/config"],
   category: "exfiltration",
   quick: /\.ssh\/id_|\.aws\/credentials|\.git-credentials|\.docker\/config|gcloud|\.kube\/config/,
   check(line) {
@@ -159,6 +162,7 @@ const SENSITIVE_MENTION =
 
 export const sensitivePath: LineRule = {
   rule: "sensitive_path",
+  keywords: ["/.ssh", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", ".aws/credentials", ".gnupg", ".kube/config", ".docker/config.json", ".netrc", ".pypirc", "/etc/shadow", ".git-credentials", "/proc/self/environ"],
   category: "exfiltration",
   quick: SENSITIVE_MENTION,
   check(line, _ctx: LineContext) {

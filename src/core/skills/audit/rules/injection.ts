@@ -28,6 +28,7 @@ export function injectionPhrase(text: string): boolean {
 
 export const promptInjection: LineRule = {
   rule: "prompt_injection",
+  keywords: ["ignore", "disregard", "forget", "override", "bypass", "now", "act as", "behave", "respond", "answer", "pretend", "longer", "the user", "the\tuser", "the\nuser", "system prompt", "mode", "anything"],
   category: "injection",
   quick: /ignore|disregard|forget|override|bypass|you\s+are\s+now|\b(?:act|behave|respond|answer)\s+as\b|pretend|no\s+longer|the\s+user\b|system\s+prompt|(?:DAN|jailbreak|developer)\s+mode|anything\s+now/i,
   check(line) {

@@ -39,6 +39,7 @@ export function maskSecrets(line: string): string {
 
 export const hardcodedSecret: LineRule = {
   rule: "hardcoded_secret",
+  keywords: ["akia", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "xoxa-", "xoxb-", "xoxp-", "xoxo-", "xoxs-", "xoxr-", "sk-", "k_live_", "eyj", "aiza"],
   category: "credentials",
   quick: /AKIA|gh[pousr]_|github_pat_|glpat-|xox[abposr]-|\bsk-|k_live_|eyJ|AIza/,
   check(line) {

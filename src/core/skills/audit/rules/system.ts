@@ -42,6 +42,7 @@ const DISK =
 
 export const destructive: LineRule = {
   rule: "destructive",
+  keywords: ["rm ", "rm\t", "mkfs", "dd ", "dd\t", "/dev/", "format", "diskpart", "shred", ":()", "remove-item", "rd ", "rmdir"],
   category: "destructive",
   quick: /\brm\s|mkfs|\bdd\s|>\s*\/dev\/|\bformat\s+[A-Za-z]:|diskpart|shred|:\(\)|Remove-Item|\brd\s|rmdir/i,
   check(line, ctx) {
@@ -70,6 +71,7 @@ const SERVICE =
 
 export const persistence: LineRule = {
   rule: "persistence",
+  keywords: ["authorized_keys", "sudoers", ".bashrc", ".zshrc", ".profile", "bash_profile", "zprofile", "bash_login", "zshenv", "zlogin", "config.fish", "/etc/", "cron", "systemd", "systemctl", "launch", "init.d", "autostart", "agents.md", "claude.md", "cursorrules", ".claude", ".codex", ".lemon", "gemini", "copilot-instructions", "git config", "schtasks", "reg add", "\\run"],
   category: "persistence",
   quick: /authorized_keys|sudoers|\.bashrc|\.zshrc|\.profile|bash_profile|zprofile|bash_login|zshenv|zlogin|config\.fish|\/etc\/|cron|systemd|systemctl|Launch|launchctl|init\.d|autostart|AGENTS\.md|CLAUDE\.md|cursorrules|\.claude|\.codex|\.lemon|GEMINI|copilot-instructions|git config|schtasks|reg add|\\Run/i,
   check(line, ctx) {
@@ -88,6 +90,7 @@ const REVERSE =
 
 export const reverseShell: LineRule = {
   rule: "reverse_shell",
+  keywords: ["/dev/tcp", "/dev/udp", "-i", "nc", "ncat", "netcat", "socat", "mkfifo", "socket", "dup2", "pty.spawn", "tcpclient", "fsockopen", "tcpsocket", "net.", "telnet", "s_client"],
   category: "network",
   quick: /\/dev\/(?:tcp|udp)|\bsh\s+-i|\b(?:nc|ncat|netcat)\b|socat|mkfifo|socket|dup2|pty\.spawn|TCPClient|fsockopen|TCPSocket|net\.(?:connect|Socket|createConnection)|telnet|s_client/i,
   check(line) {
@@ -105,6 +108,7 @@ const TUNNEL =
 
 export const tunnelOrDropsite: LineRule = {
   rule: "tunnel_or_dropsite",
+  keywords: ["ngrok", "cloudflared", "localtunnel", "--port", "webhook.site", "requestbin", "pipedream", "pastebin", "transfer.sh", "serveo", "localhost.run", "interactsh", "oastify", "burpcollaborator"],
   category: "network",
   quick: /ngrok|cloudflared|localtunnel|lt\s+--port|webhook\.site|requestbin|pipedream|pastebin|transfer\.sh|serveo|localhost\.run|interactsh|oastify|burpcollaborator/i,
   check(line) {
@@ -116,6 +120,7 @@ const MINING = /\bxmrig\b|stratum\+(?:tcp|ssl|tls):\/\/|\bcryptonight\b|\bminerd
 
 export const mining: LineRule = {
   rule: "mining",
+  keywords: ["xmrig", "stratum", "cryptonight", "minerd", "cpuminer"],
   category: "mining",
   quick: /xmrig|stratum|cryptonight|minerd|cpuminer/i,
   check(line, ctx) {
@@ -127,6 +132,7 @@ const SETUID = /\bNOPASSWD\b|\bchmod\s+(?:-\w+\s+)*(?:[ugoa]*\+[rwxX]*s[rwxX]*|[
 
 export const privilege: LineRule = {
   rule: "privilege",
+  keywords: ["nopasswd", "chmod", "setuid", "setcap", "sudo"],
   category: "privilege",
   quick: /NOPASSWD|chmod|setuid|setcap|sudo/,
   check(line) {
@@ -143,6 +149,7 @@ const READER = /\b(?:cat|less|more|head|tail|strings|xxd|od|base64|cp|tar|zip|op
 
 export const pathTraversal: LineRule = {
   rule: "path_traversal",
+  keywords: ["../..", "..\\..", "shadow", "environ"],
   category: "traversal",
   quick: /\.\.[/\\]\.\.[/\\]\.\.|shadow|environ/,
   check(line) {

@@ -26,6 +26,11 @@ export interface LineRule {
   category: string;
   /** Cheap test on the whole (normalised) file; the rule is skipped for files it does not match. */
   quick: RegExp;
+  /**
+   * Lower-case literals, one of which occurs in every line `quick` matches: one pass of their
+   * union over the lower-cased file finds the lines worth testing.
+   */
+  keywords: readonly string[];
   check(line: string, ctx: LineContext): Hit | null;
 }
 
