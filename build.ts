@@ -117,6 +117,9 @@ export async function buildTarget(t: Target, opts: BuildOptions): Promise<BuildR
       format: "esm",
       bytecode: true,
       minify: true,
+      // Each lazily imported command and library becomes its own chunk, so a command loads only
+      // its own code at start-up (one bundle of everything costs ~6 ms before any work).
+      splitting: true,
       define: definesFor(t, opts.root),
     });
     if (!out.success) return { target: t, ok: false, error: out.logs.map(String).join("\n") || "build failed" };

@@ -39,23 +39,32 @@ export function scopeFrom(args: { global?: boolean; local?: boolean }, fallback:
   return fallback;
 }
 
-/** Throws INVALID_PARAMS for an unknown flag, a string flag without value or extra positionals. */
-export function checkArgv(raw: string[], def: ArgsDef, variadic: boolean): void {
-  const byName = new Map<string, { type: string }>();
-  let positionals = 0;
+export type ParsedValues = Record<string, string | boolean | string[] | undefined> & { _: string[] };
+
+/**
+ * Parses the tokens before `--` against a command's argument definitions, strictly: an unknown
+ * flag, a string flag without value, a missing required or surplus positional is INVALID_PARAMS.
+ * Ours rather than citty's parser: that one loads node:util, which costs more than a whole
+ * `lemon mcp list`. Values are keyed by the definition's name; the last value of a flag wins.
+ */
+export function parseArgv(raw: string[], def: ArgsDef, variadic: boolean): ParsedValues {
+  const byName = new Map<string, { name: string; type: string }>();
+  const positionalNames: string[] = [];
   const required: string[] = [];
+  const out: ParsedValues = { _: [] };
   for (const [name, d] of Object.entries(def)) {
     const type = d.type ?? "boolean";
     if (type === "positional") {
-      positionals++;
+      positionalNames.push(name);
       if (d.required !== false && d.default === undefined) required.push(name);
+      if (d.default !== undefined) out[name] = String(d.default);
       continue;
     }
-    byName.set(name, { type });
+    if (d.default !== undefined) out[name] = d.default as string | boolean;
+    byName.set(name, { name, type });
     const aliases = "alias" in d && d.alias !== undefined ? (Array.isArray(d.alias) ? d.alias : [d.alias]) : [];
-    for (const a of aliases) byName.set(a, { type });
+    for (const a of aliases) byName.set(a, { name, type });
   }
-  let seenPositionals = 0;
   for (let i = 0; i < raw.length; i++) {
     const tok = raw[i]!;
     if (tok === "--") break;
@@ -63,26 +72,43 @@ export function checkArgv(raw: string[], def: ArgsDef, variadic: boolean): void 
       const long = tok.startsWith("--");
       const body = tok.slice(long ? 2 : 1);
       const eq = body.indexOf("=");
-      const name = eq >= 0 ? body.slice(0, eq) : body;
-      let spec = byName.get(name);
-      if (!spec && long && name.startsWith("no-")) {
-        const positive = byName.get(name.slice(3));
-        if (positive?.type === "boolean") spec = positive;
+      const flag = eq >= 0 ? body.slice(0, eq) : body;
+      let spec = byName.get(flag);
+      let negated = false;
+      if (!spec && long && flag.startsWith("no-")) {
+        const positive = byName.get(flag.slice(3));
+        if (positive?.type === "boolean") {
+          spec = positive;
+          negated = true;
+        }
       }
-      if (!spec || (!long && name.length !== 1)) throw invalidParams(`unknown option '${tok.split("=")[0]}'`);
-      if (spec.type !== "boolean" && eq < 0) {
+      if (!spec || (!long && flag.length !== 1)) throw invalidParams(`unknown option '${tok.split("=")[0]}'`);
+      if (spec.type === "boolean") {
+        const v = eq >= 0 ? body.slice(eq + 1) : "true";
+        if (v !== "true" && v !== "false") throw invalidParams(`option '--${flag}' takes no value`);
+        out[spec.name] = negated ? v !== "true" : v === "true";
+        continue;
+      }
+      let value: string;
+      if (eq >= 0) value = body.slice(eq + 1);
+      else {
         const next = raw[i + 1];
-        if (next === undefined || (next.startsWith("--") && next.length > 2))
-          throw invalidParams(`option '--${name}' needs a value`);
+        if (next === undefined || next === "--" || (next.startsWith("--") && next.length > 2))
+          throw invalidParams(`option '--${flag}' needs a value`);
+        value = next;
         i++;
       }
+      out[spec.name] = value;
       continue;
     }
-    seenPositionals++;
-    if (seenPositionals > positionals && !variadic) throw invalidParams(`unexpected argument '${tok}'`);
+    const slot = positionalNames[out._.length];
+    if (slot === undefined && !variadic) throw invalidParams(`unexpected argument '${tok}'`);
+    if (slot !== undefined) out[slot] = tok;
+    out._.push(tok);
   }
-  const absent = required[seenPositionals];
+  const absent = required[out._.length];
   if (absent !== undefined) throw invalidParams(`missing argument <${absent.toUpperCase()}>`);
+  return out;
 }
 
 /** A positive integer flag value, or INVALID_PARAMS naming the flag. */

@@ -1,9 +1,7 @@
 /**
  * @module cli/io
  * The streams and process facts a CLI run may touch, so tests run the CLI in-process.
- * Writes go through fd writes, not Node streams: setting those up costs ~30 ms on a hot path.
  */
-import { writeSync } from "node:fs";
 
 export interface CliIo {
   out(text: string): void;
@@ -16,30 +14,36 @@ export interface CliIo {
   readLine?: () => Promise<string | null>;
 }
 
-function writeAll(fd: number, text: string): void {
-  const buf = Buffer.from(text, "utf8");
-  let off = 0;
-  while (off < buf.length) {
-    try {
-      off += writeSync(fd, buf, off, buf.length - off);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "EAGAIN") continue;
-      if ((err as NodeJS.ErrnoException).code === "EPIPE") return;
-      throw err;
-    }
-  }
+// Bun's console writes natively; node:fs writeSync and node:tty each cost milliseconds to load at
+// start-up, more than a whole `lemon mcp list`. Text without a final newline (prompts) is rare and
+// goes through the Node stream.
+function write(stream: "stdout" | "stderr", text: string): void {
+  if (text === "") return;
+  if (text.endsWith("\n")) (stream === "stdout" ? console.log : console.error)(text.slice(0, -1));
+  else process[stream].write(text);
+}
+
+function isatty(fd: number): boolean {
+  const tty = require("node:tty") as typeof import("node:tty");
+  return tty.isatty(fd);
 }
 
 export function processIo(): CliIo {
+  let out: boolean | undefined;
+  let inp: boolean | undefined;
   return {
-    out: (t) => writeAll(1, t),
-    err: (t) => writeAll(2, t),
+    out: (t) => write("stdout", t),
+    err: (t) => write("stderr", t),
     env: process.env,
     cwd: process.cwd(),
-    stdoutIsTTY: Boolean(process.stdout.isTTY),
-    stdinIsTTY: Boolean(process.stdin.isTTY),
+    get stdoutIsTTY() {
+      return (out ??= isatty(1));
+    },
+    get stdinIsTTY() {
+      return (inp ??= isatty(0));
+    },
     readLine: async () => {
-      if (!process.stdin.isTTY) return null;
+      if (!isatty(0)) return null;
       for await (const line of console) return line;
       return null;
     },

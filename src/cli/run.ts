@@ -5,14 +5,14 @@
  */
 import { invalidParams, LemonError, toLemonError } from "../core/errors.ts";
 import { VERSION, TARGET } from "../core/build-info.ts";
-import { checkArgv, commonArgs } from "./args.ts";
+import { commonArgs, parseArgv, type ParsedValues } from "./args.ts";
 import { commands } from "./commands/index.ts";
 import type { LemonCommand } from "./command.ts";
 import { EXIT_OK, EXIT_USAGE, exitCodeFor } from "./exit.ts";
 import type { CliIo } from "./io.ts";
 import { printJson, renderError } from "./output.ts";
 import { renderCommandUsage, TOP_USAGE } from "./usage.ts";
-import { stripAnsi } from "../core/text.ts";
+import type { ParsedArgs } from "citty";
 
 const wantsJson = (argv: string[]) => {
   const stop = argv.indexOf("--");
@@ -106,31 +106,18 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
     });
   }
   const args = { ...(cmd.args ?? {}), ...commonArgs };
+  const stop = rest.indexOf("--");
+  const head = stop < 0 ? rest : rest.slice(0, stop);
+  const tail = stop < 0 ? [] : rest.slice(stop + 1);
+  let parsed: ParsedValues;
   try {
-    checkArgv(rest, args, cmd.variadic ?? false);
+    parsed = parseArgv(head, args, cmd.variadic ?? false);
   } catch (err) {
     const e = toLemonError(err);
     renderError(e, io, wantsJson(rest), wantsJson(rest) ? undefined : await usageTail(path, cmd));
     return exitCodeFor(e.code);
   }
-  const stop = rest.indexOf("--");
-  const head = stop < 0 ? rest : rest.slice(0, stop);
-  const tail = stop < 0 ? [] : rest.slice(stop + 1);
-  const { parseArgs } = await import("citty");
-  let parsed;
-  try {
-    parsed = parseArgs(head, args);
-  } catch (err) {
-    // citty's own argument errors (CLIError) are usage errors; their text may carry colours.
-    throw invalidParams(stripAnsi(err instanceof Error ? err.message : String(err)), {
-      hint: `run 'lemon ${path.join(" ")} --help' for details`,
-    });
-  }
-  for (const [name, d] of Object.entries(cmd.args ?? {})) {
-    if (d.type === "positional" && d.required !== false && d.default === undefined && parsed[name] === undefined)
-      throw invalidParams(`missing argument <${name.toUpperCase()}>`, { hint: `run 'lemon ${path.join(" ")} --help' for details` });
-  }
-  const code = await cmd.run({ args: parsed, io, rest: tail, argv: head });
+  const code = await cmd.run({ args: parsed as ParsedArgs, io, rest: tail, argv: head });
   return typeof code === "number" ? code : EXIT_OK;
 }
 

@@ -6,6 +6,7 @@
 import { createContext, type ContextOptions, type LemonContext } from "./context.ts";
 import type { SkillEntry } from "./skills/entry.ts";
 import { SkillRegistry } from "./skills/registry.ts";
+import type { SearchResult } from "./skills/search/search.ts";
 
 export interface LemonOptions extends ContextOptions {
   /** Background curator; the CLI passes false. Accepted now, started once the curator exists. */
@@ -19,6 +20,8 @@ export interface SkillsApi {
   refresh: SkillRegistry["refresh"];
   enable(key: string, opts?: { cwd?: string; global?: boolean }): Promise<void>;
   disable(key: string, opts?: { cwd?: string; global?: boolean }): Promise<void>;
+  findRelevant(query: string, opts?: { cwd?: string; maxResults?: number; refresh?: boolean }): Promise<SkillEntry[]>;
+  search(query: string, opts?: { cwd?: string; maxLocal?: number; maxOnline?: number; online?: boolean }): Promise<SearchResult>;
 }
 
 export interface Lemon extends AsyncDisposable {
@@ -41,8 +44,12 @@ export function createLemon(options: LemonOptions = {}): Lemon {
     refresh: (o) => registry.refresh(o),
     enable: async (k, o) => void (await registry.enable(k, o)),
     disable: async (k, o) => void (await registry.disable(k, o)),
+    findRelevant: (q, o) => registry.findRelevant(q, o),
+    search: (q, o) => registry.search(q, o),
   };
-  const close = async () => {};
+  const close = async () => {
+    registry.close();
+  };
   return {
     context,
     skills,
@@ -59,3 +66,4 @@ export type { Diagnostic } from "./diagnostics.ts";
 export type { SkillEntry, SkillStatus, ActivationState } from "./skills/entry.ts";
 export type { SkillList, ShadowedSkill, InvalidSkill } from "./skills/registry.ts";
 export type { Scope } from "./paths.ts";
+export type { SearchResult, SearchWarning } from "./skills/search/search.ts";

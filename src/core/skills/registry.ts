@@ -3,7 +3,9 @@
  * The skills API of one lemon instance: list/get/status/refresh/enable/disable and prompt
  * rendering over discovery. The record cache lives here, on the instance, never on the module.
  */
-import { withCwd, type LemonContext } from "../context.ts";
+import { withCwd, withTools, type LemonContext } from "../context.ts";
+import { ONLINE_SEARCH_UNAVAILABLE, type SearchOptions, type SearchResult } from "./search/search.ts";
+import { RelevanceEngine, type FindRelevantOptions } from "./search/relevance.ts";
 import type { Diagnostic } from "../diagnostics.ts";
 import { invalidParams } from "../errors.ts";
 import type { Scope } from "../paths.ts";
@@ -249,5 +251,36 @@ export class SkillRegistry {
 
   renderRelevant(entries: readonly SkillEntry[]): string {
     return renderRelevantBlock(entries);
+  }
+
+  // Relevance (skills.md §7): snapshots and the worker hang off this instance.
+  #relevance: RelevanceEngine | null = null;
+
+  /** The relevance engine of this instance, created on first use. */
+  relevance(): RelevanceEngine {
+    return (this.#relevance ??= new RelevanceEngine(this.#ctx));
+  }
+
+  /** The skills most relevant to a request (skills.md §7.1). */
+  async findRelevant(query: string, opts: FindRelevantOptions & { cwd?: string; tools?: readonly string[] | null } = {}): Promise<SkillEntry[]> {
+    const ctx = withTools(withCwd(this.#ctx, opts.cwd), opts.tools);
+    return this.relevance().findRelevant(ctx, query, opts);
+  }
+
+  /** Local and online search (skills.md §7.4); the online part is not built yet. */
+  async search(query: string, opts: SearchOptions = {}): Promise<SearchResult> {
+    const local = await this.findRelevant(query, {
+      maxResults: opts.maxLocal ?? 5,
+      ...(opts.cwd !== undefined ? { cwd: opts.cwd } : {}),
+      ...(opts.tools !== undefined ? { tools: opts.tools } : {}),
+    });
+    const warnings = opts.online === false ? [] : [{ source: "online", message: ONLINE_SEARCH_UNAVAILABLE }];
+    return { local, online: [], warnings };
+  }
+
+  /** Stops the snapshot worker and drops mapped snapshots. */
+  close(): void {
+    this.#relevance?.close();
+    this.#relevance = null;
   }
 }

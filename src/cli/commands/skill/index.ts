@@ -1,9 +1,8 @@
 /**
  * @module cli/commands/skill
- * `lemon skill …`: one lazily loaded file per subcommand.
+ * `lemon skill …`: one lazily loaded file per subcommand (a chunk of its own in the binary).
  */
-import { defineLemonCommand } from "../../command.ts";
-import type { LemonCommand } from "../../command.ts";
+import { defineLemonCommand, type LemonCommand } from "../../command.ts";
 
 const load = (p: Promise<{ default: LemonCommand }>) => p.then((m) => m.default);
 
@@ -18,5 +17,8 @@ export default defineLemonCommand({
     enable: () => load(import("./enable.ts")),
     disable: () => load(import("./disable.ts")),
     prompt: () => load(import("./prompt.ts")),
+    relevant: () => load(import("./relevant.ts")),
+    search: () => load(import("./search.ts")),
+    audit: () => load(import("./audit.ts")),
   },
 });

@@ -1,7 +1,7 @@
 /**
  * @module cli/commands/skill/prompt
- * `lemon skill prompt [--relevant <query>] [--tools a,b]` (cli.md §2.8). The relevant block
- * arrives with the relevance engine; until then `--relevant` is refused as unknown.
+ * `lemon skill prompt [--relevant <query>] [--tools a,b]` (cli.md §2.8): the stable listing and,
+ * with `--relevant`, a blank line and the per-turn relevant block for that query.
  */
 import { defineLemonCommand } from "../../command.ts";
 import { toolsArg } from "../../args.ts";
@@ -11,16 +11,23 @@ import { isDisplayable } from "../../../core/skills/entry.ts";
 
 export default defineLemonCommand({
   meta: { name: "prompt", description: "Print the skill listing an agent puts in its system prompt" },
-  args: { ...toolsArg },
+  args: {
+    relevant: { type: "string", description: "Also render the relevant block for this request", valueHint: "query" },
+    ...toolsArg,
+  },
   async run({ args, io }) {
     const lemon = cliLemon(io, args);
     const { skills } = await lemon.skills.list();
     const listing = await lemon.renderPrompt();
+    const query = typeof args.relevant === "string" ? args.relevant : null;
+    const relevant = query === null ? null : lemon.renderRelevant(await lemon.skills.findRelevant(query));
+    await lemon.close();
     if (args.json) {
-      printJson(io, { ok: true, listing, relevant: null, listing_count: skills.filter(isDisplayable).length });
+      printJson(io, { ok: true, listing, relevant, listing_count: skills.filter(isDisplayable).length });
       return 0;
     }
     io.out(listing);
+    if (relevant !== null) io.out(`\n${relevant}`);
     return 0;
   },
 });

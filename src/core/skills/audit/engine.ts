@@ -40,8 +40,11 @@ export interface AuditOptions {
   kind?: AuditKind;
   /** Defaults to the directory name. */
   key?: string;
-  /** The full linter of skills.md §15; defaults to the built-in structural subset. */
-  lint?: LintHook;
+  /**
+   * The full linter of skills.md §15 (without its audit step); defaults to the built-in structural
+   * subset; `false` skips lint findings (lint calling the audit already has them).
+   */
+  lint?: LintHook | false;
   /** Version of the injected linter, part of the cache fingerprint. */
   lintVersion?: number;
   now?: () => Date;
@@ -117,7 +120,12 @@ async function analyze(loaded: Loaded, dir: string, opts: AuditOptions): Promise
     findings.push(...fileStructure(e, b, text !== null));
     if (text !== null) findings.push(...scanText(e.rel, text));
   }
-  const lint = opts.lint ? await opts.lint(dir) : builtinLint(loaded.bundle, loaded.bytes.get("SKILL.md") ?? null);
+  const lint =
+    opts.lint === false
+      ? { valid: true, issues: [] }
+      : opts.lint
+        ? await opts.lint(dir)
+        : builtinLint(loaded.bundle, loaded.bytes.get("SKILL.md") ?? null);
   findings.push(...lintFindings(lint));
   return { findings: sortFindings(findings), lintValid: lint.valid, lintIssues: lintRecords(lint) };
 }
@@ -150,7 +158,7 @@ export async function auditBundle(dir: string, opts: AuditOptions = {}): Promise
   const kind = opts.kind ?? "skill";
   const key = opts.key ?? basename(path);
   const loaded = await load(path, kind);
-  const fingerprint = auditFingerprint(loaded.bundleHash, opts.lintVersion ?? BUILTIN_LINT_VERSION);
+  const fingerprint = auditFingerprint(loaded.bundleHash, opts.lint === false ? 0 : (opts.lintVersion ?? BUILTIN_LINT_VERSION));
   const own = opts.cache === undefined && opts.cacheFile !== undefined;
   const cache = opts.cache ?? (opts.cacheFile !== undefined ? await AuditCache.open(opts.cacheFile) : undefined);
   if (cache && !opts.force) {
@@ -193,17 +201,27 @@ export async function auditBundle(dir: string, opts: AuditOptions = {}): Promise
 }
 
 /** Audits many directories with one cache read and one cache write; order is preserved. */
-export async function auditBundles(dirs: string[], opts: Omit<AuditOptions, "key" | "cache"> & { concurrency?: number } = {}): Promise<AuditReport[]> {
+export async function auditBundles(
+  dirs: string[],
+  opts: Omit<AuditOptions, "key" | "cache"> & { concurrency?: number; keyOf?: (dir: string) => string } = {},
+): Promise<AuditReport[]> {
   const cache = opts.cacheFile !== undefined ? await AuditCache.open(opts.cacheFile) : undefined;
   const out: AuditReport[] = new Array(dirs.length);
   let next = 0;
   const worker = async () => {
     while (next < dirs.length) {
       const i = next++;
-      out[i] = await auditBundle(dirs[i]!, { ...opts, ...(cache ? { cache } : {}) });
+      const dir = dirs[i]!;
+      out[i] = await auditBundle(dir, { ...opts, ...(cache ? { cache } : {}), ...(opts.keyOf ? { key: opts.keyOf(dir) } : {}) });
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, opts.concurrency ?? 8) }, worker));
   if (cache) await cache.flush(opts.now ? { now: opts.now } : {});
   return out;
+}
+
+/** The hook `lint` takes for its `audit_warn`/`audit_block` codes (skills.md §15.1). */
+export async function auditForLint(dir: string, opts: Omit<AuditOptions, "lint"> = {}): Promise<{ verdict: Verdict; findings: string[] }> {
+  const r = await auditBundle(dir, { ...opts, lint: false });
+  return { verdict: r.verdict, findings: r.findings.filter((f) => f.severity === "critical" || f.severity === "high").map(formatFinding) };
 }

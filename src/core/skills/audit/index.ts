@@ -3,7 +3,7 @@
  * The bundle security audit (install.md §7–§8): a local, deterministic scanner over every file of
  * a skill. Install, skill_manage, drafts, blueprints and lint call `auditBundle`.
  */
-export { auditBundle, auditBundles, countFindings, formatFinding, sortFindings, verdictOf } from "./engine.ts";
+export { auditBundle, auditBundles, auditForLint, countFindings, formatFinding, sortFindings, verdictOf } from "./engine.ts";
 export type { AuditOptions, AuditReport } from "./engine.ts";
 export { assertInstallable, computeBundleHash, enumerateBundle, LIMITS } from "./bundle.ts";
 export type { Bundle, BundleEntry, BundleProblem } from "./bundle.ts";

@@ -7,7 +7,8 @@
  */
 
 // eslint-disable-next-line no-control-regex
-const INVISIBLE_G = /[\u00AD\u034F\u061C\u115F\u1160\u17B4\u17B5\u180B-\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u206F\u3164\uFE00-\uFE0F\uFEFF\uFFA0]|[\u{E0000}-\u{E007F}]/gu;
+const INVISIBLE_G = /[\u00AD\u034F\u061C\u115F\u1160\u17B4\u17B5\u180B-\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u206F\u3164\uFE00-\uFE0F\uFEFF\uFFA0]/g;
+const TAG_G = /[\u{E0000}-\u{E007F}]/gu;
 
 /** Cyrillic and Greek letters that render like Latin ones. */
 const CONFUSABLES: Record<string, string> = {
@@ -17,14 +18,16 @@ const CONFUSABLES: Record<string, string> = {
   α: "a", ο: "o", ρ: "p", ν: "v", υ: "u", ι: "i", κ: "k", τ: "t", χ: "x", ε: "e",
   Α: "A", Β: "B", Ε: "E", Ζ: "Z", Η: "H", Ι: "I", Κ: "K", Μ: "M", Ν: "N", Ο: "O", Ρ: "P", Τ: "T", Υ: "Y", Χ: "X",
 };
-const CONFUSABLE_G = new RegExp(`[${Object.keys(CONFUSABLES).join("")}]`, "gu");
+const CONFUSABLE_G = new RegExp(`[${Object.keys(CONFUSABLES).join("")}]`, "g");
 const NON_ASCII = /[^\x00-\x7F]/;
 
 /** The text with disguises removed; the same number of lines as the input. */
 export function normalizeText(text: string): string {
   let s = text;
   if (NON_ASCII.test(s)) {
-    s = s.replace(INVISIBLE_G, "").normalize("NFKC");
+    s = s.replace(INVISIBLE_G, "");
+    if (s.includes("\uDB40")) s = s.replace(TAG_G, "");
+    s = s.normalize("NFKC");
     s = s.replace(CONFUSABLE_G, (c) => CONFUSABLES[c] ?? c);
   }
   return s
@@ -39,9 +42,10 @@ export interface Decoded {
   text: string;
 }
 
-const B64_TOKEN_G = /(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{20,4096}={0,2}/g;
-const HEX_ESCAPES_G = /(?:\\x[0-9a-fA-F]{2}){4,}|(?:\\u00[0-9a-fA-F]{2}){4,}|(?:\\[0-7]{3}){4,}/g;
-const HEX_RUN_G = /\b(?:[0-9a-fA-F]{2}){10,2048}\b/g;
+const B64_TOKEN_G = /(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{20,}={0,2}/g;
+const LONG_BLOB = 2000;
+const HEX_ESCAPES_G = /\\(?:x[0-9a-fA-F]{2}(?:\\x[0-9a-fA-F]{2}){3,}|u00[0-9a-fA-F]{2}(?:\\u00[0-9a-fA-F]{2}){3,}|[0-7]{3}(?:\\[0-7]{3}){3,})/g;
+const HEX_RUN_G = /\b[0-9a-fA-F]{20,4096}\b/g;
 const CHAR_CODES_G = /fromCharCode\(\s*((?:\d{1,3}\s*,\s*){3,}\d{1,3})\s*\)|\bchr\(\d{1,3}\)(?:\s*\+\s*chr\(\d{1,3}\)){3,}/g;
 
 /** Printable text (mostly ASCII letters, digits, punctuation and spaces), else null. */
@@ -68,22 +72,28 @@ export interface DecodedAt extends Decoded {
 }
 
 /** Encoded payloads anywhere in a text that decode to readable text (checked again by the rules). */
-export function decodePayloads(text: string): DecodedAt[] {
+export function decodePayloads(text: string): { payloads: DecodedAt[]; blobs: number[] } {
   const out: DecodedAt[] = [];
+  const blobs: number[] = [];
   for (const m of text.matchAll(B64_TOKEN_G)) {
     const tok = m[0];
+    if (tok.length >= LONG_BLOB) {
+      blobs.push(m.index);
+      continue;
+    }
     // Hex digests and plain words are not base64 payloads.
     if (!/[A-Z]/.test(tok) || !/[a-z]/.test(tok) || /^[0-9a-fA-F]+$/.test(tok)) continue;
     const decoded = printable(Buffer.from(tok, "base64"));
     if (decoded !== null) out.push({ offset: m.index, encoding: "base64", text: decoded });
   }
-  if (text.includes("\\")) {
+  if (text.includes("\\x") || text.includes("\\u00") || /\\[0-7]{3}/.test(text)) {
     for (const m of text.matchAll(HEX_ESCAPES_G)) {
       const decoded = printable(decodeEscapes(m[0]));
       if (decoded !== null) out.push({ offset: m.index, encoding: "escapes", text: decoded });
     }
   }
   for (const m of text.matchAll(HEX_RUN_G)) {
+    if (m[0].length % 2 !== 0) continue;
     const decoded = printable(Buffer.from(m[0], "hex"));
     if (decoded !== null) out.push({ offset: m.index, encoding: "hex", text: decoded });
   }
@@ -94,5 +104,5 @@ export function decodePayloads(text: string): DecodedAt[] {
       if (decoded !== null) out.push({ offset: m.index, encoding: "char codes", text: decoded });
     }
   }
-  return out;
+  return { payloads: out, blobs };
 }

@@ -81,9 +81,10 @@ function runRules(rules: readonly LineRule[], text: string, ctx: LineContext): {
 }
 
 let trigger: RegExp | null = null;
-/** One pass of the union of every quick pattern finds the lines worth checking. */
+/** The union of every rule's keywords, matched against the lower-cased text. */
 function triggerRe(): RegExp {
-  trigger ??= new RegExp(LINE_RULES.map((r) => `(?:${r.quick.source})`).join("|"), "gi");
+  const words = [...new Set(LINE_RULES.flatMap((r) => r.keywords))].sort((a, b) => b.length - a.length);
+  trigger ??= new RegExp(words.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|"), "g");
   return trigger;
 }
 
@@ -103,14 +104,17 @@ function scanLines(c: Collector, text: string, lines: LogicalLine[], location: L
   }
   const candidates = new Set<number>();
   const re = triggerRe();
+  // Lower-casing keeps the line structure (offsets may shift, so lines come from its own starts).
+  const lower = text.toLowerCase();
+  const lowStarts = lower.length === text.length ? starts : lineStarts(lower);
   re.lastIndex = 0;
-  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
-    const phys = lineOfOffset(starts, m.index);
+  for (let m = re.exec(lower); m !== null; m = re.exec(lower)) {
+    const phys = lineOfOffset(lowStarts, m.index);
     const idx = logicalOf[phys - 1]!;
     if (idx >= 0 && (!only || only.has(idx))) candidates.add(idx);
     // One hit is enough for a line: continue at the next physical line.
-    if (phys >= starts.length) break;
-    re.lastIndex = starts[phys]!;
+    if (phys >= lowStarts.length) break;
+    re.lastIndex = lowStarts[phys]!;
   }
   for (const idx of candidates) {
     const l = lines[idx]!;
@@ -125,7 +129,12 @@ export function scanText(rel: string, text: string, location: Location = classif
   scanLines(c, text, raw, location, rel);
   const physical = text.split("\n");
   const starts = lineStarts(text);
-  for (const d of decodePayloads(text)) {
+  const { payloads, blobs } = decodePayloads(text);
+  for (const offset of blobs) {
+    const line = lineOfOffset(starts, offset);
+    c.add(obfuscation, { severity: "medium", message: "base64-like blob of 2,000+ characters" }, line, physical[line - 1] ?? "");
+  }
+  for (const d of payloads) {
     const line = lineOfOffset(starts, d.offset);
     const ctx: LineContext = { location, fenced: false, rel };
     for (const dl of d.text.split("\n"))

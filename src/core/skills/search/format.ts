@@ -27,7 +27,7 @@ export const FIELDS = ["name", "keywords", "description", "body"] as const;
 export const FIELD_COUNT = FIELDS.length;
 export const TERM_STRIDE = 1 + 2 * FIELD_COUNT;
 
-/** DOCS row: blobOff, blobLen, identOff, identLen, flags, len name|keywords<<16, len description|body<<16, reserved. */
+/** DOCS row: blobOff, blobLen, identOff, identLen, flags, len name|keywords<<16, len description|body<<16, key rank. */
 export const DOC_STRIDE = 8;
 export const FLAG_EFFECTIVE = 1;
 export const FLAG_HIDDEN = 2;
@@ -165,7 +165,7 @@ export class Snapshot {
   readonly labels: StringTable;
   readonly labelDoc: Uint32Array;
   /** Scratch buffers for scoring, allocated on first query (scoring is synchronous). */
-  scratch: { acc: Float64Array; tf: Float64Array; touched: Int32Array; stamp: Int32Array; epoch: number } | null = null;
+  scratch: { acc: Float64Array; tf: Float64Array; touched: Int32Array; stamp: Int32Array; bits: Uint32Array; epoch: number } | null = null;
 
   constructor(
     readonly bytes: Uint8Array,

@@ -120,18 +120,16 @@ export const decodeExec: LineRule = {
 const FROM_CHAR_CODE = /fromCharCode\(\s*(?:[^,()]+,\s*){7,}[^,()]+\)/;
 const ESCAPE_RUN = /(?:\\x[0-9a-fA-F]{2}|\\u[0-9a-fA-F]{4}|\\u\{[0-9a-fA-F]+\}){16,}/;
 const DYN_IMPORT = /__import__\s*\(\s*["'](?:os|subprocess|pty|socket)["']\s*\)/;
-const LONG_B64 = /[A-Za-z0-9+/]{2000,}={0,2}/;
 
 export const obfuscation: LineRule = {
   rule: "obfuscation",
   keywords: ["fromcharcode", "\\x", "\\u", "__import__"],
   category: "obfuscation",
-  quick: /fromCharCode|\\[xu]|__import__|[A-Za-z0-9+/]{64}/,
+  quick: /fromCharCode|\\[xu]|__import__/,
   check(line) {
     if (FROM_CHAR_CODE.test(line)) return { severity: "high", message: "String.fromCharCode with many codes" };
     if (ESCAPE_RUN.test(line)) return { severity: "high", message: "long run of \\x/\\u escapes" };
     if (DYN_IMPORT.test(line)) return { severity: "high", message: "dynamic __import__ of a system module" };
-    if (line.length >= 2000 && LONG_B64.test(line)) return { severity: "medium", message: "base64-like blob of 2,000+ characters" };
     return null;
   },
 };

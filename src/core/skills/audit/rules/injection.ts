@@ -13,7 +13,7 @@ const INJECTION = [
   /\b(?:act|behave|respond|answer)\s+as\b.{0,60}\b(?:without|with\s+no)\s+(?:any\s+)?(?:restrictions|limits|limitations|filters|guidelines|rules|censorship|safety|ethical)/i,
   /\bpretend\b.{0,40}\byou\s+(?:have\s+no\s+(?:restrictions|rules|guidelines)|are\s+not\s+bound)/i,
   /\bno\s+longer\s+(?:bound|restricted|constrained)\s+by\s+(?:your|any|the)\b/i,
-  /\b(?:do\s+not|don't|never)\s+(?:tell|inform|alert|notify|warn)\s+the\s+user\b/i,
+  /\b(?:do\s+not|don't|never)\s+(?:tell|inform|alert|notify|warn)\s+the\s+user\b(?!\s+(?:to|how)\b)/i,
   /\b(?:do\s+not|don't|never)\s+(?:mention|reveal|disclose|show)\s+(?:this|these|it|that)\s+(?:\w+\s+)?to\s+the\s+user\b/i,
   /\bwithout\s+(?:telling|informing|notifying|alerting)\s+the\s+user\b/i,
   /\b(?:hide|conceal)\s+(?:this|it|these\s+\w+|the\s+\w+)\s+from\s+the\s+user\b/i,
@@ -28,7 +28,7 @@ export function injectionPhrase(text: string): boolean {
 
 export const promptInjection: LineRule = {
   rule: "prompt_injection",
-  keywords: ["ignore", "disregard", "forget", "override", "bypass", "now", "act as", "behave", "respond", "answer", "pretend", "longer", "the user", "the\tuser", "the\nuser", "system prompt", "mode", "anything"],
+  keywords: ["ignore", "disregard", "forget", "override", "bypass", "are now", "act as", "behave", "respond", "answer", "pretend", "no longer", "the user", "the\tuser", "system prompt", "mode", "anything"],
   category: "injection",
   quick: /ignore|disregard|forget|override|bypass|you\s+are\s+now|\b(?:act|behave|respond|answer)\s+as\b|pretend|no\s+longer|the\s+user\b|system\s+prompt|(?:DAN|jailbreak|developer)\s+mode|anything\s+now/i,
   check(line) {
@@ -37,7 +37,7 @@ export const promptInjection: LineRule = {
 };
 
 const COVERT = /\b(?:secretly|silently|covertly|quietly)\b|\bwithout\s+(?:telling|informing|notifying)\b|\b(?:do\s+not|don't|never)\s+(?:tell|mention|reveal|show)\b/i;
-const AI_NOUN = /\b(?:assistant|AI|LLM|the\s+model|the\s+agent|Claude|GPT|Codex|Copilot|Gemini)\b/;
+const AI_NOUN = /\b(?:assistant|AI|LLM|the\s+model|the\s+agent|Claude|GPT|Codex|Copilot|Gemini)\b/i;
 const IMPERATIVE = /\b(?:ignore|disregard|you\s+must|must|always|never|do\s+not|don't|run|execute|send|upload|post|fetch|curl|wget|delete|remove|read|copy|include|append|install|exfiltrate|override|output|reply|respond|say)\b/i;
 const DANGEROUS = /\b(?:curl|wget|bash|sh\s+-c|rm\s+-rf|base64|\.ssh|id_rsa|token|password|secret|api[_ -]?key|credentials?|env(?:ironment)?\s+variables?)\b/i;
 

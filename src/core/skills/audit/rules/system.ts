@@ -90,7 +90,7 @@ const REVERSE =
 
 export const reverseShell: LineRule = {
   rule: "reverse_shell",
-  keywords: ["/dev/tcp", "/dev/udp", "-i", "nc", "ncat", "netcat", "socat", "mkfifo", "socket", "dup2", "pty.spawn", "tcpclient", "fsockopen", "tcpsocket", "net.", "telnet", "s_client"],
+  keywords: ["/dev/tcp", "/dev/udp", "-i", "nc ", "ncat", "netcat", "socat", "mkfifo", "socket", "dup2", "pty.spawn", "tcpclient", "fsockopen", "tcpsocket", "net.", "telnet", "s_client"],
   category: "network",
   quick: /\/dev\/(?:tcp|udp)|\bsh\s+-i|\b(?:nc|ncat|netcat)\b|socat|mkfifo|socket|dup2|pty\.spawn|TCPClient|fsockopen|TCPSocket|net\.(?:connect|Socket|createConnection)|telnet|s_client/i,
   check(line) {
@@ -105,14 +105,18 @@ export const reverseShell: LineRule = {
 
 const TUNNEL =
   /\bngrok\b|\bcloudflared\s+(?:access\s+)?tunnel\b|\blocaltunnel\b|\blt\s+--port\b|webhook\.site|\brequestbin\b|pipedream\.net|pastebin\.com|transfer\.sh\b|\bserveo\.net|\blocalhost\.run\b|\binteractsh\b|oastify\.com|burpcollaborator\.net/i;
+/** Starting a tunnel or sending to a drop site, as opposed to naming one in prose. */
+const TUNNEL_USE =
+  /\bngrok\s+(?:http|tcp|tls|start|authtoken|config)\b|\bcloudflared\s+(?:access\s+)?tunnel\s+(?:--|run\b|create\b|route\b)|\b(?:npx\s+)?localtunnel\s+--|\blt\s+--port\b|\bssh\b.*\s-R\s.*(?:serveo\.net|localhost\.run)|(?:https?:\/\/|@)(?:[\w-]+\.)*(?:webhook\.site|pipedream\.net|pastebin\.com|transfer\.sh|requestbin\.\w+|oastify\.com|burpcollaborator\.net|interactsh\.\w+)|\binteractsh-client\b/i;
 
 export const tunnelOrDropsite: LineRule = {
   rule: "tunnel_or_dropsite",
-  keywords: ["ngrok", "cloudflared", "localtunnel", "--port", "webhook.site", "requestbin", "pipedream", "pastebin", "transfer.sh", "serveo", "localhost.run", "interactsh", "oastify", "burpcollaborator"],
   category: "network",
+  keywords: ["ngrok", "cloudflared", "localtunnel", "--port", "webhook.site", "requestbin", "pipedream", "pastebin", "transfer.sh", "serveo", "localhost.run", "interactsh", "oastify", "burpcollaborator"],
   quick: /ngrok|cloudflared|localtunnel|lt\s+--port|webhook\.site|requestbin|pipedream|pastebin|transfer\.sh|serveo|localhost\.run|interactsh|oastify|burpcollaborator/i,
   check(line) {
-    return TUNNEL.test(line) ? { severity: "high", message: "public tunnel or anonymous drop site" } : null;
+    if (TUNNEL_USE.test(line)) return { severity: "high", message: "opens a public tunnel or sends to an anonymous drop site" };
+    return TUNNEL.test(line) ? { severity: "medium", message: "mentions a public tunnel or drop site" } : null;
   },
 };
 

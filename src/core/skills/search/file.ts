@@ -1,0 +1,51 @@
+/**
+ * @module skills/search/file
+ * Snapshot files on disk (DESIGN.md §4): mapped read-only with `Bun.mmap`, read into memory where
+ * mapping fails; replaced only by writing a new file and renaming it over the old one, so a
+ * process holding the old map keeps the old bytes. An empty or short file is never mapped.
+ */
+import { readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { writeFileAtomic } from "../../fsx/atomic.ts";
+import { HEADER_BYTES, openSnapshot, type Snapshot } from "./format.ts";
+
+export function snapshotPath(dir: string, scopeId: string): string {
+  return join(dir, `${scopeId}.snap`);
+}
+
+/** The snapshot at `file`, or null when it is missing, short, foreign, truncated or unreadable. */
+export function readSnapshotFile(file: string): Snapshot | null {
+  let size: number;
+  try {
+    const st = statSync(file, { throwIfNoEntry: false });
+    if (!st || !st.isFile()) return null;
+    size = st.size;
+  } catch {
+    return null;
+  }
+  if (size < HEADER_BYTES) return null;
+  let bytes: Uint8Array;
+  let mapped = true;
+  try {
+    bytes = Bun.mmap(file, { shared: false });
+  } catch {
+    mapped = false;
+    try {
+      bytes = readFileSync(file);
+    } catch {
+      return null;
+    }
+  }
+  const snap = openSnapshot(bytes, mapped);
+  return typeof snap === "string" ? null : snap;
+}
+
+/** Writes a snapshot atomically (temp file + rename); returns an error message instead of throwing. */
+export async function writeSnapshotFile(file: string, bytes: Uint8Array): Promise<string | null> {
+  try {
+    await writeFileAtomic(file, bytes, { mode: 0o644 });
+    return null;
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
+  }
+}

@@ -1,0 +1,187 @@
+/**
+ * @module skills/search/relevance
+ * `findRelevant` (skills.md §7.1) over the two scope snapshots of a cwd: documents come from the
+ * snapshots, disabled state and readiness are computed live; project results precede global
+ * ones, a global skill whose key a project skill claims is never returned.
+ */
+import { Type } from "@sinclair/typebox";
+import { statSync } from "node:fs";
+import type { LemonContext } from "../../context.ts";
+import { resolvePaths } from "../../paths.ts";
+import { isValid } from "../../schema/check.ts";
+import { Manifest } from "../../schema/manifest.ts";
+import { isDisplayable, toEntry, type SkillEntry } from "../entry.ts";
+import { fingerprintOf, type ValidRecord } from "../load.ts";
+import { resolveRoots, type SkillRoot } from "../roots.ts";
+import { effectiveDisabled, readSettings } from "../settings.ts";
+import type { DocMeta } from "./builder.ts";
+import type { Snapshot } from "./format.ts";
+import { parseQuery, scoreSnapshot, type ParsedQuery } from "./score.ts";
+import { CHECK_INTERVAL_MS, SnapshotStore, type StoreOptions, type WorkerMode } from "./store.ts";
+
+export interface FindRelevantOptions {
+  maxResults?: number;
+  refresh?: boolean;
+}
+
+export const DEFAULT_MAX_RESULTS = 3;
+export const MAX_RESULTS_CAP = 50;
+
+const DocMetaSchema = Type.Object({
+  key: Type.String(),
+  root: Type.Integer({ minimum: 0 }),
+  path: Type.String(),
+  real_path: Type.String(),
+  skill_file: Type.String(),
+  category: Type.Union([Type.String(), Type.Null()]),
+  fingerprint: Type.String(),
+  content_hash: Type.String(),
+  manifest: Manifest,
+});
+
+/** The §7.1 rule 3 limit: default 3, capped at 50, 0 (no results) for anything else. */
+export function normaliseMaxResults(v: unknown): number {
+  if (v === undefined) return DEFAULT_MAX_RESULTS;
+  if (typeof v !== "number" || !Number.isInteger(v) || v <= 0) return 0;
+  return Math.min(v, MAX_RESULTS_CAP);
+}
+
+function workerModeOf(ctx: LemonContext): WorkerMode {
+  const v = ctx.env.LEMON_SNAPSHOT_WORKER;
+  return v === "always" || v === "never" ? v : "auto";
+}
+
+/** stat fingerprint of a file, "-" when missing: cheap enough to check on every call. */
+function statKey(file: string): string {
+  try {
+    const st = statSync(file, { throwIfNoEntry: false });
+    return st ? fingerprintOf(st) : "-";
+  } catch {
+    return "?";
+  }
+}
+
+export class RelevanceEngine {
+  readonly store: SnapshotStore;
+  readonly #now: () => number;
+  /** Roots per cwd, re-resolved at most once per identity-check interval. */
+  readonly #roots = new Map<string, { at: number; roots: { project: SkillRoot[]; global: SkillRoot[] } }>();
+  /** The parsed skills.json pair, reused while neither file's stat fingerprint changes. */
+  #settings: { key: string; disabled: ReadonlySet<string> } | null = null;
+
+  constructor(ctx: LemonContext, opts: Partial<StoreOptions> = {}) {
+    this.#now = () => ctx.now().getTime();
+    this.store = new SnapshotStore({
+      dir: resolvePaths(ctx).snapshotDir,
+      now: () => ctx.now().getTime(),
+      log: (e) => ctx.log(e),
+      workerMode: workerModeOf(ctx),
+      ...opts,
+    });
+  }
+
+  /** The scope snapshots of a cwd (checked or rebuilt as §7.3 says). */
+  async snapshots(ctx: LemonContext, refresh: boolean): Promise<{ roots: { project: SkillRoot[]; global: SkillRoot[] }; project: Snapshot | null; global: Snapshot | null }> {
+    const roots = this.#rootsFor(ctx, refresh);
+    const paths = resolvePaths(ctx);
+    const [project, global] = await Promise.all([
+      this.store.current({ roots: roots.project, lockfile: paths.project.lockfile, refresh }),
+      this.store.current({ roots: roots.global, lockfile: paths.global.lockfile, refresh }),
+    ]);
+    return { roots, project, global };
+  }
+
+  async findRelevant(ctx: LemonContext, query: string, opts: FindRelevantOptions = {}): Promise<SkillEntry[]> {
+    const max = normaliseMaxResults(opts.maxResults);
+    if (max === 0 || typeof query !== "string") return [];
+    const parsed = parseQuery(query);
+    if (parsed.terms.length === 0) return [];
+    const [snaps, disabled] = await Promise.all([this.snapshots(ctx, opts.refresh === true), this.#disabled(ctx)]);
+    const out: SkillEntry[] = [];
+    if (snaps.project) collect(snaps.project, snaps.roots.project, parsed, max, ctx, disabled, null, out);
+    if (out.length < max && snaps.global) collect(snaps.global, snaps.roots.global, parsed, max, ctx, disabled, snaps.project, out);
+    return out;
+  }
+
+  close(): void {
+    this.store.close();
+    this.#roots.clear();
+    this.#settings = null;
+  }
+
+  #rootsFor(ctx: LemonContext, refresh: boolean): { project: SkillRoot[]; global: SkillRoot[] } {
+    const now = this.#now();
+    const hit = this.#roots.get(ctx.cwd);
+    if (!refresh && hit && now - hit.at < CHECK_INTERVAL_MS) return hit.roots;
+    const roots = resolveRoots(ctx);
+    this.#roots.set(ctx.cwd, { at: now, roots });
+    return roots;
+  }
+
+  /** The live disabled set (skills.md §7.1 rule 9): re-read whenever either skills.json changed. */
+  async #disabled(ctx: LemonContext): Promise<ReadonlySet<string>> {
+    const p = resolvePaths(ctx);
+    const key = `${p.global.skillsJson}\0${statKey(p.global.skillsJson)}\0${p.project.skillsJson}\0${statKey(p.project.skillsJson)}`;
+    if (this.#settings?.key === key) return this.#settings.disabled;
+    const disabled = effectiveDisabled(await readSettings(ctx), "both");
+    this.#settings = { key, disabled };
+    return disabled;
+  }
+}
+
+/** Appends displayable hits of one scope to `out` until it holds `max` entries. */
+function collect(
+  snap: Snapshot,
+  roots: readonly SkillRoot[],
+  q: ParsedQuery,
+  max: number,
+  ctx: LemonContext,
+  disabled: ReadonlySet<string>,
+  claimedBy: Snapshot | null,
+  out: SkillEntry[],
+): void {
+  let limit = Math.max(8, (max - out.length) * 3);
+  for (;;) {
+    const hits = scoreSnapshot(snap, q, limit);
+    const found: SkillEntry[] = [];
+    for (const h of hits) {
+      if (out.length + found.length >= max) break;
+      const entry = entryOf(snap, h.doc, roots, ctx, disabled);
+      if (!entry || !isDisplayable(entry)) continue;
+      if (claimedBy && claimedBy.docForKey(entry.key) >= 0) continue;
+      found.push(entry);
+    }
+    if (out.length + found.length >= max || hits.length < limit || limit >= snap.docCount) {
+      out.push(...found);
+      return;
+    }
+    limit *= 4;
+  }
+}
+
+function entryOf(snap: Snapshot, doc: number, roots: readonly SkillRoot[], ctx: LemonContext, disabled: ReadonlySet<string>): SkillEntry | null {
+  let raw: unknown;
+  try {
+    raw = snap.docJson(doc);
+  } catch {
+    return null;
+  }
+  if (!isValid(DocMetaSchema, raw)) return null;
+  const m = raw as DocMeta;
+  const root = roots[m.root];
+  if (!root) return null;
+  const rec: ValidRecord = {
+    valid: true,
+    candidate: { key: m.key, root, path: m.path, realPath: m.real_path, category: m.category, skillFile: m.skill_file },
+    fingerprint: m.fingerprint,
+    manifest: m.manifest,
+    warnings: [],
+    contentHash: m.content_hash,
+    frontmatter: "yaml",
+    bodyExcerpt: "",
+    bodyChars: 0,
+    bodyBlank: false,
+    bodyStartLine: 1,
+  };
+  return toEntry(rec, ctx, disabled);
+}

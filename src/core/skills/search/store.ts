@@ -1,0 +1,159 @@
+/**
+ * @module skills/search/store
+ * The snapshots of one lemon instance (skills.md §7.3): per scope, the identity is checked at
+ * most once per 50 ms and concurrent callers share one in-flight check; a changed identity
+ * rebuilds the scope (reusing unchanged documents), in the snapshot worker when many skills need
+ * loading. A snapshot that cannot be written is used from memory with a warning.
+ */
+import type { LogEntry } from "../../context.ts";
+import type { WorkerLocation } from "../../workers/spec.ts";
+import type { SkillRoot } from "../roots.ts";
+import { readSnapshotFile, snapshotPath, writeSnapshotFile } from "./file.ts";
+import { openSnapshot, type Snapshot } from "./format.ts";
+import { computeIdentity, sameIdentity, scopeId, type ScopeIdentity } from "./identity.ts";
+import { buildScope, pendingLoads } from "./scope-build.ts";
+import { SnapshotWorkerClient } from "./worker-client.ts";
+
+/** `auto`: the worker builds when at least `workerThreshold` skills need loading. */
+export type WorkerMode = "auto" | "always" | "never";
+
+export const CHECK_INTERVAL_MS = 50;
+
+export interface StoreOptions {
+  dir: string;
+  now: () => number;
+  log: (e: LogEntry) => void;
+  workerMode?: WorkerMode;
+  workerThreshold?: number;
+  workerLocation?: WorkerLocation;
+}
+
+export interface ScopeRequest {
+  roots: readonly SkillRoot[];
+  lockfile: string;
+  refresh: boolean;
+}
+
+interface ScopeState {
+  checkedAt: number;
+  checked: boolean;
+  current: Snapshot | null;
+  inflight: Promise<Snapshot | null> | null;
+}
+
+export interface BuildStats {
+  scopeId: string;
+  via: "worker" | "main";
+  reused: number;
+  loaded: number;
+}
+
+export class SnapshotStore {
+  readonly #opts: StoreOptions;
+  readonly #states = new Map<string, ScopeState>();
+  #worker: SnapshotWorkerClient | null = null;
+  /** The last build of this instance, for tests and benchmarks. */
+  lastBuild: BuildStats | null = null;
+
+  constructor(opts: StoreOptions) {
+    this.#opts = opts;
+  }
+
+  /** The current snapshot of a scope, or null when the scope has no skill directories. */
+  async current(req: ScopeRequest): Promise<Snapshot | null> {
+    const id = scopeId(req.roots);
+    let st = this.#states.get(id);
+    if (!st) this.#states.set(id, (st = { checkedAt: 0, checked: false, current: null, inflight: null }));
+    const state = st;
+    if (state.inflight) {
+      const shared = await state.inflight;
+      if (!req.refresh) return shared;
+    } else if (!req.refresh && state.checked && this.#opts.now() - state.checkedAt < CHECK_INTERVAL_MS) return state.current;
+    if (state.inflight) return state.inflight;
+    const run = this.#check(id, state, req).finally(() => {
+      state.inflight = null;
+      state.checked = true;
+      state.checkedAt = this.#opts.now();
+    });
+    state.inflight = run;
+    return run;
+  }
+
+  /** The file a scope's snapshot lives in. */
+  fileFor(roots: readonly SkillRoot[]): string {
+    return snapshotPath(this.#opts.dir, scopeId(roots));
+  }
+
+  worker(): SnapshotWorkerClient {
+    return (this.#worker ??= new SnapshotWorkerClient(this.#opts.workerLocation));
+  }
+
+  close(): void {
+    this.#worker?.close();
+    this.#worker = null;
+    this.#states.clear();
+  }
+
+  async #check(id: string, st: ScopeState, req: ScopeRequest): Promise<Snapshot | null> {
+    const idn = computeIdentity(req.roots, req.lockfile);
+    if (idn.candidates.length === 0) return (st.current = null);
+    if (!req.refresh && st.current && sameIdentity(st.current.identity, idn.digest)) return st.current;
+    const file = snapshotPath(this.#opts.dir, id);
+    const onDisk = readSnapshotFile(file);
+    if (!req.refresh && onDisk && sameIdentity(onDisk.identity, idn.digest)) return (st.current = onDisk);
+    const previous = req.refresh ? null : (st.current ?? onDisk);
+    return (st.current = await this.#build(id, file, idn, req.roots, previous, req.refresh ? null : onDisk ? file : null));
+  }
+
+  async #build(
+    id: string,
+    file: string,
+    idn: ScopeIdentity,
+    roots: readonly SkillRoot[],
+    previous: Snapshot | null,
+    previousFile: string | null,
+  ): Promise<Snapshot> {
+    const mode = this.#opts.workerMode ?? "auto";
+    const useWorker =
+      mode === "always" ||
+      (mode === "auto" && typeof Worker === "function" && pendingLoads(idn.candidates, idn.fingerprints, previous) >= (this.#opts.workerThreshold ?? 256));
+    if (useWorker) {
+      try {
+        const r = await this.worker().build({
+          file,
+          previous: previousFile,
+          identity: idn.hex,
+          roots: [...roots],
+          candidates: idn.candidates.map((c) => ({
+            key: c.key,
+            root: Math.max(0, roots.indexOf(c.root)),
+            path: c.path,
+            realPath: c.realPath,
+            category: c.category,
+            skillFile: c.skillFile,
+          })),
+          fingerprints: idn.fingerprints,
+        });
+        if (r.writeError !== null) this.#warnWrite(file, r.writeError);
+        const snap = openSnapshot(r.bytes, false);
+        if (typeof snap === "string") throw new Error(`worker built an unusable snapshot (${snap})`);
+        this.lastBuild = { scopeId: id, via: "worker", reused: r.reused, loaded: r.loaded };
+        return snap;
+      } catch (err) {
+        if (mode === "always") throw err;
+        this.#opts.log({ level: "warn", message: `snapshot worker unavailable, building in-process: ${(err as Error).message}` });
+      }
+    }
+    const r = await buildScope({ roots, candidates: idn.candidates, fingerprints: idn.fingerprints, identity: idn.digest, previous });
+    const writeError = await writeSnapshotFile(file, r.bytes);
+    if (writeError !== null) this.#warnWrite(file, writeError);
+    const snap = openSnapshot(r.bytes, false);
+    if (typeof snap === "string") throw new Error(`built an unusable snapshot (${snap})`);
+    this.lastBuild = { scopeId: id, via: "main", reused: r.reused, loaded: r.loaded };
+    return snap;
+  }
+
+  #warnWrite(file: string, reason: string): void {
+    this.#opts.log({ level: "warn", message: `search snapshot ${file} could not be written (${reason}); using it from memory` });
+  }
+}
