@@ -7,8 +7,13 @@ import { createContext, type ContextOptions, type LemonContext } from "./context
 import type { SkillEntry } from "./skills/entry.ts";
 import { SkillRegistry } from "./skills/registry.ts";
 import type { SearchResult } from "./skills/search/search.ts";
+import { createMcpConfig, type McpAppConfig, type McpConfigApi } from "./mcp/index.ts";
 
 export interface LemonOptions extends ContextOptions {
+  /** The `config.toml` settings as options; a key given here wins over the file. */
+  config?: { mcp?: McpAppConfig };
+  /** Read `<agentDir>/config.toml` (default true). */
+  readConfigFile?: boolean;
   /** Background curator; the CLI passes false. Accepted now, started once the curator exists. */
   curator?: false | Record<string, unknown>;
 }
@@ -24,7 +29,14 @@ export interface SkillsApi {
   search(query: string, opts?: { cwd?: string; maxLocal?: number; maxOnline?: number; online?: boolean }): Promise<SearchResult>;
 }
 
+export interface McpApi {
+  /** lemon's own `mcp.json` files plus the imports from other tools (mcp.md §1–§4). */
+  readonly config: McpConfigApi;
+  validate: McpConfigApi["validate"];
+}
+
 export interface Lemon extends AsyncDisposable {
+  readonly mcp: McpApi;
   readonly context: LemonContext;
   readonly skills: SkillsApi;
   /** Lower-level registry used by the CLI (enable/disable report the file and whether it changed). */
@@ -47,11 +59,17 @@ export function createLemon(options: LemonOptions = {}): Lemon {
     findRelevant: (q, o) => registry.findRelevant(q, o),
     search: (q, o) => registry.search(q, o),
   };
+  const mcpConfig = createMcpConfig(context, {
+    ...(options.config?.mcp !== undefined ? { config: options.config.mcp } : {}),
+    ...(options.readConfigFile !== undefined ? { readConfigFile: options.readConfigFile } : {}),
+  });
+  const mcp: McpApi = { config: mcpConfig, validate: (entries) => mcpConfig.validate(entries) };
   const close = async () => {
     registry.close();
   };
   return {
     context,
+    mcp,
     skills,
     registry,
     renderPrompt: (o) => registry.renderPrompt(o),
@@ -66,4 +84,5 @@ export type { Diagnostic } from "./diagnostics.ts";
 export type { SkillEntry, SkillStatus, ActivationState } from "./skills/entry.ts";
 export type { SkillList, ShadowedSkill, InvalidSkill } from "./skills/registry.ts";
 export type { Scope } from "./paths.ts";
+export type { McpServerConfig, ServerView, McpConfigApi, McpAppConfig } from "./mcp/index.ts";
 export type { SearchResult, SearchWarning } from "./skills/search/search.ts";
