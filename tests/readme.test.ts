@@ -1,9 +1,10 @@
-// Keeps the README honest: every `npx lemon …` line in its sh blocks runs against a copy of the
-// example project with the documented exit code, and the embedding example runs as written.
+// Keeps the README honest: every `npx lemon …` command in its sh blocks runs, in document order,
+// in one sandbox holding a copy of the example project (plus an MCP server imported from another
+// tool, as the examples assume), and must exit 0; the TypeScript examples run as written.
 import { describe, expect, test } from "bun:test";
 import { cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { sandbox } from "./support/sandbox.ts";
+import { sandbox, type Sandbox } from "./support/sandbox.ts";
 
 const REPO = resolve(import.meta.dir, "..");
 const README = readFileSync(join(REPO, "README.md"), "utf8");
@@ -12,47 +13,81 @@ function blocks(lang: string): string[] {
   return [...README.matchAll(new RegExp("```" + lang + "\\n([\\s\\S]*?)```", "g"))].map((m) => m[1]!);
 }
 
+/** POSIX-shell-like words: quotes group, backslash-newline continues, `#` starts a comment. */
+function words(line: string): string[] {
+  const out: string[] = [];
+  let cur = "";
+  let has = false;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i]!;
+    if (c === "'" || c === '"') {
+      const end = line.indexOf(c, i + 1);
+      cur += line.slice(i + 1, end);
+      has = true;
+      i = end;
+    } else if (c === "#" && !has && cur === "") break;
+    else if (/\s/.test(c)) {
+      if (has || cur !== "") out.push(cur);
+      cur = "";
+      has = false;
+    } else cur += c;
+  }
+  if (has || cur !== "") out.push(cur);
+  return out;
+}
+
 function lemonCommands(): string[][] {
   const out: string[][] = [];
   for (const b of blocks("sh")) {
-    for (const raw of b.split("\n")) {
-      const line = raw.replace(/\s+#.*$/, "").trim();
-      if (!line.startsWith("npx lemon ")) continue;
-      if (line.includes("&&")) continue; // the quickstart line is run by .ci/run itself
-      out.push(line.slice("npx lemon ".length).split(/\s+/));
+    for (const line of b.replace(/\\\n\s*/g, " ").split("\n")) {
+      const w = words(line.trim());
+      if (w[0] !== "npx" || w[1] !== "lemon" || w.includes("&&")) continue; // the quickstart line is .ci/run's
+      out.push(w.slice(2));
     }
   }
   return out;
 }
 
-// Commands whose documented outcome is a failed check (exit 1) on the example project.
-const EXPECTED_EXIT: Record<string, number> = {};
+async function project(box: Sandbox) {
+  cpSync(join(REPO, ".lemon", "skill"), join(box.project, ".lemon", "skill"), { recursive: true });
+  await box.write(join(box.project, ".cursor/mcp.json"), JSON.stringify({ mcpServers: { sentry: { url: "https://mcp.sentry.dev/mcp" } } }));
+}
 
 describe("README", () => {
   const commands = lemonCommands();
-  test("documents commands", () => {
-    expect(commands.length).toBeGreaterThan(8);
-  });
-  for (const argv of commands) {
-    test(`lemon ${argv.join(" ")}`, async () => {
-      await using box = await sandbox();
-      cpSync(join(REPO, ".lemon", "skill"), join(box.project, ".lemon", "skill"), { recursive: true });
-      const r = await box.cli(argv);
-      const expected = EXPECTED_EXIT[argv.join(" ")] ?? 0;
-      if (r.code !== expected) throw new Error(`exit ${r.code}: ${r.stderr}`);
-    });
-  }
-
-  test("the embedding example runs as written", async () => {
+  test("every documented lemon command runs in order and exits 0", async () => {
+    expect(commands.length).toBeGreaterThan(20);
     await using box = await sandbox();
-    cpSync(join(REPO, ".lemon", "skill"), join(box.project, ".lemon", "skill"), { recursive: true });
-    const embed = blocks("ts")[0]!.replace('"/path/to/repo"', JSON.stringify(box.project));
+    await project(box);
+    for (const argv of commands) {
+      const r = await box.cli(argv);
+      if (r.code !== 0) throw new Error(`lemon ${argv.join(" ")} → exit ${r.code}: ${r.stderr}`);
+    }
+  });
+
+  test("the TypeScript examples run as written", async () => {
+    await using box = await sandbox();
+    await project(box);
     const dir = join(box.root, "app");
     mkdirSync(join(dir, "node_modules"), { recursive: true });
     symlinkSync(REPO, join(dir, "node_modules", "lemon-skills"));
-    writeFileSync(join(dir, "main.ts"), embed + "\nconsole.log(JSON.stringify({ n: skills.length, d: diagnostics.length, ready: status?.ready, prompt: systemPrompt.length > 0, hint: turnHint.startsWith('<relevant-skills>') }));\n");
-    const r = Bun.spawnSync([process.execPath, join(dir, "main.ts")], { cwd: dir, env: box.env });
+    const ts = blocks("ts").map((b) => b.replace('"/path/to/repo"', JSON.stringify(box.project)).replace('"/path/to/project"', JSON.stringify(box.project)));
+    const embed = ts.find((b) => b.includes("createLemon"))!;
+    const mcp = ts.find((b) => b.includes("mcpConfig"))!;
+    writeFileSync(
+      join(dir, "embed.ts"),
+      embed + "\nconsole.log(JSON.stringify({ n: skills.length, d: diagnostics.length, ready: status?.ready, prompt: systemPrompt.length > 0, hint: turnHint.startsWith('<relevant-skills>') }));\n",
+    );
+    const r = Bun.spawnSync([process.execPath, join(dir, "embed.ts")], { cwd: dir, env: box.env });
     expect(r.stderr.toString()).toBe("");
     expect(JSON.parse(r.stdout.toString())).toEqual({ n: 3, d: 0, ready: true, prompt: true, hint: true });
+    writeFileSync(join(dir, "mcp.ts"), mcp + "\nconsole.log(JSON.stringify({ names: effective.map((s) => s.name), d: diagnostics.length, v: mcp.validate([{ name: 'x', url: 'ftp://nope' }]) }));\n");
+    const m = Bun.spawnSync([process.execPath, join(dir, "mcp.ts")], { cwd: dir, env: box.env });
+    expect(m.stderr.toString()).toBe("");
+    expect(JSON.parse(m.stdout.toString())).toEqual({
+      names: ["sentry"],
+      d: 0,
+      v: { ok: false, errors: [{ index: 0, name: "x", message: "invalid HTTP URL" }] },
+    });
   });
 });

@@ -16,6 +16,7 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, sta
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { hostTarget } from "../targets.ts";
+import { buildHello } from "./hello.ts";
 
 const REPO = resolve(import.meta.dir, "..", "..");
 const FIXTURES = join(REPO, "tests", "fixtures", "mcp");
@@ -37,18 +38,6 @@ function parseOptions(argv: string[]) {
   return o;
 }
 
-function buildHello(dir: string): string {
-  const src = join(dir, "hello.ts");
-  writeFileSync(src, 'console.log("hello");\n');
-  const outfile = join(dir, process.platform === "win32" ? "hello.exe" : "hello");
-  const p = Bun.spawnSync(
-    [process.execPath, "build", "--compile", "--format=esm", "--bytecode", "--minify",
-      "--no-compile-autoload-dotenv", "--no-compile-autoload-bunfig", src, "--outfile", outfile],
-    { cwd: dir, stdout: "ignore", stderr: "pipe" },
-  );
-  if (p.exitCode !== 0) fail(`hello-world build failed: ${p.stderr.toString()}`);
-  return outfile;
-}
 
 /** Copies the fixture tree, replacing the `__PROJECT__` placeholder (Claude's projects key). */
 function copyTree(src: string, dest: string, project: string): void {

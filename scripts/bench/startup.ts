@@ -19,6 +19,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { hostTarget } from "../targets.ts";
+import { buildHello } from "./hello.ts";
 
 const REPO = resolve(import.meta.dir, "..", "..");
 
@@ -52,23 +53,6 @@ function fail(msg: string): never {
   process.exit(2);
 }
 
-/**
- * The options build.ts compiles lemon with, so the baseline pays the same runtime costs. Built in a
- * child process: Linux carries a parent's RSS high-water mark into the children it spawns, so an
- * in-process Bun.build (hundreds of MB) would inflate every max RSS measured afterwards.
- */
-function buildHello(dir: string): string {
-  const src = join(dir, "hello.ts");
-  writeFileSync(src, 'console.log("hello");\n');
-  const outfile = join(dir, process.platform === "win32" ? "hello.exe" : "hello");
-  const p = Bun.spawnSync(
-    [process.execPath, "build", "--compile", "--format=esm", "--bytecode", "--minify",
-      "--no-compile-autoload-dotenv", "--no-compile-autoload-bunfig", src, "--outfile", outfile],
-    { cwd: dir, stdout: "ignore", stderr: "pipe" },
-  );
-  if (p.exitCode !== 0) fail(`hello-world build failed: ${p.stderr.toString()}`);
-  return outfile;
-}
 
 function lemonBinary(o: Options): string {
   if (o.bin) return o.bin;

@@ -6,6 +6,7 @@
 import { createContext, type ContextOptions, type LemonContext } from "./context.ts";
 import type { SkillEntry } from "./skills/entry.ts";
 import { SkillRegistry } from "./skills/registry.ts";
+import type { AuditReport } from "./skills/audit/engine.ts";
 import type { SearchResult } from "./skills/search/search.ts";
 import { createMcpConfig, type McpAppConfig, type McpConfigApi } from "./mcp/index.ts";
 
@@ -25,6 +26,7 @@ export interface SkillsApi {
   refresh: SkillRegistry["refresh"];
   enable(key: string, opts?: { cwd?: string; global?: boolean }): Promise<void>;
   disable(key: string, opts?: { cwd?: string; global?: boolean }): Promise<void>;
+  audit(target: string, opts?: { cwd?: string; force?: boolean }): Promise<AuditReport>;
   findRelevant(query: string, opts?: { cwd?: string; maxResults?: number; refresh?: boolean }): Promise<SkillEntry[]>;
   search(query: string, opts?: { cwd?: string; maxLocal?: number; maxOnline?: number; online?: boolean }): Promise<SearchResult>;
 }
@@ -56,6 +58,7 @@ export function createLemon(options: LemonOptions = {}): Lemon {
     refresh: (o) => registry.refresh(o),
     enable: async (k, o) => void (await registry.enable(k, o)),
     disable: async (k, o) => void (await registry.disable(k, o)),
+    audit: (t, o) => registry.audit(t, o),
     findRelevant: (q, o) => registry.findRelevant(q, o),
     search: (q, o) => registry.search(q, o),
   };
@@ -84,5 +87,7 @@ export type { Diagnostic } from "./diagnostics.ts";
 export type { SkillEntry, SkillStatus, ActivationState } from "./skills/entry.ts";
 export type { SkillList, ShadowedSkill, InvalidSkill } from "./skills/registry.ts";
 export type { Scope } from "./paths.ts";
+export type { AuditReport } from "./skills/audit/engine.ts";
+export type { Finding, Verdict } from "./schema/finding.ts";
 export type { McpServerConfig, ServerView, McpConfigApi, McpAppConfig } from "./mcp/index.ts";
 export type { SearchResult, SearchWarning } from "./skills/search/search.ts";

@@ -113,3 +113,30 @@ describe("lemon skill lint (skills.md §15.1)", () => {
     expect(doc.results[0].issues[0].code).toBe("directory_unreadable");
   });
 });
+
+describe("lint runs the security audit unless --no-audit", () => {
+  test("a blocked bundle is an audit_block error; --no-audit skips it", async () => {
+    await using box = await sandbox();
+    const fixture = join(import.meta.dir, "../fixtures/audit/attacks/de-base64-pipe");
+    const withAudit = await box.cli(["skill", "lint", fixture, "--json"]);
+    expect(withAudit.code).toBe(1);
+    const issues = (withAudit.json().results as Result[])[0]!.issues;
+    expect(issues.map((i) => i.code)).toContain("audit_block");
+    expect(issues.find((i) => i.code === "audit_block")!.message).toStartWith("audit blocked: ");
+    const without = await box.cli(["skill", "lint", fixture, "--json", "--no-audit"]);
+    expect((without.json().results as Result[])[0]!.issues.map((i) => i.code)).not.toContain("audit_block");
+  });
+
+  test("the module's skills.audit resolves keys and paths", async () => {
+    await using box = await sandbox();
+    const { createLemon } = await import("../../src/core/index.ts");
+    await box.skill(join(box.project, ".lemon/skill"), "fine", { name: "fine", description: "An ordinary harmless skill for audits." });
+    const lemon = createLemon({ cwd: box.project, env: box.env });
+    const byKey = await lemon.skills.audit("fine");
+    expect(byKey.verdict).toBe("pass");
+    expect(byKey.key).toBe("fine");
+    const byPath = await lemon.skills.audit(join(import.meta.dir, "../fixtures/audit/attacks/de-base64-pipe"));
+    expect(byPath.verdict).toBe("block");
+    await expect(lemon.skills.audit("ghost")).rejects.toMatchObject({ code: "NOT_FOUND" });
+  });
+});

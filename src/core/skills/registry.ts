@@ -17,6 +17,7 @@ import type { Manifest } from "../schema/manifest.ts";
 import { notFound } from "../errors.ts";
 import { resolve } from "node:path";
 import { MSG } from "./messages.ts";
+import type { AuditReport } from "./audit/engine.ts";
 import { effectiveDisabled, readSettings, setEnabled, type ToggleResult } from "./settings.ts";
 
 export interface ShadowedSkill {
@@ -247,6 +248,15 @@ export class SkillRegistry {
     const entry = v.entries.find((e) => e.key === key);
     if (!rec || !entry) throw notFound(`Skill '${key}' not found`, { hint: `run 'lemon skill list' or 'lemon skill search ${key}'` });
     return { entry, manifest: rec.manifest };
+  }
+
+  /** The security audit of a skill key or a skill directory (install.md §7). */
+  async audit(target: string, opts: { cwd?: string; force?: boolean } = {}): Promise<AuditReport> {
+    const ctx = withCwd(this.#ctx, opts.cwd);
+    const { auditTarget } = await import("./audit/target.ts");
+    return auditTarget(ctx, target, async () => (await this.view({ ...(opts.cwd !== undefined ? { cwd: opts.cwd } : {}) })).entries, {
+      ...(opts.force !== undefined ? { force: opts.force } : {}),
+    });
   }
 
   renderRelevant(entries: readonly SkillEntry[]): string {

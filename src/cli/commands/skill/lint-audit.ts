@@ -1,10 +1,9 @@
 /**
  * @module cli/commands/skill/lint-audit
- * Connects lint to the security audit when the audit module is present.
+ * The security audit as lint's audit step, loaded only when lint runs with the audit.
  */
-import type { Lemon } from "../../../core/index.ts";
 import type { LintAuditHook } from "../../../core/skills/lint.ts";
 
-export async function lintAuditHook(_lemon: Lemon): Promise<LintAuditHook | undefined> {
-  return undefined;
+export async function lintAuditHook(): Promise<LintAuditHook> {
+  return (await import("../../../core/skills/audit/target.ts")).lintAudit;
 }

@@ -19,7 +19,7 @@ export default defineLemonCommand({
   async run({ args, io }) {
     const lemon = cliLemon(io, args);
     const paths = args._.map(String);
-    const audit = args.audit === false ? undefined : await lintAuditHook(lemon);
+    const audit = args.audit === false ? undefined : await lintAuditHook();
     const report = await lemon.registry.lint(paths, { strict: Boolean(args.strict), ...(audit ? { audit } : {}) });
     if (args.json) {
       printJson(io, { ...report });

@@ -254,3 +254,30 @@ export async function loadEach(
   }
   return out;
 }
+
+/**
+ * The Claude Desktop `mcpServers` map that omp and bare `mcp.json` files share: common fields,
+ * `timeout` in ms and `enabledTools` / `disabledTools` globs.
+ */
+export function acceptDesktopMap(id: ProviderId, root: unknown, file: string, level: SourceLevel, out: ImportResult): void {
+  const map = serverMap(root, "mcpServers", file, `${id}:${level}`, out.diagnostics);
+  if (!map) return;
+  eachServer(
+    map,
+    (name, raw, index) =>
+      accept(
+        id,
+        {
+          name,
+          index,
+          file,
+          level,
+          vars: "editor",
+          mapped: { ...commonFields(raw), timeout_ms: msValue(raw.timeout) },
+          toolGlobs: { enabled: strList(raw.enabledTools), disabled: strList(raw.disabledTools) },
+        },
+        out,
+      ),
+    (name, index) => badEntry(id, level, file, name, index, out),
+  );
+}

@@ -11,7 +11,7 @@
  * read by default. `disabledServers` / `enabledServers` apply to every imported source.
  */
 import { join } from "node:path";
-import { accept, badEntry, commonFields, eachServer, isObject, loadEach, msValue, serverMap, strList, type Importer } from "./common.ts";
+import { acceptDesktopMap, isObject, loadEach, strList, type Importer } from "./common.ts";
 
 export const omp: Importer = {
   id: "omp",
@@ -22,25 +22,6 @@ export const omp: Importer = {
     loadEach("omp", files, "json", (root, file, level, out) => {
       if (isObject(root) && (root.disabledServers !== undefined || root.enabledServers !== undefined))
         (out.serverLists ??= []).push({ file, enabled: strList(root.enabledServers), disabled: strList(root.disabledServers) });
-      const map = serverMap(root, "mcpServers", file, `omp:${level}`, out.diagnostics);
-      if (!map) return;
-      eachServer(
-        map,
-        (name, raw, index) =>
-          accept(
-            "omp",
-            {
-              name,
-              index,
-              file,
-              level,
-              vars: "editor",
-              mapped: { ...commonFields(raw), timeout_ms: msValue(raw.timeout) },
-              toolGlobs: { enabled: strList(raw.enabledTools), disabled: strList(raw.disabledTools) },
-            },
-            out,
-          ),
-        (name, index) => badEntry("omp", level, file, name, index, out),
-      );
+      acceptDesktopMap("omp", root, file, level, out);
     }),
 };

@@ -165,7 +165,7 @@ export class Snapshot {
   readonly labels: StringTable;
   readonly labelDoc: Uint32Array;
   /** Scratch buffers for scoring, allocated on first query (scoring is synchronous). */
-  scratch: { acc: Float64Array; tf: Float64Array; touched: Int32Array; stamp: Int32Array; bits: Uint32Array; epoch: number } | null = null;
+  scratch: { acc: Float64Array; tf: Float64Array; touched: Int32Array; stamp: Int32Array; bits: Uint32Array; names: Float64Array; epoch: number } | null = null;
 
   constructor(
     readonly bytes: Uint8Array,

@@ -16,8 +16,10 @@ export const SCORING = {
   weights: [6, 4, 2.5, 1] as readonly number[],
   /** Length normalisation per field, baked into the snapshot's norms. */
   b: [0.4, 0.4, 0.6, 0.75] as readonly number[],
-  k1: 1.2,
+  k1: 2.2,
   coverage: 1.0,
+  /** Bonus for matching all of a skill's key/name terms. */
+  nameCoverage: 0.3,
   fuzzyWeight: 0.7,
   prefixWeight: 0.35,
   glossaryWeight: 0.8,
@@ -139,7 +141,7 @@ export interface Hit {
 function scratchFor(snap: Snapshot) {
   const n = snap.docCount;
   if (!snap.scratch)
-    snap.scratch = { acc: new Float64Array(n), tf: new Float64Array(n), touched: new Int32Array(n), stamp: new Int32Array(n), bits: new Uint32Array(n), epoch: 0 };
+    snap.scratch = { acc: new Float64Array(n), tf: new Float64Array(n), touched: new Int32Array(n), stamp: new Int32Array(n), bits: new Uint32Array(n), names: new Float64Array(n), epoch: 0 };
   return snap.scratch;
 }
 
@@ -164,7 +166,7 @@ export function scoreSnapshot(snap: Snapshot, q: ParsedQuery, limit: number): Hi
   const exactDocs = new Set(snap.docsForLabel(q.label));
   if (resolved.length === 0 && exactDocs.size === 0) return [];
   const sc = scratchFor(snap);
-  const { acc, tf, touched, stamp, bits: slotBits } = sc;
+  const { acc, tf, touched, stamp, bits: slotBits, names } = sc;
   let touchedCount = 0;
   const W = SCORING.weights;
   const k1 = SCORING.k1;
@@ -190,6 +192,7 @@ export function scoreSnapshot(snap: Snapshot, q: ParsedQuery, limit: number): Hi
           termDocs.push(d);
         }
         tf[d] = tf[d]! + wf * (v & 0xff) * norms[d * FIELD_COUNT + f]!;
+        if (f === 0) names[d] = names[d]! + (v & 0xff);
       }
     }
     const w = r.weight * idf;
@@ -216,11 +219,16 @@ export function scoreSnapshot(snap: Snapshot, q: ParsedQuery, limit: number): Hi
     const d = touched[i]!;
     const raw = acc[d]!;
     const hitBits = slotBits[d]!;
+    const nameHits = names[d]!;
     acc[d] = 0;
     slotBits[d] = 0;
+    names[d] = 0;
     if ((snap.flags(d) & (FLAG_EFFECTIVE | FLAG_HIDDEN)) !== FLAG_EFFECTIVE || raw <= 0) continue;
     const cov = popcount(hitBits) / slots;
-    consider({ doc: d, score: raw * (1 + SCORING.coverage * cov), exact: exactDocs.has(d) });
+    const nameLen = snap.fieldLength(d, 0);
+    const nameCov = nameLen === 0 ? 0 : Math.min(1, nameHits / nameLen);
+    const s = raw * (1 + SCORING.coverage * cov) * (1 + SCORING.nameCoverage * nameCov);
+    consider({ doc: d, score: s, exact: exactDocs.has(d) });
     exactDocs.delete(d);
   }
   for (const d of exactDocs)

@@ -90,8 +90,9 @@ export function stem(w: string): string {
 function emitRun(run: string, out: string[]): void {
   if (!CJK.test(run)) {
     if (run.length > MAX_TERM_CHARS || STOP_WORDS.has(run)) return;
+    // Stop words are judged before stemming: "notes" stems to "not" and must survive.
     const t = stem(run);
-    if (t !== "" && !STOP_WORDS.has(t)) out.push(t);
+    if (t !== "") out.push(t);
     return;
   }
   for (const part of run.match(CJK_RUN) ?? []) {
@@ -119,7 +120,7 @@ export function tokenize(text: string): string[] {
  */
 export function nameTerms(text: string): string[] {
   const folded = fold(text);
-  const words = [...folded.matchAll(WORD)].map((m) => m[0]);
+  const words = [...folded.matchAll(WORD)].map((m) => m[0]).filter((w) => !STOP_WORDS.has(w));
   const out = tokenize(text);
   if (words.length > 1 && words.length <= 8) {
     for (let i = 0; i + 1 < words.length; i++) out.push(words[i]! + words[i + 1]!);
