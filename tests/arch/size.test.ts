@@ -15,11 +15,12 @@ interface Budget {
 const KB = 1024;
 
 const BUDGETS: Budget[] = [
-  // measured 112,805 B (2026-11-29): the catalog plus relevance, audit and MCP configuration
-  // behind createLemon; raised from 96 KiB when lemon.mcp.config was wired in
-  { entry: "src/core/index.ts", max: 192 * KB, why: 'package export "."' },
-  // measured 41,283 B (2026-11-29)
-  { entry: "src/core/skills/index.ts", max: 96 * KB, why: 'package export "./skills"' },
+  // measured 163,472 B (2026-11-29): the catalog plus relevance, the audit engine and MCP
+  // configuration behind createLemon; raised from 96 KiB as issues 3-5 landed
+  { entry: "src/core/index.ts", max: 208 * KB, why: 'package export "."' },
+  // measured 126,208 B (2026-11-29): catalog, lint, relevance and the audit (lazily imported,
+  // counted because this bundle inlines it); raised from 96 KiB as issues 3-4 landed
+  { entry: "src/core/skills/index.ts", max: 160 * KB, why: 'package export "./skills"' },
   // measured 42,582 B (2026-11-29, MCP in progress); the SDK is external and loaded lazily
   { entry: "src/core/mcp/index.ts", max: 128 * KB, why: 'package export "./mcp"' },
   // measured 982 B (2026-11-29): the executable entry must stay tiny, it is parsed on every start
