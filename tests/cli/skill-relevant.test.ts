@@ -1,0 +1,55 @@
+// `lemon skill relevant`, `skill search` and `skill prompt --relevant` (cli.md §2.7–§2.9).
+import { expect, test } from "bun:test";
+import { join } from "node:path";
+import { sandbox, type Sandbox } from "../support/sandbox.ts";
+
+async function box3(): Promise<Sandbox> {
+  const box = await sandbox();
+  box.env.LEMON_AGENT_DIR = box.agentDir;
+  box.env.LEMON_CLAUDE_SKILLS_DIR = join(box.root, "g");
+  box.env.LEMON_SNAPSHOT_WORKER = "never";
+  await box.skill("g", "helm-charts", { name: "helm-charts", description: "Scaffold Helm charts for Kubernetes." });
+  await box.skill("g", "docker-clean", { name: "docker-clean", description: "Prune Docker images and volumes." });
+  return box;
+}
+
+test("relevant: table, JSON, render and no match", async () => {
+  await using box = await box3();
+  const human = await box.cli(["skill", "relevant", "kubernetes", "helm", "chart"]);
+  expect(human.code).toBe(0);
+  expect(human.stdout.split("\n")[0]).toMatch(/^RANK\s+KEY\s+SCOPE\s+STATE\s+DESCRIPTION$/);
+  expect(human.stdout).toContain("helm-charts");
+  const json = await box.cli(["skill", "relevant", "prune docker images", "--json", "--max", "99"]);
+  const doc = json.json();
+  expect(doc).toMatchObject({ ok: true, query: "prune docker images", max_results: 50 });
+  expect((doc.results as { rank: number; skill: { key: string } }[])[0]).toMatchObject({ rank: 1, skill: { key: "docker-clean" } });
+  const render = await box.cli(["skill", "relevant", "helm", "--render"]);
+  expect(render.stdout.startsWith("<relevant-skills>\n")).toBe(true);
+  const none = await box.cli(["skill", "relevant", "astrophysics"]);
+  expect(none).toMatchObject({ code: 0, stdout: "No relevant skills.\n" });
+  const bad = await box.cli(["skill", "relevant", "helm", "--max", "two"]);
+  expect(bad.code).toBe(2);
+});
+
+test("search: local table, empty online section and its warning", async () => {
+  await using box = await box3();
+  const r = await box.cli(["skill", "search", "helm"]);
+  expect(r.code).toBe(0);
+  expect(r.stdout).toContain("Local skills\n");
+  expect(r.stdout).toContain("No online skills found.");
+  expect(r.stderr).toContain("online skill search is not available");
+  const local = await box.cli(["skill", "search", "helm", "--no-online", "--max-local", "1", "--max-online", "2", "--json"]);
+  expect(local.json()).toMatchObject({ ok: true, online: [], warnings: [] });
+  expect((local.json().local as unknown[]).length).toBe(1);
+  expect((await box.cli(["skill", "search", "helm", "--no-online"])).stderr).toBe("");
+});
+
+test("prompt --relevant appends the relevant block after a blank line", async () => {
+  await using box = await box3();
+  const r = await box.cli(["skill", "prompt", "--relevant", "docker volumes"]);
+  expect(r.code).toBe(0);
+  expect(r.stdout).toContain("</available_skills>\n\n<relevant-skills>");
+  const j = (await box.cli(["skill", "prompt", "--relevant", "docker volumes", "--json"])).json();
+  expect(String(j.relevant)).toContain("<key>docker-clean</key>");
+  expect((await box.cli(["skill", "prompt", "--json"])).json().relevant).toBeNull();
+});
