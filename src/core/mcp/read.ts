@@ -66,10 +66,18 @@ export async function parseText(text: string, format: Format): Promise<{ ok: tru
   try {
     if (format === "json") return { ok: true, value: JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text) as unknown };
     if (format === "jsonc") return { ok: true, value: parseJsonc(text) };
-    const { parse } = await import("smol-toml");
-    return { ok: true, value: parse(text) as unknown };
+    // Bun's native TOML parser reads foreign config files without loading smol-toml, which costs
+    // more than the rest of `mcp list`; smol-toml only runs to word the error of a broken file.
+    return { ok: true, value: Bun.TOML.parse(text) as unknown };
   } catch (err) {
-    return { ok: false, reason: reason(err, format) };
+    if (format !== "toml") return { ok: false, reason: reason(err, format) };
+    try {
+      const { parse } = await import("smol-toml");
+      parse(text);
+      return { ok: false, reason: reason(err, format) };
+    } catch (detailed) {
+      return { ok: false, reason: reason(detailed, format) };
+    }
   }
 }
 
