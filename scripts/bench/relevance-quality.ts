@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import MiniSearch from "minisearch";
 import { create, insertMultiple, search as oramaSearch } from "@orama/orama";
+import { tokenizer } from "@orama/orama/components";
 import { createLemon, type Lemon } from "../../src/core/index.ts";
 import { isDisplayable } from "../../src/core/skills/entry.ts";
 
@@ -48,6 +49,50 @@ export type EngineName = (typeof ENGINES)[number];
 /** Field weights the baselines get: the same order of importance lemon uses. */
 const BOOST = { name: 3, keywords: 2, description: 1.5, body: 1 };
 
+/**
+ * A standard English stop-word list (the classic Lucene/Snowball set plus common pronouns) for
+ * the baselines, applied through each engine's own configuration. Without it MiniSearch's and
+ * Orama's prefix search expand "i" or "a" to every word that starts with them, which makes them
+ * a strawman on conversational queries.
+ */
+export const BASELINE_STOP_WORDS: readonly string[] = (
+  "a an and are as at be but by for if in into is it no not of on or such that the their then there these they " +
+  "this to was will with i me my myself we our ours you your yours he him his she her it its itself what which who " +
+  "whom am were been being have has had having do does did doing would should could can just so than too very " +
+  "from up down out off over under again further once here when where why how all any both each few more most " +
+  "other some own same only nor about against between through during before after above below s t don now"
+).split(" ");
+
+/**
+ * Baseline settings, chosen on the `tune` half only (scripts/bench/relevance-quality.ts --grid
+ * prints the alternatives): each engine gets stop words, stemming where it has one, and the
+ * fuzzy/prefix setting that served it best.
+ */
+export interface BaselineOptions {
+  /** MiniSearch: Porter stemming through processTerm. */
+  miniStem: boolean;
+  /** MiniSearch: prefix search for terms of at least this many characters (0 = off). */
+  miniPrefixMin: number;
+  /** MiniSearch: fuzzy distance ratio for terms of at least 4 characters (0 = off). */
+  miniFuzzy: number;
+  /** Orama: built-in English (Porter) stemmer. */
+  oramaStem: boolean;
+  /** Orama: Levenshtein tolerance. */
+  oramaTolerance: number;
+  /** SQLite FTS5: prefix queries (`term*`) for terms of at least this many characters (0 = off). */
+  ftsPrefixMin: number;
+}
+
+/** The best setting of each baseline on the tune half by MRR@10 + hit@3 (see `--grid`). */
+export const BASELINE_DEFAULTS: BaselineOptions = {
+  miniStem: false,
+  miniPrefixMin: 4,
+  miniFuzzy: 0.2,
+  oramaStem: false,
+  oramaTolerance: 1,
+  ftsPrefixMin: 0,
+};
+
 export async function loadQueries(file: string): Promise<LabelledQuery[]> {
   const raw: unknown = await Bun.file(file).json();
   if (!Array.isArray(raw)) throw new Error(`${file}: not an array`);
@@ -67,6 +112,8 @@ export async function corpusLemon(corpus: string): Promise<{ lemon: Lemon; dir: 
     agentDir: join(dir, "agent"),
     env: { PATH: process.env.PATH, LEMON_CLAUDE_SKILLS_DIR: corpus, LEMON_SNAPSHOT_WORKER: "never" },
     curator: false,
+    // One platform everywhere, so `platforms:` filtering (and the scores) do not depend on the machine.
+    platform: "linux",
   });
   return {
     lemon,
@@ -98,26 +145,48 @@ export async function corpusDocs(lemon: Lemon): Promise<Doc[]> {
   return docs;
 }
 
-export function miniSearchEngine(docs: Doc[]): Engine {
-  const ms = new MiniSearch<Doc>({ idField: "key", fields: ["name", "keywords", "description", "body"], storeFields: ["key"] });
+const STOP = new Set(BASELINE_STOP_WORDS);
+/** Orama's Porter stemmer, shared so MiniSearch can stem the same way. */
+const porter = tokenizer.createTokenizer({ language: "english", stemming: true }).stemmer;
+
+export function miniSearchEngine(docs: Doc[], o: BaselineOptions = BASELINE_DEFAULTS): Engine {
+  const processTerm = (term: string): string | null => {
+    const t = term.toLowerCase();
+    if (STOP.has(t)) return null;
+    return o.miniStem && porter ? porter(t) : t;
+  };
+  const ms = new MiniSearch<Doc>({ idField: "key", fields: ["name", "keywords", "description", "body"], storeFields: ["key"], processTerm });
   ms.addAll(docs);
+  const opts = {
+    boost: BOOST,
+    combineWith: "OR" as const,
+    prefix: (t: string) => o.miniPrefixMin > 0 && t.length >= o.miniPrefixMin,
+    fuzzy: (t: string) => (o.miniFuzzy > 0 && t.length >= 4 ? o.miniFuzzy : false),
+  };
   return (q) =>
     ms
-      .search(q, { boost: BOOST, prefix: true, fuzzy: 0.2, combineWith: "OR" })
+      .search(q, opts)
       .slice(0, 10)
       .map((r) => String(r.id));
 }
 
-export async function oramaEngine(docs: Doc[]): Promise<Engine> {
-  const db = create({ schema: { key: "string", name: "string", keywords: "string", description: "string", body: "string" } as const });
+export async function oramaEngine(docs: Doc[], o: BaselineOptions = BASELINE_DEFAULTS): Promise<Engine> {
+  // Orama's English splitter keeps `-` and `'` inside words, so `helm-chart-scaffolding` would be
+  // one token that no query word meets; split on them like the other engines do.
+  const base = tokenizer.createTokenizer({ language: "english", stemming: o.oramaStem, stopWords: [...BASELINE_STOP_WORDS] });
+  const split = (input: string) => input.replace(/[-_'’./]+/g, " ");
+  const db = create({
+    schema: { key: "string", name: "string", keywords: "string", description: "string", body: "string" } as const,
+    components: { tokenizer: { ...base, tokenize: (input, language, prop, withCache) => base.tokenize(typeof input === "string" ? split(input) : input, language, prop, withCache) } },
+  });
   await insertMultiple(db, docs);
   return async (q) => {
-    const r = await oramaSearch(db, { term: q, properties: ["name", "keywords", "description", "body"], boost: BOOST, tolerance: 1, limit: 10 });
+    const r = await oramaSearch(db, { term: q, properties: ["name", "keywords", "description", "body"], boost: BOOST, tolerance: o.oramaTolerance, limit: 10 });
     return r.hits.map((h) => String(h.document.key));
   };
 }
 
-export function fts5Engine(docs: Doc[]): Engine {
+export function fts5Engine(docs: Doc[], o: BaselineOptions = BASELINE_DEFAULTS): Engine {
   const db = new Database(":memory:");
   db.run("CREATE VIRTUAL TABLE s USING fts5(key UNINDEXED, name, keywords, description, body, tokenize = 'porter unicode61 remove_diacritics 2')");
   const ins = db.prepare("INSERT INTO s (key, name, keywords, description, body) VALUES (?, ?, ?, ?, ?)");
@@ -128,9 +197,10 @@ export function fts5Engine(docs: Doc[]): Engine {
     `SELECT key FROM s WHERE s MATCH ? ORDER BY bm25(s, 0, ${BOOST.name}, ${BOOST.keywords}, ${BOOST.description}, ${BOOST.body}) LIMIT 10`,
   );
   return (q) => {
-    const terms = q.match(/[\p{L}\p{N}]+/gu) ?? [];
+    const terms = (q.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((t) => !STOP.has(t));
     if (terms.length === 0) return [];
-    return stmt.all(terms.map((t) => `"${t}"`).join(" OR ")).map((r) => r.key);
+    const expr = terms.map((t) => (o.ftsPrefixMin > 0 && t.length >= o.ftsPrefixMin ? `"${t}"*` : `"${t}"`)).join(" OR ");
+    return stmt.all(expr).map((r) => r.key);
   };
 }
 
@@ -165,36 +235,79 @@ function mean(rows: Omit<Metrics, "n">[]): Metrics {
   return { n, top1: avg("top1"), hit3: avg("hit3"), mrr3: avg("mrr3"), mrr10: avg("mrr10"), ndcg3: avg("ndcg3"), recall3: avg("recall3") };
 }
 
-/** Runs every engine over every query; judged answers are limited to displayable corpus skills. */
-export async function runQuality(corpus: string, queriesFile: string): Promise<{ report: QualityReport; perQuery: Record<EngineName, string[][]>; queries: LabelledQuery[] }> {
-  const queries = await loadQueries(queriesFile);
+/** Each engine's ranking for every query, and the metrics per split. */
+async function evaluate(engine: Engine, queries: readonly LabelledQuery[], valid: ReadonlySet<string>): Promise<{ ranked: string[][]; metrics: Record<"tune" | "heldout" | "all", Metrics> }> {
+  const ranked: string[][] = [];
+  const rows: { split: string; m: Omit<Metrics, "n"> }[] = [];
+  for (const q of queries) {
+    const relevant = new Set(q.relevant.filter((k) => valid.has(k)));
+    const r = await engine(q.query);
+    ranked.push(r);
+    // A query whose judged answers are all excluded (e.g. a macOS-only skill) carries no signal.
+    if (relevant.size > 0) rows.push({ split: q.split, m: score(r, relevant) });
+  }
+  return {
+    ranked,
+    metrics: {
+      tune: mean(rows.filter((r) => r.split === "tune").map((r) => r.m)),
+      heldout: mean(rows.filter((r) => r.split === "heldout").map((r) => r.m)),
+      all: mean(rows.map((r) => r.m)),
+    },
+  };
+}
+
+/**
+ * Runs every engine over every query (or one split's); judged answers are limited to displayable
+ * corpus skills. The corpus is read once and each engine indexes it once.
+ */
+export async function runQuality(
+  corpus: string,
+  queriesFile: string,
+  opts: { baseline?: BaselineOptions; split?: "tune" | "heldout" } = {},
+): Promise<{ report: QualityReport; perQuery: Record<EngineName, string[][]>; queries: LabelledQuery[] }> {
+  const baseline = opts.baseline ?? BASELINE_DEFAULTS;
+  const queries = (await loadQueries(queriesFile)).filter((q) => !opts.split || q.split === opts.split);
   await using env = await corpusLemon(corpus);
   const docs = await corpusDocs(env.lemon);
   const valid = new Set(docs.map((d) => d.key));
-  const engines: Record<EngineName, Engine> = {
-    lemon: lemonEngine(env.lemon),
-    minisearch: miniSearchEngine(docs),
-    orama: await oramaEngine(docs),
-    fts5: fts5Engine(docs),
+  const build: Record<EngineName, () => Engine | Promise<Engine>> = {
+    lemon: () => lemonEngine(env.lemon),
+    minisearch: () => miniSearchEngine(docs, baseline),
+    orama: () => oramaEngine(docs, baseline),
+    fts5: () => fts5Engine(docs, baseline),
   };
   const report = {} as QualityReport;
   const perQuery = {} as Record<EngineName, string[][]>;
   for (const name of ENGINES) {
-    const rows: { split: string; m: Omit<Metrics, "n"> }[] = [];
-    perQuery[name] = [];
-    for (const q of queries) {
-      const relevant = new Set(q.relevant.filter((k) => valid.has(k)));
-      const ranked = await engines[name](q.query);
-      perQuery[name].push(ranked);
-      rows.push({ split: q.split, m: score(ranked, relevant) });
-    }
-    report[name] = {
-      tune: mean(rows.filter((r) => r.split === "tune").map((r) => r.m)),
-      heldout: mean(rows.filter((r) => r.split === "heldout").map((r) => r.m)),
-      all: mean(rows.map((r) => r.m)),
-    };
+    const r = await evaluate(await build[name](), queries, valid);
+    report[name] = r.metrics;
+    perQuery[name] = r.ranked;
   }
   return { report, perQuery, queries };
+}
+
+/** The baseline settings tried by `--grid`, scored on the tune half only. */
+async function grid(corpus: string, queriesFile: string): Promise<void> {
+  const queries = (await loadQueries(queriesFile)).filter((q) => q.split === "tune");
+  await using env = await corpusLemon(corpus);
+  const docs = await corpusDocs(env.lemon);
+  const valid = new Set(docs.map((d) => d.key));
+  const d = BASELINE_DEFAULTS;
+  const variants: [string, () => Engine | Promise<Engine>][] = [];
+  for (const miniStem of [false, true])
+    for (const miniPrefixMin of [0, 4])
+      for (const miniFuzzy of [0, 0.2])
+        variants.push([`minisearch stem=${miniStem} prefix>=${miniPrefixMin} fuzzy=${miniFuzzy}`, () => miniSearchEngine(docs, { ...d, miniStem, miniPrefixMin, miniFuzzy })]);
+  for (const oramaStem of [false, true])
+    for (const oramaTolerance of [0, 1])
+      variants.push([`orama stem=${oramaStem} tolerance=${oramaTolerance}`, () => oramaEngine(docs, { ...d, oramaStem, oramaTolerance })]);
+  for (const ftsPrefixMin of [0, 4, 6]) variants.push([`fts5 prefix>=${ftsPrefixMin}`, () => fts5Engine(docs, { ...d, ftsPrefixMin })]);
+  const f = (x: number) => x.toFixed(3).padStart(6);
+  console.log("tune half only                              top1   hit@3  MRR@3  MRR@10 nDCG@3 rec@3");
+  for (const [label, make] of variants) {
+    const m = (await evaluate(await make(), queries, valid)).metrics.tune;
+    console.log(`${label.padEnd(42)} ${f(m.top1)} ${f(m.hit3)} ${f(m.mrr3)} ${f(m.mrr10)} ${f(m.ndcg3)} ${f(m.recall3)}`);
+  }
 }
 
 export function formatQuality(report: QualityReport): string {
@@ -202,6 +315,7 @@ export function formatQuality(report: QualityReport): string {
   for (const split of ["tune", "heldout", "all"] as const)
     for (const e of ENGINES) {
       const m = report[e][split];
+      if (m.n === 0) continue;
       const f = (x: number) => x.toFixed(3).padStart(6);
       lines.push(`${split.padEnd(8)} ${e.padEnd(10)} ${String(m.n).padStart(3)} ${f(m.top1)} ${f(m.hit3)} ${f(m.mrr3)} ${f(m.mrr10)} ${f(m.ndcg3)} ${f(m.recall3)}`);
     }
@@ -209,12 +323,21 @@ export function formatQuality(report: QualityReport): string {
 }
 
 if (import.meta.main) {
-  const corpus = process.argv[2] ?? join(import.meta.dir, "../../../shared/corpus/skills");
-  const { report, perQuery, queries } = await runQuality(corpus, join(import.meta.dir, "../../tests/fixtures/relevance/queries.json"));
-  console.log(formatQuality(report));
-  if (process.argv.includes("--misses"))
-    queries.forEach((q, i) => {
-      const got = perQuery.lemon[i]!;
-      if (!q.relevant.includes(got[0] ?? "")) console.log(`${q.split} ${q.id} ${JSON.stringify(q.query)} want ${q.relevant.join(",")} got ${got.slice(0, 3).join(",")}`);
-    });
+  const args = process.argv.slice(2);
+  const corpus = args.find((a) => !a.startsWith("--")) ?? join(import.meta.dir, "../../../shared/corpus/skills");
+  const queriesFile = join(import.meta.dir, "../../tests/fixtures/relevance/queries.json");
+  // `--tune` hides the held-out half (rows and misses), for tuning without peeking.
+  const tuneOnly = args.includes("--tune");
+  if (args.includes("--grid")) await grid(corpus, queriesFile);
+  else {
+    const { report, perQuery, queries } = await runQuality(corpus, queriesFile);
+    const text = formatQuality(report);
+    console.log(tuneOnly ? text.split("\n").filter((l) => !l.startsWith("heldout") && !l.startsWith("all")).join("\n") : text);
+    if (args.includes("--misses"))
+      queries.forEach((q, i) => {
+        if (tuneOnly && q.split !== "tune") return;
+        const got = perQuery.lemon[i]!;
+        if (!q.relevant.includes(got[0] ?? "")) console.log(`${q.split} ${q.id} ${JSON.stringify(q.query)} want ${q.relevant.join(",")} got ${got.slice(0, 3).join(",")}`);
+      });
+  }
 }

@@ -10,7 +10,7 @@ import type { Scope } from "../paths.ts";
 import { loadCandidate, type InvalidRecord, type SkillRecord, type ValidRecord } from "./load.ts";
 import { MSG } from "./messages.ts";
 import { resolveRoots, type SkillRoot } from "./roots.ts";
-import { scanRoot, type SkillCandidate } from "./scan.ts";
+import { scanRoot, type ScanWatch, type SkillCandidate } from "./scan.ts";
 
 export type View = "both" | "global" | "project";
 
@@ -43,12 +43,12 @@ export function rootsFor(ctx: LemonContext, view: View): SkillRoot[] {
 }
 
 /** Scans the roots of a view and returns candidates in precedence order plus scan diagnostics. */
-export function scanRoots(roots: SkillRoot[]): { candidates: SkillCandidate[]; diagnostics: Diagnostic[] } {
+export function scanRoots(roots: readonly SkillRoot[], watch: ScanWatch | null = null): { candidates: SkillCandidate[]; diagnostics: Diagnostic[] } {
   const visited = new Map<string, string>();
   const candidates: SkillCandidate[] = [];
   const diagnostics: Diagnostic[] = [];
   for (const root of roots) {
-    const r = scanRoot(root, visited);
+    const r = scanRoot(root, visited, watch);
     candidates.push(...r.candidates.sort(byPath));
     diagnostics.push(...r.diagnostics);
   }

@@ -33,8 +33,16 @@ function reason(err: unknown): string {
   return (err as NodeJS.ErrnoException).code ?? "error";
 }
 
+/**
+ * Called just before the scan reads a directory, resolves a symlink entry or settles that a
+ * directory holds no SKILL.md: a stat taken there vouches for what the scan saw (an entry added
+ * later changes the directory's mtime), so an unchanged tree can be re-checked with stats only.
+ */
+export type ScanWatch = (path: string) => void;
+
 interface Walk {
   root: SkillRoot;
+  watch: ScanWatch | null;
   entries: number;
   stopped: boolean;
   visited: Map<string, string>;
@@ -58,17 +66,15 @@ function list(dir: string, w: Walk, isRoot: boolean): Dirent[] | null {
   return ents;
 }
 
-/** Resolves a directory entry to a real directory, following symlinks; null for anything else. */
-function asDir(parent: string, ent: Dirent, w: Walk): string | null {
+/**
+ * Resolves a directory entry to a real directory, following symlinks; null for anything else. A
+ * plain directory's real path is its parent's plus its name, so only symlinks pay a realpath.
+ */
+function asDir(parent: string, parentReal: string, ent: Dirent, w: Walk): string | null {
   const p = join(parent, ent.name);
-  if (ent.isDirectory()) {
-    try {
-      return realpathSync(p);
-    } catch {
-      return p;
-    }
-  }
+  if (ent.isDirectory()) return join(parentReal, ent.name);
   if (!ent.isSymbolicLink()) return null;
+  w.watch?.(p);
   try {
     if (!statSync(p).isDirectory()) return null;
     return realpathSync(p);
@@ -110,19 +116,29 @@ function claim(w: Walk, real: string, path: string): boolean {
   return true;
 }
 
+/** A skill directory? Watched directories are probed again after their stat, so a SKILL.md created in
+ * between is either seen here or moves the directory's mtime past the stat. */
+function isSkillDir(dir: string, w: Walk): boolean {
+  if (hasSkillFile(dir)) return true;
+  if (!w.watch) return false;
+  w.watch(dir);
+  return hasSkillFile(dir);
+}
+
 /** `visited` is shared across the roots of one discovery so a skill linked twice is seen once. */
-export function scanRoot(root: SkillRoot, visited: Map<string, string>): ScanResult {
-  const w: Walk = { root, entries: 0, stopped: false, visited, out: [], diagnostics: [] };
+export function scanRoot(root: SkillRoot, visited: Map<string, string>, watch: ScanWatch | null = null): ScanResult {
+  const w: Walk = { root, watch, entries: 0, stopped: false, visited, out: [], diagnostics: [] };
   if (!root.exists) return { candidates: [], diagnostics: [] };
+  watch?.(root.path);
   const top = list(root.path, w, true);
   if (!top || !tick(w, top.length)) return { candidates: w.out, diagnostics: w.diagnostics };
   for (const ent of top) {
     if (w.stopped) break;
     if (skipName(ent.name)) continue;
-    const real = asDir(root.path, ent, w);
+    const real = asDir(root.path, root.realPath, ent, w);
     if (real === null) continue;
     const path = join(root.path, ent.name);
-    if (hasSkillFile(path)) {
+    if (isSkillDir(path, w)) {
       if (claim(w, real, path)) w.out.push({ key: ent.name, root, path, realPath: real, category: null, skillFile: join(path, "SKILL.md") });
       continue;
     }
@@ -131,10 +147,10 @@ export function scanRoot(root: SkillRoot, visited: Map<string, string>): ScanRes
     if (!inner || !tick(w, inner.length)) continue;
     for (const sub of inner) {
       if (skipName(sub.name)) continue;
-      const subReal = asDir(path, sub, w);
+      const subReal = asDir(path, real, sub, w);
       if (subReal === null) continue;
       const subPath = join(path, sub.name);
-      if (!hasSkillFile(subPath)) continue;
+      if (!isSkillDir(subPath, w)) continue;
       if (claim(w, subReal, subPath))
         w.out.push({ key: sub.name, root, path: subPath, realPath: subReal, category: ent.name, skillFile: join(subPath, "SKILL.md") });
     }

@@ -46,6 +46,9 @@ export interface FreshDoc {
 
 export interface BuildPlan {
   identity: Uint8Array;
+  /** The scan and watched stats the identity was computed from (identity.ts). */
+  scan: Uint8Array;
+  watch: Float64Array;
   previous: Snapshot | null;
   /** Documents copied from `previous`, in ascending old id. */
   reused: { old: number; key: string; effective: boolean }[];
@@ -289,6 +292,8 @@ export function buildSnapshot(plan: BuildPlan): Uint8Array {
   sections[Section.LabelOff] = labelTable.off;
   sections[Section.LabelBytes] = labelTable.bytes;
   sections[Section.LabelDoc] = labelTable.docs;
+  sections[Section.Scan] = plan.scan;
+  sections[Section.Watch] = plan.watch;
   return encodeSnapshot(plan.identity, sections);
 }
 

@@ -13,12 +13,14 @@
  * document and field), BLOB (per-document JSON and identity strings), the term dictionary sorted
  * by UTF-8 bytes (TERM_OFF, TERM_BYTES, TERM_INFO = df then (start, length) per field), POST
  * (u32 `doc << 8 | tf`, ascending doc per list), and two sorted string indexes with their
- * document ids: effective keys (KEY_*) and lower-cased keys and names (LABEL_*).
+ * document ids: effective keys (KEY_*) and lower-cased keys and names (LABEL_*). SCAN and WATCH
+ * hold the scan the snapshot was built from (identity.ts): candidate directories, and the stats of
+ * the directories vouching for them, so an unchanged tree is re-checked with stats only.
  */
 
 export const SNAPSHOT_MAGIC = "LEMSNAP";
 /** Bump whenever the layout or anything baked into it (tokeniser, norms) changes. */
-export const SNAPSHOT_VERSION = 1;
+export const SNAPSHOT_VERSION = 2;
 export const HEADER_BYTES = 64;
 export const IDENTITY_BYTES = 32;
 
@@ -47,9 +49,11 @@ export const Section = {
   LabelOff: 11,
   LabelBytes: 12,
   LabelDoc: 13,
+  Scan: 14,
+  Watch: 15,
 } as const;
 export type Section = (typeof Section)[keyof typeof Section];
-export const SECTION_COUNT = 14;
+export const SECTION_COUNT = 16;
 
 export interface SnapshotMeta {
   docs: number;
@@ -164,6 +168,9 @@ export class Snapshot {
   readonly keyDoc: Uint32Array;
   readonly labels: StringTable;
   readonly labelDoc: Uint32Array;
+  /** The encoded scan (identity.ts) and the stats of its watched paths (stat-many.ts layout). */
+  readonly scan: Uint8Array;
+  readonly watch: Float64Array;
   /** Scratch buffers for scoring, allocated on first query (scoring is synchronous). */
   scratch: { acc: Float64Array; tf: Float64Array; touched: Int32Array; stamp: Int32Array; bits: Uint32Array; names: Float64Array; epoch: number } | null = null;
 
@@ -186,6 +193,8 @@ export class Snapshot {
     this.keyDoc = u32(s[Section.KeyDoc]!);
     this.labels = new StringTable(u32(s[Section.LabelOff]!), s[Section.LabelBytes]!);
     this.labelDoc = u32(s[Section.LabelDoc]!);
+    this.scan = s[Section.Scan]!;
+    this.watch = new Float64Array(s[Section.Watch]!.buffer, s[Section.Watch]!.byteOffset, s[Section.Watch]!.byteLength >>> 3);
   }
 
   get docCount(): number {
@@ -268,7 +277,8 @@ export function openSnapshot(raw: Uint8Array, mapped: boolean): Snapshot | strin
     wordLen(Section.TermInfo) !== t * TERM_STRIDE * 4 ||
     wordLen(Section.Post) % 4 !== 0 ||
     wordLen(Section.KeyOff) !== wordLen(Section.KeyDoc) + 4 ||
-    wordLen(Section.LabelOff) !== wordLen(Section.LabelDoc) + 4
+    wordLen(Section.LabelOff) !== wordLen(Section.LabelDoc) + 4 ||
+    wordLen(Section.Watch) % 8 !== 0
   )
     return "inconsistent tables";
   const snap = new Snapshot(bytes, mapped && bytes === raw, { identity: bytes.subarray(8, 8 + IDENTITY_BYTES), meta, sec });

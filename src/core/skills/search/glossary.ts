@@ -63,16 +63,24 @@ const ENTRIES: Record<string, string> = {
   "机器学习": "machine learning", "模型": "model", "モデル": "model",
   "前端设计": "frontend design", "用户界面": "ui interface",
   "单元测试": "unit test", "集成测试": "integration test",
+  // build, CI, GitHub, vulnerabilities
+  "构建": "build", "多阶段": "multi stage", "ビルド": "build", "빌드": "build",
+  "깃허브": "github", "액션": "actions", "워크플로": "workflow", "ワークフロー": "workflow", "工作流": "workflow",
+  schwachstelle: "vulnerability", schwachstellen: "vulnerabilities", vulnerabilidad: "vulnerability",
+  vulnerabilidades: "vulnerabilities", vulnerabilite: "vulnerability", "漏洞": "vulnerability", "脆弱性": "vulnerability",
   "拉取请求": "pull request", "代码审查": "code review",
 };
 
 /** Folded glossary keys (as the tokeniser folds them) to English expansion text. */
 const GLOSSARY: ReadonlyMap<string, string> = new Map(Object.entries(ENTRIES).map(([k, v]) => [fold(k), v]));
 const SUBSTRING_KEYS = [...GLOSSARY.keys()].filter((k) => k.includes(" ") || /[^\x00-\x7f]/.test(k));
+/** Keys long enough to be recognised inside a compound ("Sicherheitsüberprüfung"). */
+const COMPOUND_KEYS = [...GLOSSARY.keys()].filter((k) => k.length >= 5 && /^[a-z]+$/.test(k));
+const COMPOUND_MIN = 9;
 
 /**
  * English text to add to a folded query: every glossary key that appears as a word (or, for CJK
- * and multi-word keys, as a substring) of it.
+ * and multi-word keys, as a substring) of it, and keys that begin or end a long compound word.
  */
 export function glossaryExpansion(foldedQuery: string, words: readonly string[]): string {
   const out: string[] = [];
@@ -84,7 +92,11 @@ export function glossaryExpansion(foldedQuery: string, words: readonly string[])
       out.push(v);
     }
   };
-  for (const w of words) add(w);
+  for (const w of words) {
+    if (GLOSSARY.has(w)) add(w);
+    // German-style compounds: glossary words at the start or end of a long unknown word.
+    else if (w.length >= COMPOUND_MIN) for (const k of COMPOUND_KEYS) if (w.startsWith(k) || w.endsWith(k)) add(k);
+  }
   for (const k of SUBSTRING_KEYS) if (foldedQuery.includes(k)) add(k);
   return out.join(" ");
 }

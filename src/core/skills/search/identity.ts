@@ -1,16 +1,25 @@
 /**
  * @module skills/search/identity
  * Scope ids and the content identity of skills.md §7.3: the root list, the candidate directories
- * in precedence order, and (size, mtime, ctime, inode, device) of every SKILL.md and of the scope's
- * lockfile. Stats go through `statSync` with `throwIfNoEntry: false` (no exception objects for
- * missing files) in one tight loop.
+ * in precedence order, (size, mtime, ctime, inode, device) of every SKILL.md and of the scope's
+ * lockfile, and the stats of the directories the scan read.
+ *
+ * The scan (readdir, plus lstat and realpath per entry) is the expensive part, so a snapshot keeps
+ * the scan it was built from (`encodeScan`) with the stats of its watched paths (scan.ts
+ * `ScanWatch`: listed directories, directories without SKILL.md, symlink entries). When every
+ * watched stat is unchanged, so is the candidate set (an entry added, removed or renamed moves
+ * its directory's mtime; a retargeted link changes its stat), and the check is stats only: the
+ * watched paths and every SKILL.md, in parallel (stat-many.ts). Anything else — other roots, a
+ * watched stat that moved, a SKILL.md gone or turned into a directory — falls back to the full
+ * scan. Watched stats are part of the digest, so the stored ones always match the digest.
  */
-import { statSync } from "node:fs";
+import { join, sep } from "node:path";
 import { scanRoots } from "../catalog.ts";
-import { fingerprintOf, sha256Hex } from "../load.ts";
+import type { Diagnostic } from "../../diagnostics.ts";
 import type { SkillRoot } from "../roots.ts";
 import type { SkillCandidate } from "../scan.ts";
-import type { Diagnostic } from "../../diagnostics.ts";
+import { fromUtf8, utf8, type Snapshot } from "./format.ts";
+import { Kind, STAT_FIELDS, existsUnresolved, fingerprintAt, kindAt, put, statMany, statOne, type StatTable } from "./stat-many.ts";
 
 /** Canonical JSON of a root list (sorted keys), the input of the scope id. */
 export function canonicalRoots(roots: readonly SkillRoot[]): string {
@@ -19,41 +28,198 @@ export function canonicalRoots(roots: readonly SkillRoot[]): string {
 
 /** First 16 hex of sha256 of the canonical root list. */
 export function scopeId(roots: readonly SkillRoot[]): string {
-  return sha256Hex(canonicalRoots(roots)).slice(0, 16);
+  return new Bun.CryptoHasher("sha256").update(canonicalRoots(roots)).digest("hex").slice(0, 16);
 }
 
 export interface ScopeIdentity {
   digest: Uint8Array;
   hex: string;
-  candidates: SkillCandidate[];
+  /** The encoded scan and the stats of its watched paths, stored in the snapshot. */
+  scan: Uint8Array;
+  watch: StatTable;
+  /** Stats of every candidate's SKILL.md, in candidate order. */
+  files: StatTable;
+  /** True when the scan was reused from the previous snapshot (stats only). */
+  lean: boolean;
+  /** How many candidates the scan found. */
+  count: number;
+  /** Candidates in precedence order (decoded on first use). */
+  candidates(): SkillCandidate[];
   /** Fingerprint per candidate ("" when SKILL.md cannot be stat'ed). */
-  fingerprints: string[];
+  fingerprints(): string[];
+  diagnostics(): Diagnostic[];
+}
+
+/**
+ * Fields per candidate in the encoded scan: root index, category ("" for none), key, and the real
+ * path, "" when it is the root's real path joined the same way (no symlink on the way). The path
+ * is always root/[category/]key (scan.ts), so it is rebuilt rather than stored.
+ */
+const CANDIDATE_FIELDS = 4;
+
+/** `dir` with a trailing separator, as `join` would prefix a child of it. */
+const prefixOf = (dir: string) => join(dir, "_").slice(0, -1);
+const under = (prefix: string, category: string, key: string) => (category === "" ? prefix + key : prefix + category + sep + key);
+
+interface ScanHeader {
+  roots: string;
+  watch: number;
+  candidates: number;
   diagnostics: Diagnostic[];
 }
 
-function fingerprint(file: string): string {
-  try {
-    const st = statSync(file, { throwIfNoEntry: false });
-    return st ? fingerprintOf(st) : "";
-  } catch {
-    return "";
+/**
+ * The scan as one NUL-separated string (no path may hold a NUL): a JSON header, the watched
+ * paths, then the candidate fields. Splitting it back is one decode and one split.
+ */
+function encodeScan(rootsJson: string, roots: readonly SkillRoot[], watch: readonly string[], candidates: readonly SkillCandidate[], diagnostics: Diagnostic[]): Uint8Array {
+  const header: ScanHeader = { roots: rootsJson, watch: watch.length, candidates: candidates.length, diagnostics };
+  const parts: string[] = [JSON.stringify(header), ...watch];
+  const realPrefix = roots.map((r) => prefixOf(r.realPath));
+  for (const c of candidates) {
+    const root = roots.indexOf(c.root);
+    const category = c.category ?? "";
+    parts.push(String(root), category, c.key, c.realPath === under(realPrefix[root]!, category, c.key) ? "" : c.realPath);
   }
+  return utf8(parts.join("\0"));
 }
 
-export function computeIdentity(roots: readonly SkillRoot[], lockfile: string): ScopeIdentity {
-  const { candidates, diagnostics } = scanRoots([...roots]);
-  const fingerprints = new Array<string>(candidates.length);
-  const h = new Bun.CryptoHasher("sha256");
-  h.update(canonicalRoots(roots));
-  h.update(`\nlock ${fingerprint(lockfile)}\n`);
-  for (let i = 0; i < candidates.length; i++) {
-    const c = candidates[i]!;
-    const fp = fingerprint(c.skillFile);
-    fingerprints[i] = fp;
-    h.update(`${c.path}\0${c.realPath}\0${fp}\n`);
+interface DecodedScan {
+  header: ScanHeader;
+  fields: string[];
+}
+
+function decodeScan(bytes: Uint8Array): DecodedScan | null {
+  if (bytes.length === 0) return null;
+  const fields = fromUtf8(bytes).split("\0");
+  let header: unknown;
+  try {
+    header = JSON.parse(fields[0]!);
+  } catch {
+    return null;
   }
-  const digest = new Uint8Array(h.digest());
-  return { digest, hex: Buffer.from(digest).toString("hex"), candidates, fingerprints, diagnostics };
+  if (!isHeader(header) || fields.length !== 1 + header.watch + header.candidates * CANDIDATE_FIELDS) return null;
+  return { header, fields };
+}
+
+function isHeader(v: unknown): v is ScanHeader {
+  if (typeof v !== "object" || v === null) return false;
+  const h = v as Record<string, unknown>;
+  return typeof h.roots === "string" && Number.isInteger(h.watch) && Number.isInteger(h.candidates) && Array.isArray(h.diagnostics);
+}
+
+const skillFileOf = (path: string) => path + sep + "SKILL.md";
+
+/** The candidate directories of a decoded scan, or null when it names a root that is not there. */
+function pathsOf(d: DecodedScan, roots: readonly SkillRoot[]): string[] | null {
+  const prefix = roots.map((r) => prefixOf(r.path));
+  const out = new Array<string>(d.header.candidates);
+  for (let i = 0, o = 1 + d.header.watch; i < d.header.candidates; i++, o += CANDIDATE_FIELDS) {
+    const p = prefix[Number(d.fields[o])];
+    if (p === undefined) return null;
+    out[i] = under(p, d.fields[o + 1]!, d.fields[o + 2]!);
+  }
+  return out;
+}
+
+function candidatesOf(d: DecodedScan, roots: readonly SkillRoot[], paths: readonly string[]): SkillCandidate[] {
+  const realPrefix = roots.map((r) => prefixOf(r.realPath));
+  const out: SkillCandidate[] = [];
+  for (let i = 0, o = 1 + d.header.watch; i < d.header.candidates; i++, o += CANDIDATE_FIELDS) {
+    const r = Number(d.fields[o]);
+    const category = d.fields[o + 1]!;
+    const key = d.fields[o + 2]!;
+    const path = paths[i]!;
+    const realPath = d.fields[o + 3] || under(realPrefix[r]!, category, key);
+    out.push({ key, root: roots[r]!, path, realPath, category: category || null, skillFile: skillFileOf(path) });
+  }
+  return out;
+}
+
+function digestOf(rootsJson: string, lockfile: string, scan: Uint8Array, watch: StatTable, files: StatTable): Uint8Array {
+  const lock = new Float64Array(STAT_FIELDS);
+  put(lock, 0, statOne(lockfile));
+  const h = new Bun.CryptoHasher("sha256");
+  h.update(`lemon-identity 2\n${rootsJson}\n`);
+  h.update(lock);
+  h.update(scan);
+  h.update(watch);
+  h.update(files);
+  return new Uint8Array(h.digest());
+}
+
+function identity(
+  rootsJson: string,
+  lockfile: string,
+  scan: Uint8Array,
+  watch: StatTable,
+  files: StatTable,
+  lean: boolean,
+  decode: () => { candidates: SkillCandidate[]; diagnostics: Diagnostic[] },
+): ScopeIdentity {
+  const digest = digestOf(rootsJson, lockfile, scan, watch, files);
+  const count = files.length / STAT_FIELDS;
+  let decoded: { candidates: SkillCandidate[]; diagnostics: Diagnostic[] } | null = null;
+  let fps: string[] | null = null;
+  const get = () => (decoded ??= decode());
+  return {
+    digest,
+    hex: Buffer.from(digest).toString("hex"),
+    scan,
+    watch,
+    files,
+    lean,
+    count,
+    candidates: () => get().candidates,
+    diagnostics: () => get().diagnostics,
+    fingerprints: () => (fps ??= get().candidates.map((_, i) => fingerprintAt(files, i))),
+  };
+}
+
+/** The stats-only check against the scan stored in `previous`; null when a full scan is needed. */
+async function leanIdentity(roots: readonly SkillRoot[], rootsJson: string, lockfile: string, previous: Snapshot): Promise<ScopeIdentity | null> {
+  const d = decodeScan(previous.scan);
+  if (!d || d.header.roots !== rootsJson || previous.watch.length !== d.header.watch * STAT_FIELDS) return null;
+  const nWatch = d.header.watch;
+  const dirs = pathsOf(d, roots);
+  if (!dirs) return null;
+  const paths = d.fields.slice(1, 1 + nWatch);
+  for (const dir of dirs) paths.push(skillFileOf(dir));
+  const all = await statMany(paths);
+  const watch = all.subarray(0, nWatch * STAT_FIELDS);
+  for (let i = 0; i < watch.length; i++) if (watch[i] !== previous.watch[i]) return null;
+  const files = all.subarray(nWatch * STAT_FIELDS);
+  for (let i = 0; i < d.header.candidates; i++) {
+    const k = kindAt(files, i);
+    // Gone or a directory now: the candidate set changed. A dangling link still counts (load reports it).
+    if (k === Kind.Dir || (k === Kind.Missing && !existsUnresolved(paths[nWatch + i]!))) return null;
+  }
+  return identity(rootsJson, lockfile, previous.scan, watch, files, true, () => ({ candidates: candidatesOf(d, roots, dirs), diagnostics: d.header.diagnostics }));
+}
+
+/** The full scan, its watched paths stat'ed as the scan reaches them, then every SKILL.md. */
+async function fullIdentity(roots: readonly SkillRoot[], rootsJson: string, lockfile: string): Promise<ScopeIdentity> {
+  const watched: string[] = [];
+  const stats: number[] = [];
+  const one = new Float64Array(STAT_FIELDS);
+  const { candidates, diagnostics } = scanRoots(roots, (path) => {
+    watched.push(path);
+    put(one, 0, statOne(path));
+    stats.push(...one);
+  });
+  const files = await statMany(candidates.map((c) => c.skillFile));
+  const scan = encodeScan(rootsJson, roots, watched, candidates, diagnostics);
+  return identity(rootsJson, lockfile, scan, Float64Array.from(stats), files, false, () => ({ candidates, diagnostics }));
+}
+
+/** The identity of a scope, reusing `previous`'s scan when its watched stats still hold. */
+export async function computeIdentity(roots: readonly SkillRoot[], lockfile: string, previous: Snapshot | null = null): Promise<ScopeIdentity> {
+  const rootsJson = canonicalRoots(roots);
+  if (previous) {
+    const lean = await leanIdentity(roots, rootsJson, lockfile, previous);
+    if (lean) return lean;
+  }
+  return fullIdentity(roots, rootsJson, lockfile);
 }
 
 export function sameIdentity(a: Uint8Array, b: Uint8Array): boolean {

@@ -16,6 +16,8 @@ export interface ScopeBuildInput {
   candidates: readonly SkillCandidate[];
   fingerprints: readonly string[];
   identity: Uint8Array;
+  scan: Uint8Array;
+  watch: Float64Array;
   previous: Snapshot | null;
 }
 
@@ -62,7 +64,7 @@ export async function buildScope(input: ScopeBuildInput): Promise<ScopeBuildResu
     });
   }
   const seen = new Set<string>();
-  const plan: BuildPlan = { identity: input.identity, previous, reused: [], fresh: [] };
+  const plan: BuildPlan = { identity: input.identity, scan: input.scan, watch: input.watch, previous, reused: [], fresh: [] };
   for (const s of slots) {
     if (!s) continue;
     const key = s.kind === "reuse" ? s.key : s.doc.meta.key;

@@ -16,7 +16,12 @@ export const SCORING = {
   weights: [6, 4, 2.5, 1] as readonly number[],
   /** Length normalisation per field, baked into the snapshot's norms. */
   b: [0.4, 0.4, 0.6, 0.75] as readonly number[],
-  k1: 2.2,
+  /**
+   * Saturation of the combined, field-weighted term frequency. The weights put a single name hit at
+   * 6x a body hit, so the pseudo-frequency runs several times larger than plain BM25's and k1 is
+   * scaled with it (tune half: 4 to 8 is a plateau, 2.2 saturated name matches too early).
+   */
+  k1: 6,
   coverage: 1.0,
   /** Bonus for matching all of a skill's key/name terms. */
   nameCoverage: 0.3,

@@ -95,14 +95,18 @@ export class SnapshotStore {
   }
 
   async #check(id: string, st: ScopeState, req: ScopeRequest): Promise<Snapshot | null> {
-    const idn = computeIdentity(req.roots, req.lockfile);
-    if (idn.candidates.length === 0) return (st.current = null);
-    if (!req.refresh && st.current && sameIdentity(st.current.identity, idn.digest)) return st.current;
     const file = snapshotPath(this.#opts.dir, id);
-    const onDisk = readSnapshotFile(file);
-    if (!req.refresh && onDisk && sameIdentity(onDisk.identity, idn.digest)) return (st.current = onDisk);
-    const previous = req.refresh ? null : (st.current ?? onDisk);
-    return (st.current = await this.#build(id, file, idn, req.roots, previous, req.refresh ? null : onDisk ? file : null));
+    // The snapshot in memory, else the one on disk: its stored scan makes the check stats only.
+    let onDisk: Snapshot | null | undefined;
+    const disk = () => (onDisk === undefined ? (onDisk = readSnapshotFile(file)) : onDisk);
+    const base = st.current ?? disk();
+    const idn = await computeIdentity(req.roots, req.lockfile, req.refresh ? null : base);
+    if (idn.count === 0) return (st.current = null);
+    if (!req.refresh && base && sameIdentity(base.identity, idn.digest)) return (st.current = base);
+    // Another process may have rebuilt the file since this one mapped it.
+    if (!req.refresh && base === st.current && disk() && sameIdentity(disk()!.identity, idn.digest)) return (st.current = disk());
+    const previous = req.refresh ? null : (st.current ?? disk());
+    return (st.current = await this.#build(id, file, idn, req.roots, previous, req.refresh ? null : disk() ? file : null));
   }
 
   async #build(
@@ -116,15 +120,17 @@ export class SnapshotStore {
     const mode = this.#opts.workerMode ?? "auto";
     const useWorker =
       mode === "always" ||
-      (mode === "auto" && typeof Worker === "function" && pendingLoads(idn.candidates, idn.fingerprints, previous) >= (this.#opts.workerThreshold ?? 256));
+      (mode === "auto" && typeof Worker === "function" && pendingLoads(idn.candidates(), idn.fingerprints(), previous) >= (this.#opts.workerThreshold ?? 256));
     if (useWorker) {
       try {
         const r = await this.worker().build({
           file,
           previous: previousFile,
           identity: idn.hex,
+          scan: idn.scan,
+          watch: new Uint8Array(idn.watch.buffer, idn.watch.byteOffset, idn.watch.byteLength),
           roots: [...roots],
-          candidates: idn.candidates.map((c) => ({
+          candidates: idn.candidates().map((c) => ({
             key: c.key,
             root: Math.max(0, roots.indexOf(c.root)),
             path: c.path,
@@ -132,7 +138,7 @@ export class SnapshotStore {
             category: c.category,
             skillFile: c.skillFile,
           })),
-          fingerprints: idn.fingerprints,
+          fingerprints: idn.fingerprints(),
         });
         if (r.writeError !== null) this.#warnWrite(file, r.writeError);
         const snap = openSnapshot(r.bytes, false);
@@ -144,7 +150,15 @@ export class SnapshotStore {
         this.#opts.log({ level: "warn", message: `snapshot worker unavailable, building in-process: ${(err as Error).message}` });
       }
     }
-    const r = await buildScope({ roots, candidates: idn.candidates, fingerprints: idn.fingerprints, identity: idn.digest, previous });
+    const r = await buildScope({
+      roots,
+      candidates: idn.candidates(),
+      fingerprints: idn.fingerprints(),
+      identity: idn.digest,
+      scan: idn.scan,
+      watch: idn.watch,
+      previous,
+    });
     const writeError = await writeSnapshotFile(file, r.bytes);
     if (writeError !== null) this.#warnWrite(file, writeError);
     const snap = openSnapshot(r.bytes, false);

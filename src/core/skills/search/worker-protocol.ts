@@ -37,6 +37,9 @@ export const BuildRequest = Type.Object({
   /** A previous snapshot whose unchanged documents may be reused. */
   previous: Type.Union([Type.String(), Type.Null()]),
   identity: Type.String({ pattern: "^[0-9a-f]{64}$" }),
+  /** The encoded scan and the watched stats (Float64 bytes) the identity came from. */
+  scan: Type.Uint8Array(),
+  watch: Type.Uint8Array(),
   roots: Type.Array(Root),
   candidates: Type.Array(Candidate),
   fingerprints: Type.Array(Type.String()),

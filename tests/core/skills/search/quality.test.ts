@@ -1,5 +1,7 @@
 // CI run of the quality half of scripts/bench/relevance.ts on the shared corpus (skills.md §7.2).
-// The assertions hold on the held-out half, whose queries were never used to choose weights.
+// The assertions hold on the held-out half, whose queries were never used to choose weights (nor
+// the baselines' settings, which were picked on the tune half too). The corpus is read once and
+// each engine indexes it once.
 import { expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
@@ -9,17 +11,16 @@ const corpus = join(import.meta.dir, "../../../../../shared/corpus/skills");
 const queries = join(import.meta.dir, "../../../fixtures/relevance/queries.json");
 
 test.skipIf(!existsSync(corpus))("lemon out-ranks MiniSearch, Orama and SQLite FTS5 on the held-out queries", async () => {
-  const { report } = await runQuality(corpus, queries);
+  const { report } = await runQuality(corpus, queries, { split: "heldout" });
   console.log(formatQuality(report));
   const lemon = report.lemon.heldout;
-  expect(lemon.n).toBeGreaterThanOrEqual(60);
+  expect(lemon.n).toBeGreaterThanOrEqual(90);
   for (const name of ["minisearch", "orama", "fts5"] as const) {
     const b = report[name].heldout;
     expect(lemon.mrr10).toBeGreaterThan(b.mrr10);
     expect(lemon.mrr3).toBeGreaterThan(b.mrr3);
     expect(lemon.ndcg3).toBeGreaterThan(b.ndcg3);
     expect(lemon.recall3).toBeGreaterThanOrEqual(b.recall3);
-    // Strictly ahead of MiniSearch and Orama; tied with FTS5 on the current held-out half.
-    expect(lemon.hit3).toBeGreaterThanOrEqual(b.hit3);
+    expect(lemon.hit3).toBeGreaterThan(b.hit3);
   }
 }, 120_000);
