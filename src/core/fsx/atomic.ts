@@ -3,7 +3,6 @@
  * Atomic file writes (skills.md §1.3): exclusive 0600 temp file beside the real target, write,
  * fsync, rename, fsync the directory. A symlinked target is written through, keeping the link.
  */
-import { randomBytes } from "node:crypto";
 import { mkdir, open, readlink, realpath, rename, rm } from "node:fs/promises";
 import { lstatSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve, sep } from "node:path";
@@ -15,6 +14,19 @@ export interface AtomicWriteOptions {
   confineTo?: string;
   /** Create missing parent directories with this mode (default 0755). */
   dirMode?: number;
+  /**
+   * fsync the file and directory (default true). Only for caches that validate themselves on
+   * read and are rebuilt when they do not: the rename is still atomic, only durability is skipped.
+   */
+  sync?: boolean;
+}
+
+/**
+ * Hex of random bytes from Web Crypto: importing node:crypto would set up Node's stream classes,
+ * ~10 ms at the start of every command that may write a file.
+ */
+function randomHex(bytes: number): string {
+  return Buffer.from(crypto.getRandomValues(new Uint8Array(bytes))).toString("hex");
 }
 
 /** Follows a chain of symlinks at `target` (which may dangle) to the file that should be written. */
@@ -92,12 +104,12 @@ export async function writeFileAtomic(
   }
   const dir = dirname(real);
   await mkdir(dir, { recursive: true, mode: opts.dirMode ?? 0o755 });
-  const tmp = join(dir, `.${basename(real)}.tmp-${process.pid}-${randomBytes(6).toString("hex")}`);
+  const tmp = join(dir, `.${basename(real)}.tmp-${process.pid}-${randomHex(6)}`);
   try {
     const fh = await open(tmp, "wx", opts.mode ?? 0o600);
     try {
       await fh.writeFile(data);
-      await fh.sync();
+      if (opts.sync !== false) await fh.sync();
     } finally {
       await fh.close();
     }
@@ -106,7 +118,7 @@ export async function writeFileAtomic(
     await rm(tmp, { force: true });
     throw err;
   }
-  await fsyncDir(dir);
+  if (opts.sync !== false) await fsyncDir(dir);
   return real;
 }
 

@@ -121,10 +121,6 @@ class Bytes {
   }
 }
 
-function u32(xs: number[] | Uint32Array): Uint32Array {
-  return xs instanceof Uint32Array ? xs : Uint32Array.from(xs);
-}
-
 /** Builds the snapshot bytes for a plan. */
 export function buildSnapshot(plan: BuildPlan): Uint8Array {
   const prev = plan.previous;
@@ -139,16 +135,54 @@ export function buildSnapshot(plan: BuildPlan): Uint8Array {
   const blob = new Bytes(prev ? prev.blob.length : n * 1024);
   const lens = new Uint32Array(n * FIELD_COUNT);
   const keys: string[] = new Array<string>(n);
-  plan.reused.forEach((r, i) => {
-    const o = r.old * DOC_STRIDE;
-    const p = prev!.docs;
-    const jsonAt = blob.push(prev!.blob.subarray(p[o]!, p[o]! + p[o + 1]!));
-    const identAt = blob.push(prev!.blob.subarray(p[o + 2]!, p[o + 2]! + p[o + 3]!));
-    const d = i * DOC_STRIDE;
-    docs.set([jsonAt, p[o + 1]!, identAt, p[o + 3]!, (p[o + 4]! & FLAG_HIDDEN) | (r.effective ? FLAG_EFFECTIVE : 0), p[o + 5]!, p[o + 6]!, 0], d);
-    for (let f = 0; f < FIELD_COUNT; f++) lens[i * FIELD_COUNT + f] = prev!.fieldLength(r.old, f);
-    keys[i] = r.key;
-  });
+  if (prev) {
+    const p = prev.docs;
+    const pb = prev.blob;
+    // Reused documents keep their JSON and ident bytes; runs contiguous in the old blob (the
+    // usual case: this builder writes each ident right after its JSON, documents in order) are
+    // copied at once.
+    let runFrom = 0;
+    let runTo = 0;
+    let runAt = 0;
+    const flush = () => {
+      if (runTo > runFrom) blob.push(pb.subarray(runFrom, runTo));
+    };
+    for (let i = 0; i < nReused; i++) {
+      const r = plan.reused[i]!;
+      const o = r.old * DOC_STRIDE;
+      const d = i * DOC_STRIDE;
+      const from = p[o]!;
+      const to = p[o + 2]! + p[o + 3]!;
+      if (p[o + 2] !== from + p[o + 1]! || from !== runTo) {
+        flush();
+        runAt = blob.len;
+        runFrom = runTo = from;
+      }
+      if (p[o + 2] === from + p[o + 1]!) {
+        docs[d] = runAt + (from - runFrom);
+        docs[d + 2] = docs[d]! + p[o + 1]!;
+        runTo = to;
+      } else {
+        // Not laid out by this builder: copy the two parts apart.
+        docs[d] = blob.push(pb.subarray(from, from + p[o + 1]!));
+        docs[d + 2] = blob.push(pb.subarray(p[o + 2]!, to));
+        runFrom = runTo = 0;
+        runAt = blob.len;
+      }
+      docs[d + 1] = p[o + 1]!;
+      docs[d + 3] = p[o + 3]!;
+      docs[d + 4] = (p[o + 4]! & FLAG_HIDDEN) | (r.effective ? FLAG_EFFECTIVE : 0);
+      docs[d + 5] = p[o + 5]!;
+      docs[d + 6] = p[o + 6]!;
+      const l = i * FIELD_COUNT;
+      lens[l] = p[o + 5]! & 0xffff;
+      lens[l + 1] = p[o + 5]! >>> 16;
+      lens[l + 2] = p[o + 6]! & 0xffff;
+      lens[l + 3] = p[o + 6]! >>> 16;
+      keys[i] = r.key;
+    }
+    flush();
+  }
   plan.fresh.forEach((x, j) => {
     const i = nReused + j;
     const json = utf8(JSON.stringify(x.doc.meta));
@@ -223,9 +257,12 @@ export function buildSnapshot(plan: BuildPlan): Uint8Array {
   const post = new Uint32Array((prev ? prev.post.length : 0) + freshPostings);
   let postLen = 0;
   const termBytes = new Bytes((prev ? prev.terms.bytes.length : 0) + freshBytes);
-  const termOff: number[] = [0];
-  const termInfo: number[] = [];
+  const termOff = new Uint32Array(oldTerms + fresh.length + 1);
+  const termInfo = new Uint32Array((oldTerms + fresh.length) * TERM_STRIDE);
   const stamp = new Int32Array(n).fill(-1);
+  // Hoisted: the loop below touches every posting of the previous snapshot.
+  const oldPost = prev ? prev.post : new Uint32Array(0);
+  const oldInfo = prev ? prev.termInfo : new Uint32Array(0);
   let oi = 0;
   let fi = 0;
   let outTerm = 0;
@@ -236,17 +273,18 @@ export function buildSnapshot(plan: BuildPlan): Uint8Array {
     else cmp = -prev!.terms.compare(fresh[fi]!.b, oi);
     const fromOld = cmp <= 0 ? oi++ : -1;
     const fromFresh = cmp >= 0 ? fresh[fi++]! : null;
-    const info = [0];
+    const info = outTerm * TERM_STRIDE;
+    const termStart = postLen;
     let df = 0;
     for (let f = 0; f < FIELD_COUNT; f++) {
       const start = postLen;
       if (fromOld >= 0) {
-        const s = prev!.termInfo[fromOld * TERM_STRIDE + 1 + 2 * f]!;
-        const e = s + prev!.termInfo[fromOld * TERM_STRIDE + 2 + 2 * f]!;
+        const s = oldInfo[fromOld * TERM_STRIDE + 1 + 2 * f]!;
+        const e = s + oldInfo[fromOld * TERM_STRIDE + 2 + 2 * f]!;
         for (let p = s; p < e; p++) {
-          const v = prev!.post[p]!;
+          const v = oldPost[p]!;
           const d = oldToNew[v >>> 8]!;
-          if (d === undefined || d < 0) continue;
+          if (d < 0) continue;
           post[postLen++] = (d << 8) | (v & 0xff);
           if (stamp[d] !== outTerm) {
             stamp[d] = outTerm;
@@ -263,17 +301,16 @@ export function buildSnapshot(plan: BuildPlan): Uint8Array {
             df++;
           }
         }
-      info.push(start, postLen - start);
+      termInfo[info + 1 + 2 * f] = start;
+      termInfo[info + 2 + 2 * f] = postLen - start;
     }
     if (df === 0) {
-      postLen = info[1]!;
+      postLen = termStart;
       continue;
     }
-    info[0] = df;
-    termInfo.push(...info);
+    termInfo[info] = df;
     termBytes.push(fromOld >= 0 ? prev!.terms.bytes.subarray(prev!.terms.off[fromOld]!, prev!.terms.off[fromOld + 1]!) : fromFresh!.b);
-    termOff.push(termBytes.len);
-    outTerm++;
+    termOff[++outTerm] = termBytes.len;
   }
 
   const meta: SnapshotMeta = { docs: n, terms: outTerm, avg };
@@ -282,9 +319,9 @@ export function buildSnapshot(plan: BuildPlan): Uint8Array {
   sections[Section.Docs] = docs;
   sections[Section.Norms] = norms;
   sections[Section.Blob] = blob.bytes;
-  sections[Section.TermOff] = u32(termOff);
+  sections[Section.TermOff] = termOff.subarray(0, outTerm + 1);
   sections[Section.TermBytes] = termBytes.bytes;
-  sections[Section.TermInfo] = u32(termInfo);
+  sections[Section.TermInfo] = termInfo.subarray(0, outTerm * TERM_STRIDE);
   sections[Section.Post] = post.subarray(0, postLen);
   sections[Section.KeyOff] = keyTable.off;
   sections[Section.KeyBytes] = keyTable.bytes;

@@ -40,10 +40,14 @@ export function readSnapshotFile(file: string): Snapshot | null {
   return typeof snap === "string" ? null : snap;
 }
 
-/** Writes a snapshot atomically (temp file + rename); returns an error message instead of throwing. */
+/**
+ * Writes a snapshot atomically (temp file + rename); returns an error message instead of throwing.
+ * No fsync: an fsync of tens of MB costs more than the rebuild, and a file torn by a crash fails
+ * the header's length or identity check and is rebuilt.
+ */
 export async function writeSnapshotFile(file: string, bytes: Uint8Array): Promise<string | null> {
   try {
-    await writeFileAtomic(file, bytes, { mode: 0o644 });
+    await writeFileAtomic(file, bytes, { mode: 0o644, sync: false });
     return null;
   } catch (err) {
     return err instanceof Error ? err.message : String(err);

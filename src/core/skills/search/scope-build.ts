@@ -39,9 +39,17 @@ export function pendingLoads(candidates: readonly SkillCandidate[], fingerprints
   return n;
 }
 
+/** ident -> document of a snapshot, built once per snapshot (pendingLoads and buildScope share it). */
+const identIndexes = new WeakMap<Snapshot, Map<string, number>>();
+
 function previousIdents(previous: Snapshot | null): Map<string, number> {
-  const m = new Map<string, number>();
-  if (previous) for (let d = 0; d < previous.docCount; d++) m.set(previous.docIdent(d), d);
+  if (!previous) return new Map();
+  let m = identIndexes.get(previous);
+  if (!m) {
+    m = new Map();
+    for (let d = 0; d < previous.docCount; d++) m.set(previous.docIdent(d), d);
+    identIndexes.set(previous, m);
+  }
   return m;
 }
 

@@ -59,9 +59,13 @@ export class SnapshotStore {
     this.#opts = opts;
   }
 
+  /** Scope ids by root list: the engine reuses one list per cwd between root resolutions. */
+  readonly #ids = new WeakMap<readonly SkillRoot[], string>();
+
   /** The current snapshot of a scope, or null when the scope has no skill directories. */
   async current(req: ScopeRequest): Promise<Snapshot | null> {
-    const id = scopeId(req.roots);
+    let id = this.#ids.get(req.roots);
+    if (id === undefined) this.#ids.set(req.roots, (id = scopeId(req.roots)));
     let st = this.#states.get(id);
     if (!st) this.#states.set(id, (st = { checkedAt: 0, checked: false, current: null, inflight: null }));
     const state = st;
@@ -104,7 +108,8 @@ export class SnapshotStore {
     if (idn.count === 0) return (st.current = null);
     if (!req.refresh && base && sameIdentity(base.identity, idn.digest)) return (st.current = base);
     // Another process may have rebuilt the file since this one mapped it.
-    if (!req.refresh && base === st.current && disk() && sameIdentity(disk()!.identity, idn.digest)) return (st.current = disk());
+    const latest = !req.refresh && base === st.current ? disk() : null;
+    if (latest && sameIdentity(latest.identity, idn.digest)) return (st.current = latest);
     const previous = req.refresh ? null : (st.current ?? disk());
     return (st.current = await this.#build(id, file, idn, req.roots, previous, req.refresh ? null : disk() ? file : null));
   }

@@ -1,0 +1,76 @@
+// The stats-only identity check (identity.ts) must agree with the full scan after any change:
+// either the watched stats prove the candidate set unchanged, or it falls back to scanning.
+import { describe, expect, test } from "bun:test";
+import { mkdirSync, readdirSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { createLemon } from "../../../../src/core/index.ts";
+import { readSnapshotFile } from "../../../../src/core/skills/search/file.ts";
+import { computeIdentity, sameIdentity } from "../../../../src/core/skills/search/identity.ts";
+import { resolveRoots } from "../../../../src/core/skills/roots.ts";
+import { sandbox, type Sandbox } from "../../../support/sandbox.ts";
+
+async function snapshotOf(box: Sandbox) {
+  const lemon = createLemon({
+    cwd: box.project,
+    agentDir: box.agentDir,
+    env: { ...box.env, LEMON_SNAPSHOT_WORKER: "never" },
+    skillRoots: { agents: null, omp: null, claude: join(box.root, "g"), codex: null },
+    curator: false,
+  });
+  await lemon.skills.findRelevant("body", { refresh: true });
+  const roots = resolveRoots(lemon.context).global;
+  await lemon.close();
+  const dir = join(box.agentDir, "cache", "skills");
+  const snap = readSnapshotFile(join(dir, readdirSync(dir).find((f) => f.endsWith(".snap"))!))!;
+  return { snap, roots, lock: join(box.agentDir, "skills.lock") };
+}
+
+const md = (name: string) => `---\nname: ${name}\ndescription: ${name} things.\n---\nBody of ${name}.\n`;
+
+describe("identity check (skills.md §7.3)", () => {
+  test("an unchanged tree is checked with stats only and matches the full scan", async () => {
+    await using box = await sandbox();
+    await box.skill("g", "alpha", md("alpha"));
+    await box.skill("g/cat", "beta", md("beta"));
+    const { snap, roots, lock } = await snapshotOf(box);
+    const lean = await computeIdentity(roots, lock, snap);
+    expect(lean.lean).toBe(true);
+    expect(lean.count).toBe(2);
+    expect(sameIdentity(lean.digest, snap.identity)).toBe(true);
+    expect(lean.candidates().map((c) => [c.key, c.category, c.path, c.realPath])).toEqual(
+      (await computeIdentity(roots, lock, null)).candidates().map((c) => [c.key, c.category, c.path, c.realPath]),
+    );
+  });
+
+  const changes: [string, (box: Sandbox) => Promise<void> | void][] = [
+    ["SKILL.md rewritten in place", (b) => writeFileSync(join(b.root, "g/alpha/SKILL.md"), md("alpha") + "more\n")],
+    ["SKILL.md replaced by rename", (b) => (writeFileSync(join(b.root, "g/alpha/x"), md("alpha2")), renameSync(join(b.root, "g/alpha/x"), join(b.root, "g/alpha/SKILL.md")))],
+    ["SKILL.md removed", (b) => unlinkSync(join(b.root, "g/alpha/SKILL.md"))],
+    ["skill added at the top", async (b) => void (await b.skill("g", "gamma", md("gamma")))],
+    ["skill added in a category", async (b) => void (await b.skill("g/cat", "delta", md("delta")))],
+    ["SKILL.md added to an empty directory of a category", (b) => writeFileSync(join(b.root, "g/cat/empty/SKILL.md"), md("empty"))],
+    ["category renamed", (b) => renameSync(join(b.root, "g/cat"), join(b.root, "g/kat"))],
+    ["linked skill retargeted", (b) => (unlinkSync(join(b.root, "g/linked")), symlinkSync(join(b.root, "elsewhere/two"), join(b.root, "g/linked")))],
+    ["dangling link now resolves", (b) => void mkdirSync(join(b.root, "later"), { recursive: true })],
+    ["directory removed", (b) => rmSync(join(b.root, "g/cat/empty"), { recursive: true })],
+  ];
+  for (const [what, change] of changes)
+    test(`after: ${what}`, async () => {
+      await using box = await sandbox();
+      await box.skill("g", "alpha", md("alpha"));
+      await box.skill("g/cat", "beta", md("beta"));
+      mkdirSync(join(box.root, "g/cat/empty"), { recursive: true });
+      await box.skill("elsewhere", "one", md("one"));
+      await box.skill("elsewhere", "two", md("two"));
+      symlinkSync(join(box.root, "elsewhere/one"), join(box.root, "g/linked"));
+      symlinkSync(join(box.root, "later"), join(box.root, "g/dangling"));
+      const { snap, roots, lock } = await snapshotOf(box);
+      await Bun.sleep(5); // a new mtime even on coarse clocks
+      await change(box);
+      if (what === "dangling link now resolves") writeFileSync(join(box.root, "later/SKILL.md"), md("later"));
+      const lean = await computeIdentity(roots, lock, snap);
+      const full = await computeIdentity(roots, lock, null);
+      expect(lean.hex).toBe(full.hex);
+      expect(sameIdentity(lean.digest, snap.identity)).toBe(false);
+    });
+});
