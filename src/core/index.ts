@@ -8,7 +8,8 @@ import type { SkillEntry } from "./skills/entry.ts";
 import { SkillRegistry } from "./skills/registry.ts";
 import type { AuditReport } from "./skills/audit/engine.ts";
 import type { SearchResult } from "./skills/search/search.ts";
-import { createMcpConfig, type McpAppConfig, type McpConfigApi } from "./mcp/index.ts";
+import type { McpAppConfig, McpConfigApi } from "./mcp/index.ts";
+import { validateEntries } from "./mcp/validate.ts";
 
 export interface LemonOptions extends ContextOptions {
   /** The `config.toml` settings as options; a key given here wins over the file. */
@@ -62,11 +63,25 @@ export function createLemon(options: LemonOptions = {}): Lemon {
     findRelevant: (q, o) => registry.findRelevant(q, o),
     search: (q, o) => registry.search(q, o),
   };
-  const mcpConfig = createMcpConfig(context, {
-    ...(options.config?.mcp !== undefined ? { config: options.config.mcp } : {}),
-    ...(options.readConfigFile !== undefined ? { readConfigFile: options.readConfigFile } : {}),
-  });
-  const mcp: McpApi = { config: mcpConfig, validate: (entries) => mcpConfig.validate(entries) };
+  // The MCP configuration code loads on first use, so skill commands never pay for it.
+  let mcpConfig: Promise<McpConfigApi> | null = null;
+  const cfg = () =>
+    (mcpConfig ??= import("./mcp/index.ts").then((m) =>
+      m.createMcpConfig(context, {
+        ...(options.config?.mcp !== undefined ? { config: options.config.mcp } : {}),
+        ...(options.readConfigFile !== undefined ? { readConfigFile: options.readConfigFile } : {}),
+      }),
+    ));
+  const config: McpConfigApi = {
+    list: (async (o?: Parameters<McpConfigApi["list"]>[0]) => (await cfg()).list(o)) as McpConfigApi["list"],
+    add: async (e, o) => (await cfg()).add(e, o),
+    addDetailed: async (e, o) => (await cfg()).addDetailed(e, o),
+    remove: async (n, o) => (await cfg()).remove(n, o),
+    enable: async (n, o) => (await cfg()).enable(n, o),
+    disable: async (n, o) => (await cfg()).disable(n, o),
+    validate: (entries) => validateEntries(entries),
+  };
+  const mcp: McpApi = { config, validate: (entries) => validateEntries(entries) };
   const close = async () => {
     registry.close();
   };

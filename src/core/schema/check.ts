@@ -1,32 +1,53 @@
 /**
  * @module schema/check
- * Compiles TypeBox checkers on first use and turns the first failure into a one-line reason
- * naming the field by its JSON pointer.
+ * TypeBox checks that fit both a one-shot CLI and a long-lived embedder: a schema is checked by
+ * the interpreter (`Value.Check`) until it has been used often, and only then compiled. Compiling
+ * generates code with `new Function`, which costs more than a whole cold `lemon skill relevant`
+ * that checks a handful of documents. Failures become a one-line reason naming the field by its
+ * JSON pointer.
  */
 import type { TSchema } from "@sinclair/typebox";
-import { TypeCompiler, type TypeCheck } from "@sinclair/typebox/compiler";
+import type { TypeCheck } from "@sinclair/typebox/compiler";
+import { Value } from "@sinclair/typebox/value";
 
+/** Checks of one schema after which compiling it pays for itself. */
+const COMPILE_AFTER = 64;
+
+type Compiler = typeof import("@sinclair/typebox/compiler").TypeCompiler;
+
+const uses = new WeakMap<TSchema, number>();
 const compiled = new WeakMap<TSchema, TypeCheck<TSchema>>();
+let compiler: Compiler | null = null;
+let loading: Promise<void> | null = null;
 
-function checker(schema: TSchema): TypeCheck<TSchema> {
-  let c = compiled.get(schema);
-  if (!c) {
-    c = TypeCompiler.Compile(schema);
-    compiled.set(schema, c);
+function check(schema: TSchema, value: unknown): boolean {
+  const c = compiled.get(schema);
+  if (c) return c.Check(value);
+  const n = (uses.get(schema) ?? 0) + 1;
+  uses.set(schema, n);
+  if (n >= COMPILE_AFTER) {
+    if (compiler) {
+      const fresh = compiler.Compile(schema);
+      compiled.set(schema, fresh);
+      return fresh.Check(value);
+    }
+    // The compiler loads in the background; the interpreter answers until it is there.
+    loading ??= import("@sinclair/typebox/compiler").then((m) => {
+      compiler = m.TypeCompiler;
+    });
   }
-  return c;
+  return Value.Check(schema, value);
 }
 
 /** null when valid, else "<pointer>: <reason>" (pointer "/" for the top level). */
 export function checkSchema(schema: TSchema, value: unknown): string | null {
-  const c = checker(schema);
-  if (c.Check(value)) return null;
-  const first = c.Errors(value).First();
+  if (check(schema, value)) return null;
+  const first = Value.Errors(schema, value).First();
   if (!first) return "invalid document";
   const where = first.path === "" ? "top level" : first.path;
   return `${where}: ${first.message.toLowerCase()}`;
 }
 
 export function isValid(schema: TSchema, value: unknown): boolean {
-  return checker(schema).Check(value);
+  return check(schema, value);
 }
