@@ -1,14 +1,17 @@
 /**
  * @module schema/check
  * TypeBox checks that fit both a one-shot CLI and a long-lived embedder: a schema is checked by
- * the interpreter (`Value.Check`) until it has been used often, and only then compiled. Compiling
+ * the interpreter (`Check`) until it has been used often, and only then compiled. Compiling
  * generates code with `new Function`, which costs more than a whole cold `lemon skill relevant`
  * that checks a handful of documents. Failures become a one-line reason naming the field by its
  * JSON pointer.
  */
 import type { TSchema } from "@sinclair/typebox";
 import type { TypeCheck } from "@sinclair/typebox/compiler";
-import { Value } from "@sinclair/typebox/value";
+// Named imports, not the Value namespace: the namespace drags every value module (diff, patch,
+// cast, …) into each command's start-up.
+import { Errors } from "@sinclair/typebox/errors";
+import { Check } from "@sinclair/typebox/value";
 
 /** Checks of one schema after which compiling it pays for itself. */
 const COMPILE_AFTER = 64;
@@ -36,13 +39,13 @@ function check(schema: TSchema, value: unknown): boolean {
       compiler = m.TypeCompiler;
     });
   }
-  return Value.Check(schema, value);
+  return Check(schema, value);
 }
 
 /** null when valid, else "<pointer>: <reason>" (pointer "/" for the top level). */
 export function checkSchema(schema: TSchema, value: unknown): string | null {
   if (check(schema, value)) return null;
-  const first = Value.Errors(schema, value).First();
+  const first = Errors(schema, value).First();
   if (!first) return "invalid document";
   const where = first.path === "" ? "top level" : first.path;
   return `${where}: ${first.message.toLowerCase()}`;

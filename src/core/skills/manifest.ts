@@ -3,7 +3,7 @@
  * Normalises and validates a parsed frontmatter mapping into a Manifest (skills.md §4.3–§4.4).
  * The first failing rule wins; normalisation repairs are reported as lint warnings.
  */
-import { Value } from "@sinclair/typebox/value";
+import { Check } from "@sinclair/typebox/value";
 import {
   FIELD_RULES,
   MANIFEST_FIELDS,
@@ -147,12 +147,13 @@ function validate(m: Obj): string | null {
   for (const rule of FIELD_RULES) {
     const v = get(m, rule.field);
     if (v === undefined) continue;
-    if (!Value.Check(rule.schema, v)) return rule.message;
+    // No manifest field takes a TOML datetime, and a Date would pass the map schema.
+    if (v instanceof Date || !Check(rule.schema, v)) return rule.message;
   }
   const ver = m.verification;
   if (isMap(ver)) {
     for (const [k, schema] of Object.entries(VERIFICATION_KEYS)) {
-      if (ver[k] !== undefined && !Value.Check(schema, ver[k])) return `verification.${k} has the wrong type`;
+      if (ver[k] !== undefined && !Check(schema, ver[k])) return `verification.${k} has the wrong type`;
     }
   }
   return null;

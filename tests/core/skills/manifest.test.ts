@@ -142,3 +142,11 @@ describe("normalisation (skills.md §4.3)", () => {
     expect(r.manifest.unknown_fields).toEqual(["license", "allowed-tools", "custom"]);
   });
 });
+
+describe("TOML datetimes fail every field", () => {
+  test.each(["requires", "metadata", "verification", "name", "tags"])("%s", (field) => {
+    const r = buildManifest({ [field]: new Date(0) });
+    if (field === "tags") expect(r.ok && r.manifest.tags).toEqual([]);
+    else expect(r.ok).toBe(false);
+  });
+});
