@@ -15,12 +15,19 @@
  * (u32 `doc << 8 | tf`, ascending doc per list), and two sorted string indexes with their
  * document ids: effective keys (KEY_*) and lower-cased keys and names (LABEL_*). SCAN and WATCH
  * hold the scan the snapshot was built from (identity.ts): candidate directories, and the stats of
- * the directories vouching for them, so an unchanged tree is re-checked with stats only.
+ * the directories vouching for them, so an unchanged tree is re-checked with stats only. FILES
+ * (f64 × FILE_STRIDE per candidate of the scan: its SKILL.md's size, mtime, ctime, inode and
+ * device, -1 when missing) and CAND_DOC (i32 per candidate: its document, -1 when it loaded as
+ * invalid) let a rebuild over the same scan reuse documents, and skip unchanged invalid files, by
+ * comparing numbers (scope-build.ts); both are empty when the builder was not given the stats.
+ *
+ * Sections need not be stored in table order, and bytes between sections are ignored: the builder
+ * writes POST and META last so the file can be cut right after them.
  */
 
 export const SNAPSHOT_MAGIC = "LEMSNAP";
 /** Bump whenever the layout or anything baked into it (tokeniser, norms) changes. */
-export const SNAPSHOT_VERSION = 2;
+export const SNAPSHOT_VERSION = 3;
 export const HEADER_BYTES = 64;
 export const IDENTITY_BYTES = 32;
 
@@ -33,6 +40,8 @@ export const TERM_STRIDE = 1 + 2 * FIELD_COUNT;
 export const DOC_STRIDE = 8;
 export const FLAG_EFFECTIVE = 1;
 export const FLAG_HIDDEN = 2;
+/** FILES row: size, mtimeMs, ctimeMs, ino, dev of a candidate's SKILL.md (stat-many.ts order). */
+export const FILE_STRIDE = 5;
 
 export const Section = {
   Meta: 0,
@@ -51,9 +60,11 @@ export const Section = {
   LabelDoc: 13,
   Scan: 14,
   Watch: 15,
+  Files: 16,
+  CandDoc: 17,
 } as const;
 export type Section = (typeof Section)[keyof typeof Section];
-export const SECTION_COUNT = 16;
+export const SECTION_COUNT = 18;
 
 export interface SnapshotMeta {
   docs: number;
@@ -141,17 +152,22 @@ export class StringTable {
     const i = this.lowerBound(a);
     return i < this.size && this.compare(a, i) === 0 ? i : -1;
   }
-  /** [lo, hi) of strings starting with `prefix`. */
+  /** [lo, hi) of strings starting with `prefix` (two binary searches). */
   prefixRange(prefix: Uint8Array): [number, number] {
     const lo = this.lowerBound(prefix);
-    let hi = lo;
-    const n = this.size;
-    while (hi < n) {
-      const s = this.off[hi]!;
-      if (this.off[hi + 1]! - s < prefix.length || compareAt(prefix, this.bytes, s, s + prefix.length) !== 0) break;
-      hi++;
+    // Strings starting with `prefix` are contiguous from lo: find the first one that does not.
+    let a = lo;
+    let b = this.size;
+    const k = prefix.length;
+    const off = this.off;
+    const bytes = this.bytes;
+    while (a < b) {
+      const mid = (a + b) >>> 1;
+      const s = off[mid]!;
+      if (off[mid + 1]! - s >= k && compareAt(prefix, bytes, s, s + k) === 0) a = mid + 1;
+      else b = mid;
     }
-    return [lo, hi];
+    return [lo, a];
   }
 }
 
@@ -171,8 +187,11 @@ export class Snapshot {
   /** The encoded scan (identity.ts) and the stats of its watched paths (stat-many.ts layout). */
   readonly scan: Uint8Array;
   readonly watch: Float64Array;
-  /** Scratch buffers for scoring, allocated on first query (scoring is synchronous). */
-  scratch: { acc: Float64Array; tf: Float64Array; touched: Int32Array; stamp: Int32Array; bits: Uint32Array; names: Float64Array; epoch: number } | null = null;
+  /** Per candidate of `scan`: its SKILL.md stats when built (FILE_STRIDE each) and its document or -1. */
+  readonly files: Float64Array;
+  readonly candDoc: Int32Array;
+  /** Scratch buffers for scoring (score.ts), allocated on first query (scoring is synchronous). */
+  scratch: object | null = null;
 
   constructor(
     readonly bytes: Uint8Array,
@@ -195,6 +214,8 @@ export class Snapshot {
     this.labelDoc = u32(s[Section.LabelDoc]!);
     this.scan = s[Section.Scan]!;
     this.watch = new Float64Array(s[Section.Watch]!.buffer, s[Section.Watch]!.byteOffset, s[Section.Watch]!.byteLength >>> 3);
+    this.files = new Float64Array(s[Section.Files]!.buffer, s[Section.Files]!.byteOffset, s[Section.Files]!.byteLength >>> 3);
+    this.candDoc = new Int32Array(s[Section.CandDoc]!.buffer, s[Section.CandDoc]!.byteOffset, s[Section.CandDoc]!.byteLength >>> 2);
   }
 
   get docCount(): number {
@@ -278,7 +299,9 @@ export function openSnapshot(raw: Uint8Array, mapped: boolean): Snapshot | strin
     wordLen(Section.Post) % 4 !== 0 ||
     wordLen(Section.KeyOff) !== wordLen(Section.KeyDoc) + 4 ||
     wordLen(Section.LabelOff) !== wordLen(Section.LabelDoc) + 4 ||
-    wordLen(Section.Watch) % 8 !== 0
+    wordLen(Section.Watch) % 8 !== 0 ||
+    wordLen(Section.CandDoc) % 4 !== 0 ||
+    wordLen(Section.Files) !== (wordLen(Section.CandDoc) / 4) * FILE_STRIDE * 8
   )
     return "inconsistent tables";
   const snap = new Snapshot(bytes, mapped && bytes === raw, { identity: bytes.subarray(8, 8 + IDENTITY_BYTES), meta, sec });

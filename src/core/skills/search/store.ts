@@ -125,7 +125,7 @@ export class SnapshotStore {
     const mode = this.#opts.workerMode ?? "auto";
     const useWorker =
       mode === "always" ||
-      (mode === "auto" && typeof Worker === "function" && pendingLoads(idn.candidates(), idn.fingerprints(), previous) >= (this.#opts.workerThreshold ?? 256));
+      (mode === "auto" && typeof Worker === "function" && pendingLoads(idn.scan, idn.files, idn.candidates, idn.fingerprints, previous) >= (this.#opts.workerThreshold ?? 256));
     if (useWorker) {
       try {
         const r = await this.worker().build({
@@ -158,7 +158,8 @@ export class SnapshotStore {
     const r = await buildScope({
       roots,
       candidates: idn.candidates(),
-      fingerprints: idn.fingerprints(),
+      fingerprints: idn.fingerprints,
+      files: idn.files,
       identity: idn.digest,
       scan: idn.scan,
       watch: idn.watch,
