@@ -76,11 +76,11 @@ describe("README", () => {
     const mcp = ts.find((b) => b.includes("mcpConfig"))!;
     writeFileSync(
       join(dir, "embed.ts"),
-      embed + "\nconsole.log(JSON.stringify({ n: skills.length, d: diagnostics.length, ready: status?.ready, prompt: systemPrompt.length > 0, hint: turnHint.startsWith('<relevant-skills>') }));\n",
+      embed + "\nconsole.log(JSON.stringify({ n: skills.length, d: diagnostics.length, ready: status?.ready, prompt: systemPrompt.length > 0, hint: turnHint.startsWith('<relevant-skills>'), top: hits[0]?.key, verdict: report.verdict, mcp: servers.effective.length }));\n",
     );
     const r = Bun.spawnSync([process.execPath, join(dir, "embed.ts")], { cwd: dir, env: box.env });
     expect(r.stderr.toString()).toBe("");
-    expect(JSON.parse(r.stdout.toString())).toEqual({ n: 3, d: 0, ready: true, prompt: true, hint: true });
+    expect(JSON.parse(r.stdout.toString())).toEqual({ n: 3, d: 0, ready: true, prompt: true, hint: true, top: "bun-file-io", verdict: "pass", mcp: 1 });
     writeFileSync(join(dir, "mcp.ts"), mcp + "\nconsole.log(JSON.stringify({ names: effective.map((s) => s.name), d: diagnostics.length, v: mcp.validate([{ name: 'x', url: 'ftp://nope' }]) }));\n");
     const m = Bun.spawnSync([process.execPath, join(dir, "mcp.ts")], { cwd: dir, env: box.env });
     expect(m.stderr.toString()).toBe("");
