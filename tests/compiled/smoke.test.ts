@@ -1,51 +1,21 @@
 // Runs the compiled binary like a user would (DESIGN.md §5): built for the host from a throwaway
 // copy of the tree that is deleted before the first run, started from a project directory whose
 // `.env` and `bunfig.toml` must both be ignored, with a sandboxed HOME.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { cp, mkdtemp, rm, symlink } from "node:fs/promises";
-import { existsSync, realpathSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
+import { beforeAll, describe, expect, test } from "bun:test";
+import { compiledBinary } from "./binary.ts";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
 import { hostTarget } from "../../scripts/targets.ts";
 import { TOP_USAGE } from "../../src/cli/top-usage.ts";
 import { sandbox, type Sandbox } from "../support/sandbox.ts";
 
-const repo = join(import.meta.dir, "..", "..");
 const host = hostTarget();
-let work = "";
 let binary = "";
 
-/** Everything a build reads; dist/, .git and node_modules (linked instead) stay behind. */
-const SKIP = new Set(["node_modules", "dist", ".git", "coverage"]);
-
 beforeAll(async () => {
-  work = realpathSync(await mkdtemp(join(tmpdir(), "lemon-compiled-")));
-  const tree = join(work, "tree");
-  await cp(repo, tree, {
-    recursive: true,
-    filter: (src) => {
-      const rel = relative(repo, src);
-      return rel === "" || !SKIP.has(rel.split(/[\\/]/)[0]!);
-    },
-  });
-  await symlink(join(repo, "node_modules"), join(tree, "node_modules"), "junction");
-  const out = join(work, "out");
-  const build = Bun.spawnSync([process.execPath, "build.ts", "--single", "--no-archive", "--outdir", out], {
-    cwd: tree,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: "1" },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  if (build.exitCode !== 0) throw new Error(`build.ts --single failed:\n${build.stdout}\n${build.stderr}`);
-  // The binary must not need the tree it was built from.
-  await rm(tree, { recursive: true, force: true });
-  binary = join(out, `lemon-${host.name}`, host.exe);
+  binary = await compiledBinary();
 }, 240_000);
-
-afterAll(async () => {
-  if (work) await rm(work, { recursive: true, force: true });
-});
 
 interface Run {
   code: number;
