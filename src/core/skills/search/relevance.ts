@@ -4,17 +4,14 @@
  * snapshots, disabled state and readiness are computed live; project results precede global
  * ones, a global skill whose key a project skill claims is never returned.
  */
-import { Type } from "@sinclair/typebox";
 import { statSync } from "node:fs";
 import type { LemonContext } from "../../context.ts";
 import { resolvePaths } from "../../paths.ts";
-import { isValid } from "../../schema/check.ts";
-import { Manifest } from "../../schema/manifest.ts";
 import { isDisplayable, toEntry, type SkillEntry } from "../entry.ts";
-import { fingerprintOf, type ValidRecord } from "../load.ts";
+import { fingerprintOf } from "../load.ts";
 import { resolveRoots, type SkillRoot } from "../roots.ts";
 import { effectiveDisabled, readSettings } from "../settings.ts";
-import type { DocMeta } from "./builder.ts";
+import { docMeta, recordFromMeta } from "./doc-meta.ts";
 import type { Snapshot } from "./format.ts";
 import { parseQuery, scoreSnapshot, type ParsedQuery } from "./score.ts";
 import { CHECK_INTERVAL_MS, SnapshotStore, type StoreOptions, type WorkerMode } from "./store.ts";
@@ -27,17 +24,6 @@ export interface FindRelevantOptions {
 export const DEFAULT_MAX_RESULTS = 3;
 export const MAX_RESULTS_CAP = 50;
 
-const DocMetaSchema = Type.Object({
-  key: Type.String(),
-  root: Type.Integer({ minimum: 0 }),
-  path: Type.String(),
-  real_path: Type.String(),
-  skill_file: Type.String(),
-  category: Type.Union([Type.String(), Type.Null()]),
-  fingerprint: Type.String(),
-  content_hash: Type.String(),
-  manifest: Manifest,
-});
 
 /** The §7.1 rule 3 limit: default 3, capped at 50, 0 (no results) for anything else. */
 export function normaliseMaxResults(v: unknown): number {
@@ -160,28 +146,9 @@ function collect(
 }
 
 function entryOf(snap: Snapshot, doc: number, roots: readonly SkillRoot[], ctx: LemonContext, disabled: ReadonlySet<string>): SkillEntry | null {
-  let raw: unknown;
-  try {
-    raw = snap.docJson(doc);
-  } catch {
-    return null;
-  }
-  if (!isValid(DocMetaSchema, raw)) return null;
-  const m = raw as DocMeta;
-  const root = roots[m.root];
-  if (!root) return null;
-  const rec: ValidRecord = {
-    valid: true,
-    candidate: { key: m.key, root, path: m.path, realPath: m.real_path, category: m.category, skillFile: m.skill_file },
-    fingerprint: m.fingerprint,
-    manifest: m.manifest,
-    warnings: [],
-    contentHash: m.content_hash,
-    frontmatter: "yaml",
-    bodyExcerpt: "",
-    bodyChars: 0,
-    bodyBlank: false,
-    bodyStartLine: 1,
-  };
-  return toEntry(rec, ctx, disabled);
+  const m = docMeta(snap, doc);
+  const root = m ? roots[m.root] : undefined;
+  if (!m || !root) return null;
+  const candidate = { key: m.key, root, path: m.path, realPath: m.real_path, category: m.category, skillFile: m.skill_file };
+  return toEntry(recordFromMeta(m, candidate), ctx, disabled);
 }
