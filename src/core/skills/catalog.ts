@@ -55,10 +55,45 @@ export function scanRoots(roots: readonly SkillRoot[], watch: ScanWatch | null =
   return { candidates, diagnostics };
 }
 
-export async function discover(ctx: LemonContext, view: View, cache?: RecordCache): Promise<Discovery> {
-  const roots = rootsFor(ctx, view);
+/** One scope's candidates in precedence order, their records and the scan's diagnostics. */
+export interface ScopeLoad {
+  candidates: SkillCandidate[];
+  records: SkillRecord[];
+  diagnostics: Diagnostic[];
+}
+
+/** Loads a scope some cheaper way (a current search snapshot); null to scan and parse instead. */
+export type ScopeLoader = (roots: SkillRoot[]) => Promise<ScopeLoad | null>;
+
+async function scanAndLoad(roots: SkillRoot[], cache?: RecordCache): Promise<ScopeLoad> {
   const { candidates, diagnostics } = scanRoots(roots);
-  const records = await Promise.all(candidates.map((c) => loadCandidate(c, cache)));
+  return { candidates, diagnostics, records: await Promise.all(candidates.map((c) => loadCandidate(c, cache))) };
+}
+
+export async function discover(ctx: LemonContext, view: View, cache?: RecordCache, loader?: ScopeLoader): Promise<Discovery> {
+  const { project, global } = resolveRoots(ctx);
+  const scopes = view === "global" ? [global] : view === "project" ? [project] : [project, global];
+  const loads = await Promise.all(scopes.map(async (r) => (loader ? await loader(r) : null) ?? scanAndLoad(r, cache)));
+  const roots = scopes.flat();
+  const candidates: SkillCandidate[] = [];
+  const records: SkillRecord[] = [];
+  const diagnostics: Diagnostic[] = [];
+  // Scopes are scanned apart (each has its own snapshot); a skill reachable from both is kept at
+  // its first, project, position as one shared scan would.
+  const seen = new Map<string, string>();
+  for (const load of loads) {
+    diagnostics.push(...load.diagnostics);
+    load.candidates.forEach((c, i) => {
+      const first = seen.get(c.realPath);
+      if (first !== undefined && load !== loads[0]) {
+        diagnostics.push(diagnostic("warn", "duplicate_real_path", MSG.duplicateRealPath(first), { path: c.path }));
+        return;
+      }
+      seen.set(c.realPath, c.path);
+      candidates.push(c);
+      records.push(load.records[i]!);
+    });
+  }
   const effective = new Map<string, ValidRecord>();
   const winnersByScope: Record<Scope, Map<string, ValidRecord>> = { project: new Map(), global: new Map() };
   const shadowed: Shadowed[] = [];

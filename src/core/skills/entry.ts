@@ -77,10 +77,21 @@ export function platformCompatible(platforms: readonly string[], current: string
 
 const dedupe = (xs: string[]) => [...new Set(xs)];
 
-export function computeMissing(rec: ValidRecord, ctx: LemonContext): { missing: Missing; unchecked: string[]; superseded: boolean } {
+/**
+ * PATH lookups of one listing: many skills need the same few binaries, so one call looks each up
+ * once. Create one per call; it must not outlive it (readiness is live).
+ */
+export type BinLookup = Map<string, boolean>;
+
+export function computeMissing(rec: ValidRecord, ctx: LemonContext, bins: BinLookup = new Map()): { missing: Missing; unchecked: string[]; superseded: boolean } {
   const m = rec.manifest;
   const PATH = ctx.env.PATH ?? ctx.env.Path ?? "";
-  const bins = m.requires.bins.filter((b) => Bun.which(b, { PATH }) === null);
+  const found = (b: string) => {
+    let hit = bins.get(b);
+    if (hit === undefined) bins.set(b, (hit = Bun.which(b, { PATH }) !== null));
+    return hit;
+  };
+  const missingBins = m.requires.bins.filter((b) => !found(b));
   const env = dedupe([...m.requires.config, ...m.required_environment_variables]).filter((n) => {
     const v = ctx.env[n];
     return v === undefined || v === "";
@@ -89,13 +100,19 @@ export function computeMissing(rec: ValidRecord, ctx: LemonContext): { missing: 
   const missingTools = tools ? m.requires_tools.filter((t) => !tools.includes(t)) : [];
   const unchecked = tools ? [] : [...m.requires_tools];
   const superseded = tools !== null && m.fallback_for_tools.length > 0 && m.fallback_for_tools.every((t) => tools.includes(t));
-  return { missing: { bins, env, tools: missingTools }, unchecked, superseded };
+  return { missing: { bins: missingBins, env, tools: missingTools }, unchecked, superseded };
 }
 
-export function toEntry(rec: ValidRecord, ctx: LemonContext, disabled: ReadonlySet<string>, prov: Provenance = NO_PROVENANCE): SkillEntry {
+export function toEntry(
+  rec: ValidRecord,
+  ctx: LemonContext,
+  disabled: ReadonlySet<string>,
+  prov: Provenance = NO_PROVENANCE,
+  bins?: BinLookup,
+): SkillEntry {
   const c = rec.candidate;
   const m = rec.manifest;
-  const { missing, unchecked, superseded } = computeMissing(rec, ctx);
+  const { missing, unchecked, superseded } = computeMissing(rec, ctx, bins);
   const isDisabled = disabled.has(c.key);
   let state: ActivationState;
   if (isDisabled) state = "disabled";

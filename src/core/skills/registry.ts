@@ -8,9 +8,9 @@ import { ONLINE_SEARCH_UNAVAILABLE, type SearchOptions, type SearchResult } from
 import { RelevanceEngine, type FindRelevantOptions } from "./search/relevance.ts";
 import type { Diagnostic } from "../diagnostics.ts";
 import { invalidParams } from "../errors.ts";
-import type { Scope } from "../paths.ts";
-import { discover, type Discovery, type RecordCache, type View } from "./catalog.ts";
-import { toEntry, toStatus, type SkillEntry, type SkillStatus } from "./entry.ts";
+import { resolvePaths, type Scope } from "../paths.ts";
+import { discover, type Discovery, type RecordCache, type ScopeLoader, type View } from "./catalog.ts";
+import { toEntry, toStatus, type BinLookup, type SkillEntry, type SkillStatus } from "./entry.ts";
 import { renderListing, renderRelevantBlock } from "./prompt.ts";
 import { expandLintPath, lintSkillDir, summarise, type LintAuditHook, type LintReport, type LintResult } from "./lint.ts";
 import type { Manifest } from "../schema/manifest.ts";
@@ -98,9 +98,19 @@ export class SkillRegistry {
     if (opts.tools !== undefined) ctx = Object.freeze({ ...ctx, availableTools: opts.tools });
     if (opts.refresh) this.#cache.clear();
     const view: View = opts.scope === undefined ? "both" : opts.scope;
-    const [discovery, settings] = await Promise.all([discover(ctx, view, this.#cache), readSettings(ctx)]);
+    const paths = resolvePaths(ctx);
+    // A current search snapshot spares parsing every SKILL.md; `refresh` always reads the files.
+    const loader: ScopeLoader | undefined = opts.refresh
+      ? undefined
+      : async (roots) => {
+          const { loadScopeFromSnapshot } = await import("./search/listing.ts");
+          const lockfile = roots[0]?.scope === "global" ? paths.global.lockfile : paths.project.lockfile;
+          return loadScopeFromSnapshot(roots, lockfile, paths.snapshotDir, this.#cache);
+        };
+    const [discovery, settings] = await Promise.all([discover(ctx, view, this.#cache, loader), readSettings(ctx)]);
     const disabled = effectiveDisabled(settings, view);
-    const entries = [...discovery.effective.values()].map((r) => toEntry(r, ctx, disabled)).sort(byKey);
+    const bins: BinLookup = new Map();
+    const entries = [...discovery.effective.values()].map((r) => toEntry(r, ctx, disabled, undefined, bins)).sort(byKey);
     return { ctx, discovery, entries, diagnostics: [...discovery.diagnostics, ...settings.diagnostics] };
   }
 

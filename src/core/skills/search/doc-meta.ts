@@ -24,14 +24,14 @@ export const DocMetaSchema = Type.Object({
 });
 
 /** A document's validated listing fields, or null when the bytes are not what we wrote. */
-export function docMeta(snap: Snapshot, doc: number): DocMeta | null {
+export function docMeta(snap: Snapshot, doc: number, valid: (v: unknown) => boolean = (v) => isValid(DocMetaSchema, v)): DocMeta | null {
   let raw: unknown;
   try {
     raw = snap.docJson(doc);
   } catch {
     return null;
   }
-  return isValid(DocMetaSchema, raw) ? (raw as DocMeta) : null;
+  return valid(raw) ? (raw as DocMeta) : null;
 }
 
 /** The catalog record of a stored document; the body is not kept (listings never need it). */

@@ -1,0 +1,41 @@
+/**
+ * @module skills/search/listing
+ * Listing from the search snapshot (DESIGN.md §7): when a scope's snapshot is current, `skill
+ * list` is its stat calls plus one map. Every valid skill comes from its stored listing fields and
+ * only invalid SKILL.md files are parsed again, for their messages. Listings never build or
+ * rewrite a snapshot: with none current they scan and parse as before.
+ */
+import type { RecordCache, ScopeLoad } from "../catalog.ts";
+import { loadCandidate } from "../load.ts";
+import type { SkillRoot } from "../roots.ts";
+import { checkerFor } from "../../schema/check.ts";
+import { DocMetaSchema, docMeta, recordFromMeta } from "./doc-meta.ts";
+import { readSnapshotFile, snapshotPath } from "./file.ts";
+import { computeIdentity, sameIdentity, scopeId } from "./identity.ts";
+
+export async function loadScopeFromSnapshot(
+  roots: SkillRoot[],
+  lockfile: string,
+  dir: string,
+  cache?: RecordCache,
+): Promise<ScopeLoad | null> {
+  if (roots.length === 0) return null;
+  const snap = readSnapshotFile(snapshotPath(dir, scopeId(roots)));
+  if (!snap) return null;
+  const idn = await computeIdentity(roots, lockfile, snap);
+  if (idn.count === 0 || !sameIdentity(snap.identity, idn.digest)) return null;
+  const candidates = idn.candidates();
+  if (snap.candDoc.length !== candidates.length) return null;
+  const fingerprints = idn.fingerprints();
+  const valid = await checkerFor(DocMetaSchema, candidates.length);
+  const records = await Promise.all(
+    candidates.map(async (c, i) => {
+      const doc = snap.candDoc[i]!;
+      const m = doc >= 0 ? docMeta(snap, doc, valid) : null;
+      // The identity matched, so the stored fields are this file's; the checks are belt and braces.
+      if (m && m.key === c.key && m.fingerprint === fingerprints[i]) return recordFromMeta(m, c);
+      return loadCandidate(c, cache);
+    }),
+  );
+  return { candidates, records, diagnostics: idn.diagnostics() };
+}

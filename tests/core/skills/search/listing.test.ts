@@ -1,0 +1,50 @@
+// `skill list` from a current search snapshot must be indistinguishable from scanning and parsing.
+import { describe, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { createLemon } from "../../../../src/core/index.ts";
+import { discover } from "../../../../src/core/skills/catalog.ts";
+import { CORPUS_DIR } from "../../../support/corpus.ts";
+import { sandbox } from "../../../support/sandbox.ts";
+
+describe("listing from the snapshot", () => {
+  test("the corpus lists identically from the snapshot and from the files", async () => {
+    await using box = await sandbox();
+    const env = { ...box.env, LEMON_AGENT_DIR: join(box.root, "agent"), LEMON_CLAUDE_SKILLS_DIR: CORPUS_DIR };
+    await box.skill(join(box.project, ".lemon/skill"), "local-one", { name: "local-one", description: "A project skill beside the corpus." });
+    await box.skill(join(box.project, ".claude/skills"), "broken", "---\nname: [x\n---\n");
+    const lemon = createLemon({ cwd: box.project, env });
+    const parsed = await lemon.skills.list({ all: true, refresh: true });
+    await lemon.skills.findRelevant("make a chart from a spreadsheet"); // builds both scope snapshots
+    const fresh = createLemon({ cwd: box.project, env });
+    const viaSnapshot = await fresh.skills.list({ all: true });
+    expect(viaSnapshot).toEqual(parsed);
+    // And it really came from the snapshot: records rebuilt from it carry no body excerpt.
+    const ctx = fresh.context;
+    const { loadScopeFromSnapshot } = await import("../../../../src/core/skills/search/listing.ts");
+    const { resolveRoots } = await import("../../../../src/core/skills/roots.ts");
+    const { resolvePaths } = await import("../../../../src/core/paths.ts");
+    const roots = resolveRoots(ctx);
+    const load = await loadScopeFromSnapshot(roots.global, resolvePaths(ctx).global.lockfile, resolvePaths(ctx).snapshotDir);
+    expect(load).not.toBeNull();
+    expect(load!.records.every((r) => !r.valid || r.bodyExcerpt === "")).toBe(true);
+    const d = await discover(ctx, "both");
+    expect(d.effective.size).toBe(viaSnapshot.skills.length);
+  });
+
+  test("an edit after the snapshot was built is listed (the snapshot is no longer current)", async () => {
+    await using box = await sandbox();
+    const file = await box.skill(join(box.project, ".lemon/skill"), "s", { name: "s", description: "first description of the skill" });
+    await box.skill(join(box.project, ".lemon/skill"), "t", { name: "t", description: "another skill for the scope" });
+    const lemon = createLemon({ cwd: box.project, env: box.env });
+    await lemon.skills.findRelevant("skill description", { refresh: true });
+    writeFileSync(file, "---\nname: s\ndescription: the second description, changed in place\n---\nbody\n");
+    const other = createLemon({ cwd: box.project, env: box.env });
+    expect((await other.skills.get("s"))!.description).toBe("the second description, changed in place");
+    writeFileSync(file, "---\nname: [broken\n---\n");
+    const third = createLemon({ cwd: box.project, env: box.env });
+    const list = await third.skills.list({ all: true });
+    expect(list.skills.map((x) => x.key)).toEqual(["t"]);
+    expect(list.invalid.map((x) => [x.key, x.code])).toEqual([["s", "parse_error"]]);
+  });
+});
