@@ -48,3 +48,20 @@ describe("listing from the snapshot", () => {
     expect(list.invalid.map((x) => [x.key, x.code])).toEqual([["s", "parse_error"]]);
   });
 });
+
+describe("listing never trusts a broken snapshot", () => {
+  test("truncated or foreign snapshot files fall back to reading the skills", async () => {
+    await using box = await sandbox();
+    for (const k of ["a", "b", "c"]) await box.skill(join(box.project, ".lemon/skill"), k, { name: k, description: `skill ${k} for the snapshot test` });
+    const lemon = createLemon({ cwd: box.project, env: box.env });
+    await lemon.skills.findRelevant("snapshot test skill", { refresh: true });
+    const { readdirSync, readFileSync } = await import("node:fs");
+    const dir = join(box.agentDir, "cache", "skills");
+    const snap = readdirSync(dir).find((n) => n.endsWith(".snap"))!;
+    const bytes = readFileSync(join(dir, snap));
+    writeFileSync(join(dir, snap), bytes.subarray(0, Math.floor(bytes.length / 2)));
+    expect((await createLemon({ cwd: box.project, env: box.env }).skills.list()).skills.map((s) => s.key)).toEqual(["a", "b", "c"]);
+    writeFileSync(join(dir, snap), "LEMSNAP but not really a snapshot at all");
+    expect((await createLemon({ cwd: box.project, env: box.env }).skills.list()).skills.map((s) => s.key)).toEqual(["a", "b", "c"]);
+  });
+});
