@@ -6,7 +6,7 @@
  */
 import type { LemonContext } from "../context.ts";
 import { conflict, invalidParams, notFound } from "../errors.ts";
-import { jsonCodec, update } from "../fsx/update.ts";
+import { jsonCodec, update, type Change } from "../fsx/update.ts";
 import { scopePathsFor, type Scope } from "../paths.ts";
 import { emptyMcpJson, McpJson } from "../schema/mcp-json.ts";
 import { isValidServerName, NAME_MESSAGE } from "./names.ts";
@@ -51,6 +51,21 @@ function single(doc: McpJson, name: string, file: string): Location | null {
   const locs = locate(doc, name);
   if (locs.length > 1) throw conflict(`ambiguous server name '${name}' appears ${locs.length} times in ${file}`);
   return locs[0] ?? null;
+}
+
+/**
+ * One transaction on the lemon file of the selected scope with the named entry already located
+ * (null when absent; a name written twice is a CONFLICT).
+ */
+function editEntry<R>(
+  ctx: LemonContext,
+  opts: TargetOptions,
+  name: string,
+  command: string,
+  change: (doc: McpJson, loc: Location | null, at: { scope: Scope; file: string }) => Change<McpJson, R>,
+): Promise<R> {
+  const at = targetFile(ctx, opts);
+  return update(at.file, codec, (doc) => change(doc, single(doc, name, at.file), at), writeOpts(ctx, at.scope, command));
 }
 
 function entryAt(doc: McpJson, loc: Location): Record<string, unknown> {
@@ -101,38 +116,31 @@ export async function addServer(ctx: LemonContext, input: McpServerConfig, opts:
   if (!v.ok) throw invalidParams(v.message);
   const name = v.entry.name as string;
   const entry = ordered({ ...v.entry, type: v.transport }) as McpServerConfig;
-  const { scope, file } = targetFile(ctx, opts);
-  return update(
-    file,
-    codec,
-    (doc) => {
-      const loc = single(doc, name, file);
-      const next: McpJson = { ...doc };
-      let written: McpServerConfig = entry;
-      let index: number;
-      if (loc === null) {
-        next.servers = [...(doc.servers ?? []), entry];
-        index = next.servers.length - 1;
+  return editEntry(ctx, opts, name, "mcp add", (doc, loc, { scope, file }) => {
+    const next: McpJson = { ...doc };
+    let written: McpServerConfig = entry;
+    let index: number;
+    if (loc === null) {
+      next.servers = [...(doc.servers ?? []), entry];
+      index = next.servers.length - 1;
+    } else {
+      if (!opts.replace) throw conflict(`MCP server '${name}' already exists in ${file}; use --replace`);
+      written = ordered(replaceEntry(entryAt(doc, loc), entry)) as McpServerConfig;
+      const check = validateEntry(written, { requireName: true });
+      if (!check.ok) throw invalidParams(check.message);
+      if (loc.where === "servers") {
+        next.servers = [...(doc.servers ?? [])];
+        next.servers[loc.index] = written;
+        index = loc.index;
       } else {
-        if (!opts.replace) throw conflict(`MCP server '${name}' already exists in ${file}; use --replace`);
-        written = ordered(replaceEntry(entryAt(doc, loc), entry)) as McpServerConfig;
-        const check = validateEntry(written, { requireName: true });
-        if (!check.ok) throw invalidParams(check.message);
-        if (loc.where === "servers") {
-          next.servers = [...(doc.servers ?? [])];
-          next.servers[loc.index] = written;
-          index = loc.index;
-        } else {
-          const { name: _drop, ...rest } = written;
-          next.mcpServers = { ...doc.mcpServers, [loc.key]: rest };
-          index = (doc.servers?.length ?? 0) + Object.keys(doc.mcpServers ?? {}).indexOf(loc.key);
-        }
+        const { name: _drop, ...rest } = written;
+        next.mcpServers = { ...doc.mcpServers, [loc.key]: rest };
+        index = (doc.servers?.length ?? 0) + Object.keys(doc.mcpServers ?? {}).indexOf(loc.key);
       }
-      const action = loc === null ? ("added" as const) : ("replaced" as const);
-      return { next, result: { action, scope, file, server: serverView(written, v.transport, index) } };
-    },
-    writeOpts(ctx, scope, "mcp add"),
-  );
+    }
+    const action = loc === null ? ("added" as const) : ("replaced" as const);
+    return { next, result: { action, scope, file, server: serverView(written, v.transport, index) } };
+  });
 }
 
 export interface RemoveResult {
@@ -144,23 +152,16 @@ export interface RemoveResult {
 
 export async function removeServer(ctx: LemonContext, name: string, opts: TargetOptions = {}): Promise<RemoveResult> {
   if (!isValidServerName(name)) throw invalidParams(NAME_MESSAGE);
-  const { scope, file } = targetFile(ctx, opts);
-  return update(
-    file,
-    codec,
-    (doc) => {
-      const loc = single(doc, name, file);
-      if (loc === null) throw notFound(`MCP server '${name}' not found in ${file}`);
-      const next: McpJson = { ...doc };
-      if (loc.where === "servers") next.servers = (doc.servers ?? []).filter((_, i) => i !== loc.index);
-      else {
-        const { [loc.key]: _gone, ...rest } = doc.mcpServers ?? {};
-        next.mcpServers = rest;
-      }
-      return { next, result: { name, scope, file, removed: true as const } };
-    },
-    writeOpts(ctx, scope, "mcp remove"),
-  );
+  return editEntry(ctx, opts, name, "mcp remove", (doc, loc, { scope, file }) => {
+    if (loc === null) throw notFound(`MCP server '${name}' not found in ${file}`);
+    const next: McpJson = { ...doc };
+    if (loc.where === "servers") next.servers = (doc.servers ?? []).filter((_, i) => i !== loc.index);
+    else {
+      const { [loc.key]: _gone, ...rest } = doc.mcpServers ?? {};
+      next.mcpServers = rest;
+    }
+    return { next, result: { name, scope, file, removed: true as const } };
+  });
 }
 
 export interface ToggleResult {
@@ -173,23 +174,16 @@ export interface ToggleResult {
 
 /** Moves a name between `enabled_servers` and `disabled_servers`; no write when nothing changes. */
 export async function setServerEnabled(ctx: LemonContext, name: string, enabled: boolean, opts: TargetOptions = {}): Promise<ToggleResult> {
-  const { scope, file } = targetFile(ctx, opts);
-  return update(
-    file,
-    codec,
-    (doc) => {
-      single(doc, name, file);
-      const add = enabled ? "enabled_servers" : "disabled_servers";
-      const drop = enabled ? "disabled_servers" : "enabled_servers";
-      const had = doc[add]?.includes(name) ?? false;
-      const inOther = doc[drop]?.includes(name) ?? false;
-      const result = { name, scope, file, enabled, changed: !had || inOther };
-      if (!result.changed) return { next: undefined, result };
-      const next: McpJson = { ...doc };
-      next[add] = had ? doc[add] : [...(doc[add] ?? []), name];
-      if (doc[drop] !== undefined) next[drop] = (doc[drop] ?? []).filter((n) => n !== name);
-      return { next, result };
-    },
-    writeOpts(ctx, scope, enabled ? "mcp enable" : "mcp disable"),
-  );
+  return editEntry(ctx, opts, name, enabled ? "mcp enable" : "mcp disable", (doc, _loc, { scope, file }) => {
+    const add = enabled ? "enabled_servers" : "disabled_servers";
+    const drop = enabled ? "disabled_servers" : "enabled_servers";
+    const had = doc[add]?.includes(name) ?? false;
+    const inOther = doc[drop]?.includes(name) ?? false;
+    const result = { name, scope, file, enabled, changed: !had || inOther };
+    if (!result.changed) return { next: undefined, result };
+    const next: McpJson = { ...doc };
+    next[add] = had ? doc[add] : [...(doc[add] ?? []), name];
+    if (doc[drop] !== undefined) next[drop] = (doc[drop] ?? []).filter((n) => n !== name);
+    return { next, result };
+  });
 }

@@ -35,13 +35,6 @@ export type RecordCache = Map<string, SkillRecord>;
 
 const byPath = (a: SkillCandidate, b: SkillCandidate) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
 
-export function rootsFor(ctx: LemonContext, view: View): SkillRoot[] {
-  const { project, global } = resolveRoots(ctx);
-  if (view === "global") return global;
-  if (view === "project") return project;
-  return [...project, ...global];
-}
-
 /** Scans the roots of a view and returns candidates in precedence order plus scan diagnostics. */
 export function scanRoots(roots: readonly SkillRoot[], watch: ScanWatch | null = null): { candidates: SkillCandidate[]; diagnostics: Diagnostic[] } {
   const visited = new Map<string, string>();

@@ -94,8 +94,7 @@ export class SkillRegistry {
 
   /** Discovery plus live entries for a cwd and view (the shared base of every read command). */
   async view(opts: { cwd?: string; refresh?: boolean; scope?: Scope; tools?: readonly string[] | null } = {}): Promise<CatalogView> {
-    let ctx = withCwd(this.#ctx, opts.cwd);
-    if (opts.tools !== undefined) ctx = Object.freeze({ ...ctx, availableTools: opts.tools });
+    const ctx = withTools(withCwd(this.#ctx, opts.cwd), opts.tools);
     if (opts.refresh) this.#cache.clear();
     const view: View = opts.scope === undefined ? "both" : opts.scope;
     const paths = resolvePaths(ctx);
@@ -156,8 +155,10 @@ export class SkillRegistry {
     return e ? toStatus(e, this.#ctx.platform) : null;
   }
 
+  /** Forgets parsed files and makes the next relevance call rebuild its snapshots (skills.md §7.3). */
   async refresh(_opts: { cwd?: string } = {}): Promise<void> {
     this.#cache.clear();
+    this.#refreshRelevance = true;
   }
 
   async enable(key: string, opts: { cwd?: string; global?: boolean } = {}): Promise<ToggleResult> {
@@ -182,7 +183,7 @@ export class SkillRegistry {
     const results: LintResult[] = [];
     const lintOpts = { strict, ...(opts.audit ? { audit: opts.audit } : {}) };
     if (paths.length === 0) {
-      const v = await this.view({ ...(opts.cwd !== undefined ? { cwd: opts.cwd } : {}) });
+      const v = await this.view({ cwd: opts.cwd });
       const dirs = [
         ...[...v.discovery.effective.values()].map((r) => r.candidate.path),
         ...v.discovery.shadowed.map((s) => s.record.candidate.path),
@@ -212,7 +213,7 @@ export class SkillRegistry {
 
   /** check-style readiness and validity for one key or every discovered skill (skills.md §15.2). */
   async check(key: string | undefined, opts: { cwd?: string; tools?: readonly string[] | null } = {}): Promise<CheckReport> {
-    const v = await this.view({ ...(opts.cwd !== undefined ? { cwd: opts.cwd } : {}), ...(opts.tools !== undefined ? { tools: opts.tools } : {}) });
+    const v = await this.view(opts);
     const checks: SkillCheck[] = [];
     const fromEntry = (e: SkillEntry): SkillCheck => ({
       key: e.key,
@@ -253,7 +254,7 @@ export class SkillRegistry {
 
   /** The entry plus its normalised manifest, for `inspect`. */
   async inspect(key: string, opts: { cwd?: string; tools?: readonly string[] | null } = {}): Promise<{ entry: SkillEntry; manifest: Manifest }> {
-    const v = await this.view({ ...(opts.cwd !== undefined ? { cwd: opts.cwd } : {}), ...(opts.tools !== undefined ? { tools: opts.tools } : {}) });
+    const v = await this.view(opts);
     const rec = v.discovery.effective.get(key);
     const entry = v.entries.find((e) => e.key === key);
     if (!rec || !entry) throw notFound(`Skill '${key}' not found`, { hint: `run 'lemon skill list' or 'lemon skill search ${key}'` });
@@ -264,7 +265,7 @@ export class SkillRegistry {
   async audit(target: string, opts: { cwd?: string; force?: boolean } = {}): Promise<AuditReport> {
     const ctx = withCwd(this.#ctx, opts.cwd);
     const { auditTarget } = await import("./audit/target.ts");
-    return auditTarget(ctx, target, async () => (await this.view({ ...(opts.cwd !== undefined ? { cwd: opts.cwd } : {}) })).entries, {
+    return auditTarget(ctx, target, async () => (await this.view({ cwd: opts.cwd })).entries, {
       ...(opts.force !== undefined ? { force: opts.force } : {}),
     });
   }
@@ -275,6 +276,8 @@ export class SkillRegistry {
 
   // Relevance (skills.md §7): snapshots and the worker hang off this instance.
   #relevance: RelevanceEngine | null = null;
+  /** Set by refresh(): the next findRelevant bypasses the check interval and rebuilds. */
+  #refreshRelevance = false;
 
   /** The relevance engine of this instance, created on first use. */
   relevance(): RelevanceEngine {
@@ -284,16 +287,14 @@ export class SkillRegistry {
   /** The skills most relevant to a request (skills.md §7.1). */
   async findRelevant(query: string, opts: FindRelevantOptions & { cwd?: string; tools?: readonly string[] | null } = {}): Promise<SkillEntry[]> {
     const ctx = withTools(withCwd(this.#ctx, opts.cwd), opts.tools);
-    return this.relevance().findRelevant(ctx, query, opts);
+    const refresh = opts.refresh === true || this.#refreshRelevance;
+    this.#refreshRelevance = false;
+    return this.relevance().findRelevant(ctx, query, { ...opts, refresh });
   }
 
   /** Local and online search (skills.md §7.4); the online part is not built yet. */
   async search(query: string, opts: SearchOptions = {}): Promise<SearchResult> {
-    const local = await this.findRelevant(query, {
-      maxResults: opts.maxLocal ?? 5,
-      ...(opts.cwd !== undefined ? { cwd: opts.cwd } : {}),
-      ...(opts.tools !== undefined ? { tools: opts.tools } : {}),
-    });
+    const local = await this.findRelevant(query, { maxResults: opts.maxLocal ?? 5, cwd: opts.cwd, tools: opts.tools });
     const warnings = opts.online === false ? [] : [{ source: "online", message: ONLINE_SEARCH_UNAVAILABLE }];
     return { local, online: [], warnings };
   }

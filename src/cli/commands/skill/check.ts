@@ -3,7 +3,7 @@
  * `lemon skill check [KEY] [--tools a,b]` (cli.md §2.4, skills.md §15.2), check-style.
  */
 import { defineLemonCommand } from "../../command.ts";
-import { toolsArg, parseToolsFlag } from "../../args.ts";
+import { toolsArg } from "../../args.ts";
 import { cliLemon } from "../../context.ts";
 import { formatTable, printJson } from "../../output.ts";
 
@@ -15,8 +15,7 @@ export default defineLemonCommand({
   },
   async run({ args, io }) {
     const lemon = cliLemon(io, args);
-    const tools = parseToolsFlag(args.tools);
-    const report = await lemon.registry.check(typeof args.key === "string" ? args.key : undefined, tools ? { tools } : {});
+    const report = await lemon.registry.check(typeof args.key === "string" ? args.key : undefined);
     if (args.json) {
       printJson(io, { ok: report.ok, checks: report.checks, diagnostics: report.diagnostics });
       return report.ok ? 0 : 1;

@@ -4,7 +4,7 @@
  * requirements and references of one effective skill.
  */
 import { defineLemonCommand } from "../../command.ts";
-import { toolsArg, parseToolsFlag } from "../../args.ts";
+import { toolsArg } from "../../args.ts";
 import { cliLemon } from "../../context.ts";
 import { printJson } from "../../output.ts";
 import { cell } from "../../../core/text.ts";
@@ -17,8 +17,7 @@ export default defineLemonCommand({
   },
   async run({ args, io }) {
     const lemon = cliLemon(io, args);
-    const tools = parseToolsFlag(args.tools);
-    const { entry: e, manifest: m } = await lemon.registry.inspect(String(args.key), tools ? { tools } : {});
+    const { entry: e, manifest: m } = await lemon.registry.inspect(String(args.key));
     const manifest = {
       name: m.name ?? e.key,
       description: m.description ?? "",

@@ -6,7 +6,6 @@ import { defineLemonCommand } from "../../command.ts";
 import { cliLemon } from "../../context.ts";
 import { printJson } from "../../output.ts";
 import { cell } from "../../../core/text.ts";
-import { lintAuditHook } from "./lint-audit.ts";
 
 export default defineLemonCommand({
   meta: { name: "lint", description: "Lint skill bundles (frontmatter, body, references, security audit)" },
@@ -19,7 +18,8 @@ export default defineLemonCommand({
   async run({ args, io }) {
     const lemon = cliLemon(io, args);
     const paths = args._.map(String);
-    const audit = args.audit === false ? undefined : await lintAuditHook();
+    // The audit engine loads only when lint runs with it.
+    const audit = args.audit === false ? undefined : (await import("../../../core/skills/audit/target.ts")).lintAudit;
     const report = await lemon.registry.lint(paths, { strict: Boolean(args.strict), ...(audit ? { audit } : {}) });
     if (args.json) {
       printJson(io, { ...report });

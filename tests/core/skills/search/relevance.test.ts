@@ -217,3 +217,25 @@ describe("search snapshot (skills.md §7.3)", () => {
     expect(hits.map((h) => h.key)).toEqual(["consul"]);
   });
 });
+
+describe("skills.refresh()", () => {
+  test("makes the next findRelevant rebuild instead of trusting the last check", async () => {
+    await using box = await sandbox();
+    for (const k of ["alpha", "beta"]) await box.skill(join(box.project, ".lemon/skill"), k, { name: k, description: `the ${k} skill for refresh tests` });
+    let t = 0;
+    const l = createLemon({ cwd: box.project, env: box.env, now: () => new Date(t) });
+    await l.skills.findRelevant("alpha skill");
+    const store = l.registry.relevance().store;
+    store.lastBuild = null;
+    await l.skills.findRelevant("alpha skill");
+    expect(store.lastBuild).toBeNull();
+    await l.skills.refresh();
+    await l.skills.findRelevant("alpha skill");
+    expect(store.lastBuild).not.toBeNull();
+    store.lastBuild = null;
+    t += 1;
+    await l.skills.findRelevant("alpha skill");
+    expect(store.lastBuild).toBeNull();
+    await l.close();
+  });
+});
