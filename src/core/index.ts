@@ -83,7 +83,7 @@ export function createLemon(options: LemonOptions = {}): Lemon {
   };
   const mcp: McpApi = { config, validate: (entries) => validateEntries(entries) };
   const close = async () => {
-    registry.close();
+    await registry.close();
   };
   return {
     context,

@@ -299,9 +299,10 @@ export class SkillRegistry {
     return { local, online: [], warnings };
   }
 
-  /** Stops the snapshot worker and drops mapped snapshots. */
-  close(): void {
-    this.#relevance?.close();
+  /** Stops the snapshot worker, waits for snapshot writes in flight and drops mapped snapshots. */
+  async close(): Promise<void> {
+    const engine = this.#relevance;
     this.#relevance = null;
+    await engine?.close();
   }
 }

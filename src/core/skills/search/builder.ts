@@ -105,26 +105,58 @@ export function freshDoc(rec: ValidRecord, root: number, memo?: TokenMemo): Fres
 
 const byBytes = (a: { b: Uint8Array }, b: { b: Uint8Array }) => Buffer.compare(a.b, b.b);
 
-/** A growable byte buffer, for the small sections built before their size is known. */
+/**
+ * A growable byte buffer, for the sections built before their size is known. Ranges of one source
+ * that follow each other (old rows copied in order) are copied as one run when the run ends:
+ * a copy per row costs more than the rest of a one-edit rebuild.
+ */
 class Bytes {
   buf: Uint8Array;
-  len = 0;
+  #len = 0;
+  #src: Uint8Array | null = null;
+  #from = 0;
+  #to = 0;
   constructor(cap: number) {
     this.buf = new Uint8Array(Math.max(64, cap));
   }
+  get len(): number {
+    return this.#len + (this.#to - this.#from);
+  }
   push(b: Uint8Array): number {
-    const at = this.len;
-    if (at + b.length > this.buf.length) {
-      const next = new Uint8Array(Math.max(this.buf.length * 2, at + b.length));
-      next.set(this.buf.subarray(0, at));
-      this.buf = next;
-    }
+    this.#flush();
+    const at = this.#len;
+    this.#reserve(b.length);
     this.buf.set(b, at);
-    this.len += b.length;
+    this.#len += b.length;
     return at;
   }
+  /** Appends `src[from, to)`; copied when a range that does not continue it arrives. */
+  pushRange(src: Uint8Array, from: number, to: number): void {
+    if (src !== this.#src || from !== this.#to) {
+      this.#flush();
+      this.#src = src;
+      this.#from = this.#to = from;
+    }
+    this.#to = to;
+  }
   get bytes(): Uint8Array {
-    return this.buf.subarray(0, this.len);
+    this.#flush();
+    return this.buf.subarray(0, this.#len);
+  }
+  #reserve(n: number): void {
+    if (this.#len + n <= this.buf.length) return;
+    const next = new Uint8Array(Math.max(this.buf.length * 2, this.#len + n));
+    next.set(this.buf.subarray(0, this.#len));
+    this.buf = next;
+  }
+  #flush(): void {
+    if (this.#src === null) return;
+    const n = this.#to - this.#from;
+    this.#reserve(n);
+    this.buf.set(this.#src.subarray(this.#from, this.#to), this.#len);
+    this.#len += n;
+    this.#src = null;
+    this.#from = this.#to = 0;
   }
 }
 
@@ -160,13 +192,15 @@ function mergeTable(old: { off: Uint32Array; bytes: Uint8Array; docs: Uint32Arra
     if (d < 0) continue;
     const s = old!.off[i]!;
     const e = old!.off[i + 1]!;
-    const ob = old!.bytes.subarray(s, e);
-    while (ai < added.length) {
-      const c = Buffer.compare(added[ai]!.b, ob);
-      if (c < 0 || (c === 0 && added[ai]!.doc < d)) emitAdded();
-      else break;
+    if (ai < added.length) {
+      const ob = old!.bytes.subarray(s, e);
+      while (ai < added.length) {
+        const c = Buffer.compare(added[ai]!.b, ob);
+        if (c < 0 || (c === 0 && added[ai]!.doc < d)) emitAdded();
+        else break;
+      }
     }
-    bytes.push(ob);
+    bytes.pushRange(old!.bytes, s, e);
     docs[rows] = d;
     off[++rows] = bytes.len;
   }
@@ -425,14 +459,25 @@ export function buildSnapshot(plan: BuildPlan): Uint8Array {
   let outTerm = 0;
   // Stamps are per merged term (a dropped term does not advance outTerm).
   let iter = 0;
+  // Where the next fresh term falls in the old dictionary (one binary search per fresh term, not
+  // a comparison per old term), and whether it is that old term.
+  let freshAt = -1;
+  let freshSame = false;
+  const seekFresh = () => {
+    if (fi >= fresh.length || !prev) return;
+    freshAt = prev.terms.lowerBound(fresh[fi]!.b);
+    freshSame = freshAt < oldTerms && prev.terms.compare(fresh[fi]!.b, freshAt) === 0;
+  };
+  seekFresh();
   while (oi < oldTerms || fi < fresh.length) {
     iter++;
     let cmp: number;
     if (oi >= oldTerms) cmp = 1;
     else if (fi >= fresh.length) cmp = -1;
-    else cmp = -prev!.terms.compare(fresh[fi]!.b, oi);
+    else cmp = oi < freshAt ? -1 : freshSame ? 0 : 1;
     const fromOld = cmp <= 0 ? oi++ : -1;
     const fromFresh = cmp >= 0 ? fresh[fi++]! : null;
+    if (fromFresh) seekFresh();
     const info = outTerm * TERM_STRIDE;
     const termStart = postLen;
     let df = fromOld >= 0 ? oldInfo[fromOld * TERM_STRIDE]! : 0;
@@ -469,7 +514,8 @@ export function buildSnapshot(plan: BuildPlan): Uint8Array {
       continue;
     }
     termInfo[info] = df;
-    termBytes.push(fromOld >= 0 ? prev!.terms.bytes.subarray(prev!.terms.off[fromOld]!, prev!.terms.off[fromOld + 1]!) : fromFresh!.b);
+    if (fromOld >= 0) termBytes.pushRange(prev!.terms.bytes, prev!.terms.off[fromOld]!, prev!.terms.off[fromOld + 1]!);
+    else termBytes.push(fromFresh!.b);
     termOff[++outTerm] = termBytes.len;
   }
   offsets[Section.Post] = postAt;

@@ -176,15 +176,44 @@ function identity(
   };
 }
 
+interface StoredScan {
+  rootsJson: string;
+  d: DecodedScan;
+  /** Candidate directories in scan order. */
+  dirs: string[];
+  /** The watched paths, then every candidate's SKILL.md: what one check stats. */
+  paths: string[];
+}
+
+/**
+ * The decoded scan of a snapshot, kept while the snapshot lives: a long-lived process checks the
+ * same snapshot every 50 ms, and decoding 10k candidates into paths costs a few ms each time.
+ */
+const storedScans = new WeakMap<Snapshot, StoredScan | null>();
+
+function storedScan(previous: Snapshot, roots: readonly SkillRoot[], rootsJson: string): StoredScan | null {
+  const hit = storedScans.get(previous);
+  if (hit !== undefined && (hit === null || hit.rootsJson === rootsJson)) return hit;
+  const d = decodeScan(previous.scan);
+  let out: StoredScan | null = null;
+  if (d && d.header.roots === rootsJson && previous.watch.length === d.header.watch * STAT_FIELDS) {
+    const dirs = pathsOf(d, roots);
+    if (dirs) {
+      const paths = d.fields.slice(1, 1 + d.header.watch);
+      for (const dir of dirs) paths.push(skillFileOf(dir));
+      out = { rootsJson, d, dirs, paths };
+    }
+  }
+  storedScans.set(previous, out);
+  return out;
+}
+
 /** The stats-only check against the scan stored in `previous`; null when a full scan is needed. */
 async function leanIdentity(roots: readonly SkillRoot[], rootsJson: string, lockfile: string, previous: Snapshot): Promise<ScopeIdentity | null> {
-  const d = decodeScan(previous.scan);
-  if (!d || d.header.roots !== rootsJson || previous.watch.length !== d.header.watch * STAT_FIELDS) return null;
+  const stored = storedScan(previous, roots, rootsJson);
+  if (!stored) return null;
+  const { d, dirs, paths } = stored;
   const nWatch = d.header.watch;
-  const dirs = pathsOf(d, roots);
-  if (!dirs) return null;
-  const paths = d.fields.slice(1, 1 + nWatch);
-  for (const dir of dirs) paths.push(skillFileOf(dir));
   const all = await statMany(paths);
   const watch = all.subarray(0, nWatch * STAT_FIELDS);
   for (let i = 0; i < watch.length; i++) if (watch[i] !== previous.watch[i]) return null;

@@ -89,10 +89,11 @@ export class RelevanceEngine {
     return out;
   }
 
-  close(): void {
-    this.store.close();
+  /** Waits for snapshot writes still in flight, then drops the cached state. */
+  async close(): Promise<void> {
     this.#roots.clear();
     this.#settings = null;
+    await this.store.close();
   }
 
   #rootsFor(ctx: LemonContext, refresh: boolean): { project: SkillRoot[]; global: SkillRoot[] } {

@@ -4,6 +4,10 @@
  * most once per 50 ms and concurrent callers share one in-flight check; a changed identity
  * rebuilds the scope (reusing unchanged documents), in the snapshot worker when many skills need
  * loading. A snapshot that cannot be written is used from memory with a warning.
+ *
+ * A snapshot built here is returned before it is persisted: the write (tens of MB at 10k skills,
+ * sometimes slower than the whole rebuild when the kernel throttles dirty pages) goes on behind
+ * the call, writes of one file in order, and `settled()`/`close()` wait for them.
  */
 import type { LogEntry } from "../../context.ts";
 import type { WorkerLocation } from "../../workers/spec.ts";
@@ -52,6 +56,8 @@ export class SnapshotStore {
   readonly #opts: StoreOptions;
   readonly #states = new Map<string, ScopeState>();
   #worker: SnapshotWorkerClient | null = null;
+  /** Per snapshot file, the last write still in flight. */
+  readonly #writes = new Map<string, Promise<void>>();
   /** The last build of this instance, for tests and benchmarks. */
   lastBuild: BuildStats | null = null;
 
@@ -92,10 +98,27 @@ export class SnapshotStore {
     return (this.#worker ??= new SnapshotWorkerClient(this.#opts.workerLocation));
   }
 
-  close(): void {
+  /** Resolves once every snapshot built so far is on disk (or its write failed with a warning). */
+  async settled(): Promise<void> {
+    while (this.#writes.size > 0) await Promise.all(this.#writes.values());
+  }
+
+  async close(): Promise<void> {
     this.#worker?.close();
     this.#worker = null;
     this.#states.clear();
+    await this.settled();
+  }
+
+  #persist(file: string, bytes: Uint8Array): void {
+    const write = (this.#writes.get(file) ?? Promise.resolve()).then(async () => {
+      const err = await writeSnapshotFile(file, bytes);
+      if (err !== null) this.#warnWrite(file, err);
+    });
+    const tracked = write.finally(() => {
+      if (this.#writes.get(file) === tracked) this.#writes.delete(file);
+    });
+    this.#writes.set(file, tracked);
   }
 
   async #check(id: string, st: ScopeState, req: ScopeRequest): Promise<Snapshot | null> {
@@ -165,8 +188,7 @@ export class SnapshotStore {
       watch: idn.watch,
       previous,
     });
-    const writeError = await writeSnapshotFile(file, r.bytes);
-    if (writeError !== null) this.#warnWrite(file, writeError);
+    this.#persist(file, r.bytes);
     const snap = openSnapshot(r.bytes, false);
     if (typeof snap === "string") throw new Error(`built an unusable snapshot (${snap})`);
     this.lastBuild = { scopeId: id, via: "main", reused: r.reused, loaded: r.loaded };

@@ -55,6 +55,7 @@ describe("listing never trusts a broken snapshot", () => {
     for (const k of ["a", "b", "c"]) await box.skill(join(box.project, ".lemon/skill"), k, { name: k, description: `skill ${k} for the snapshot test` });
     const lemon = createLemon({ cwd: box.project, env: box.env });
     await lemon.skills.findRelevant("snapshot test skill", { refresh: true });
+    await lemon.close(); // the snapshot is written behind the call; close waits for it
     const { readdirSync, readFileSync } = await import("node:fs");
     const dir = join(box.agentDir, "cache", "skills");
     const snap = readdirSync(dir).find((n) => n.endsWith(".snap"))!;

@@ -162,6 +162,8 @@ describe("search snapshot (skills.md §7.3)", () => {
       writeFileSync(path, bad);
       await using l = lemonFor(box);
       expect(await keys(l, "terraform")).toEqual(["global:terraform"]);
+      // The rebuilt snapshot is persisted behind the call: settled() waits for the write.
+      await l.registry.relevance().store.settled();
       expect(readFileSync(path).subarray(0, 7).toString()).toBe(SNAPSHOT_MAGIC);
     }
   });
