@@ -65,6 +65,8 @@ export function stripInvisible(s: string): string {
 
 /** Cuts to at most `max` code points, the last being "…" when cut. */
 export function clampChars(s: string, max: number): string {
+  // Never more code points than UTF-16 units.
+  if (s.length <= max) return s;
   const cps = Array.from(s);
   if (cps.length <= max) return s;
   return cps.slice(0, Math.max(0, max - 1)).join("") + ELLIPSIS;

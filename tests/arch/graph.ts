@@ -42,6 +42,8 @@ export function staticGraph(entry: string): Graph {
     for (const imp of transpiler.scanImports(source)) {
       if (imp.kind !== "import-statement" && imp.kind !== "require-call") continue;
       if (isBuiltin(imp.path)) continue;
+      // `*.macro.ts` runs at bundle time (imported `with { type: "macro" }`); only its output ships.
+      if (imp.path.endsWith(".macro.ts")) continue;
       if (!isRelative(imp.path)) {
         const name = packageName(imp.path);
         if (!packages.has(name)) packages.set(name, file);

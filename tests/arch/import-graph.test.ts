@@ -51,6 +51,28 @@ describe("hot paths load heavy libraries lazily", () => {
   });
 });
 
+describe("a relevance query against a current snapshot loads only the query path", () => {
+  // `lemon skill relevant` and `findRelevant` run on every agent turn: building, SKILL.md parsing,
+  // the catalog scan, settings and TypeBox load only when a scope needs them.
+  const LAZY = [
+    "src/core/skills/catalog.ts",
+    "src/core/skills/load.ts",
+    "src/core/skills/lint.ts",
+    "src/core/skills/settings.ts",
+    "src/core/skills/search/builder.ts",
+    "src/core/skills/search/scope-build.ts",
+    "src/core/skills/search/worker-client.ts",
+    "src/core/fsx/atomic.ts",
+  ];
+  for (const entry of ["src/cli/commands/skill/relevant.ts", "src/core/skills/search/relevance.ts"]) {
+    test(`${entry} reaches neither TypeBox nor ${LAZY.length} build-side modules statically`, () => {
+      const g = staticGraph(entry);
+      const hits = [...LAZY.filter((f) => g.files.has(f)).map((f) => chain(g, f)), ...["@sinclair/typebox", ...HEAVY].filter((p) => g.packages.has(p)).map((p) => `${p} via ${chain(g, g.packages.get(p)!)}`)];
+      expect(hits).toEqual([]);
+    });
+  }
+});
+
 function tsFiles(dir: string): string[] {
   const out: string[] = [];
   for (const d of readdirSync(join(REPO, dir), { withFileTypes: true })) {

@@ -10,6 +10,7 @@ import { isInside } from "../fsx/atomic.ts";
 import { MAX_SKILL_FILE_BYTES, parseSkillFile } from "./frontmatter.ts";
 import { buildManifest, type ManifestWarning } from "./manifest.ts";
 import { MSG } from "./messages.ts";
+import { fingerprintOf } from "./search/stat-many.ts";
 import type { SkillCandidate } from "./scan.ts";
 
 export const BODY_EXCERPT_CHARS = 10_000;
@@ -61,10 +62,6 @@ export function firstChars(s: string, n: number): string {
     count++;
   }
   return s.slice(0, i);
-}
-
-export function fingerprintOf(st: Stats): string {
-  return `${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}:${st.dev}`;
 }
 
 export function sha256Hex(bytes: Uint8Array | string): string {

@@ -9,16 +9,20 @@ import { RelevanceEngine, type FindRelevantOptions } from "./search/relevance.ts
 import type { Diagnostic } from "../diagnostics.ts";
 import { invalidParams } from "../errors.ts";
 import { resolvePaths, type Scope } from "../paths.ts";
-import { discover, type Discovery, type RecordCache, type ScopeLoader, type View } from "./catalog.ts";
+import type { Discovery, RecordCache, ScopeLoader, View } from "./catalog.ts";
 import { toEntry, toStatus, type BinLookup, type SkillEntry, type SkillStatus } from "./entry.ts";
 import { renderListing, renderRelevantBlock } from "./prompt.ts";
-import { expandLintPath, lintSkillDir, summarise, type LintAuditHook, type LintReport, type LintResult } from "./lint.ts";
+import type { LintAuditHook, LintReport, LintResult } from "./lint.ts";
 import type { Manifest } from "../schema/manifest.ts";
 import { notFound } from "../errors.ts";
 import { resolve } from "node:path";
-import { MSG } from "./messages.ts";
 import type { AuditReport } from "./audit/engine.ts";
-import { effectiveDisabled, readSettings, setEnabled, type ToggleResult } from "./settings.ts";
+import type { ToggleResult } from "./settings.ts";
+
+// The catalog (scan, SKILL.md parsing, TypeBox), settings, lint and messages load on first use:
+// `findRelevant` against a current snapshot needs none of them, and it runs on every agent turn.
+const catalog = () => import("./catalog.ts");
+const settingsModule = () => import("./settings.ts");
 
 export interface ShadowedSkill {
   key: string;
@@ -106,6 +110,7 @@ export class SkillRegistry {
           const lockfile = roots[0]?.scope === "global" ? paths.global.lockfile : paths.project.lockfile;
           return loadScopeFromSnapshot(roots, lockfile, paths.snapshotDir, this.#cache);
         };
+    const [{ discover }, { readSettings, effectiveDisabled }] = await Promise.all([catalog(), settingsModule()]);
     const [discovery, settings] = await Promise.all([discover(ctx, view, this.#cache, loader), readSettings(ctx)]);
     const disabled = effectiveDisabled(settings, view);
     const bins: BinLookup = new Map();
@@ -163,11 +168,13 @@ export class SkillRegistry {
 
   async enable(key: string, opts: { cwd?: string; global?: boolean } = {}): Promise<ToggleResult> {
     assertKey(key);
+    const { setEnabled } = await settingsModule();
     return setEnabled(withCwd(this.#ctx, opts.cwd), key, true, opts.global === false ? "project" : "global");
   }
 
   async disable(key: string, opts: { cwd?: string; global?: boolean } = {}): Promise<ToggleResult> {
     assertKey(key);
+    const { setEnabled } = await settingsModule();
     return setEnabled(withCwd(this.#ctx, opts.cwd), key, false, opts.global === false ? "project" : "global");
   }
 
@@ -180,6 +187,7 @@ export class SkillRegistry {
   async lint(paths: string[] = [], opts: { cwd?: string; strict?: boolean; audit?: LintAuditHook } = {}): Promise<LintReport> {
     const strict = opts.strict === true;
     const ctx = withCwd(this.#ctx, opts.cwd);
+    const [{ expandLintPath, lintSkillDir, summarise }, { MSG }] = await Promise.all([import("./lint.ts"), import("./messages.ts")]);
     const results: LintResult[] = [];
     const lintOpts = { strict, ...(opts.audit ? { audit: opts.audit } : {}) };
     if (paths.length === 0) {

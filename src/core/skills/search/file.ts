@@ -6,7 +6,6 @@
  */
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { writeFileAtomic } from "../../fsx/atomic.ts";
 import { HEADER_BYTES, openSnapshot, type Snapshot } from "./format.ts";
 
 export function snapshotPath(dir: string, scopeId: string): string {
@@ -47,6 +46,9 @@ export function readSnapshotFile(file: string): Snapshot | null {
  */
 export async function writeSnapshotFile(file: string, bytes: Uint8Array): Promise<string | null> {
   try {
+    // Loaded here: a query against a current snapshot never writes, and the writer pulls in
+    // node:fs/promises (with node:events) at start-up otherwise.
+    const { writeFileAtomic } = await import("../../fsx/atomic.ts");
     await writeFileAtomic(file, bytes, { mode: 0o644, sync: false });
     return null;
   } catch (err) {

@@ -7,7 +7,7 @@
  */
 import { fold } from "./tokenize.ts";
 
-const ENTRIES: Record<string, string> = {
+export const ENTRIES: Readonly<Record<string, string>> = {
   // file, folder, document
   datei: "file", dateien: "files", archivo: "file", archivos: "files", fichier: "file", fichiers: "files",
   arquivo: "file", arquivos: "files", "文件": "file", "ファイル": "file", "파일": "file", файл: "file",
@@ -71,11 +71,30 @@ const ENTRIES: Record<string, string> = {
   "拉取请求": "pull request", "代码审查": "code review",
 };
 
-/** Folded glossary keys (as the tokeniser folds them) to English expansion text. */
-const GLOSSARY: ReadonlyMap<string, string> = new Map(Object.entries(ENTRIES).map(([k, v]) => [fold(k), v]));
-const SUBSTRING_KEYS = [...GLOSSARY.keys()].filter((k) => k.includes(" ") || /[^\x00-\x7f]/.test(k));
-/** Keys long enough to be recognised inside a compound ("Sicherheitsüberprüfung"). */
-const COMPOUND_KEYS = [...GLOSSARY.keys()].filter((k) => k.length >= 5 && /^[a-z]+$/.test(k));
+interface Glossary {
+  /** Folded keys (as the tokeniser folds them) to English expansion text. */
+  map: Map<string, string>;
+  /** Keys matched as substrings of the query: multi-word and non-ASCII ones. */
+  substring: string[];
+  /** Keys long enough to be recognised inside a compound ("Sicherheitsüberprüfung"). */
+  compound: string[];
+}
+
+const NON_ASCII = /[^\x00-\x7f]/;
+
+function glossaryOf(entries: [string, string][]): Glossary {
+  const map = new Map(entries.map(([k, v]) => [fold(k), v]));
+  const keys = [...map.keys()];
+  return { map, substring: keys.filter((k) => k.includes(" ") || NON_ASCII.test(k)), compound: keys.filter((k) => k.length >= 5 && /^[a-z]+$/.test(k)) };
+}
+
+// Built on first use, the non-ASCII half only for a non-ASCII query: folding those keys needs
+// Unicode normalisation, whose first use costs about a millisecond, and an ASCII query can never
+// contain a non-ASCII key.
+let ascii: Glossary | null = null;
+let other: Glossary | null = null;
+const asciiGlossary = () => (ascii ??= glossaryOf(Object.entries(ENTRIES).filter(([k]) => !NON_ASCII.test(k))));
+const otherGlossary = () => (other ??= glossaryOf(Object.entries(ENTRIES).filter(([k]) => NON_ASCII.test(k))));
 const COMPOUND_MIN = 9;
 
 /**
@@ -85,18 +104,20 @@ const COMPOUND_MIN = 9;
 export function glossaryExpansion(foldedQuery: string, words: readonly string[]): string {
   const out: string[] = [];
   const seen = new Set<string>();
-  const add = (k: string) => {
-    const v = GLOSSARY.get(k);
+  const glossaries = NON_ASCII.test(foldedQuery) ? [asciiGlossary(), otherGlossary()] : [asciiGlossary()];
+  const add = (g: Glossary, k: string) => {
+    const v = g.map.get(k);
     if (v !== undefined && !seen.has(k)) {
       seen.add(k);
       out.push(v);
     }
   };
   for (const w of words) {
-    if (GLOSSARY.has(w)) add(w);
+    const g = glossaries.find((x) => x.map.has(w));
+    if (g) add(g, w);
     // German-style compounds: glossary words at the start or end of a long unknown word.
-    else if (w.length >= COMPOUND_MIN) for (const k of COMPOUND_KEYS) if (w.startsWith(k) || w.endsWith(k)) add(k);
+    else if (w.length >= COMPOUND_MIN) for (const x of glossaries) for (const k of x.compound) if (w.startsWith(k) || w.endsWith(k)) add(x, k);
   }
-  for (const k of SUBSTRING_KEYS) if (foldedQuery.includes(k)) add(k);
+  for (const x of glossaries) for (const k of x.substring) if (foldedQuery.includes(k)) add(x, k);
   return out.join(" ");
 }

@@ -14,7 +14,6 @@
  * scan. Watched stats are part of the digest, so the stored ones always match the digest.
  */
 import { join, sep } from "node:path";
-import { scanRoots } from "../catalog.ts";
 import type { Diagnostic } from "../../diagnostics.ts";
 import type { SkillRoot } from "../roots.ts";
 import type { SkillCandidate } from "../scan.ts";
@@ -231,6 +230,8 @@ async function fullIdentity(roots: readonly SkillRoot[], rootsJson: string, lock
   const watched: string[] = [];
   const stats: number[] = [];
   const one = new Float64Array(STAT_FIELDS);
+  // The scan code (catalog) loads only when the stored scan cannot be reused.
+  const { scanRoots } = await import("../catalog.ts");
   const { candidates, diagnostics } = scanRoots(roots, (path) => {
     watched.push(path);
     put(one, 0, statOne(path));
@@ -244,6 +245,9 @@ async function fullIdentity(roots: readonly SkillRoot[], rootsJson: string, lock
 /** The identity of a scope, reusing `previous`'s scan when its watched stats still hold. */
 export async function computeIdentity(roots: readonly SkillRoot[], lockfile: string, previous: Snapshot | null = null): Promise<ScopeIdentity> {
   const rootsJson = canonicalRoots(roots);
+  // No root exists: nothing to scan (roots are re-resolved every check interval, so one created
+  // later is seen), and the scan code is not even loaded.
+  if (!roots.some((r) => r.exists)) return identity(rootsJson, lockfile, encodeScan(rootsJson, roots, [], [], []), new Float64Array(0), new Float64Array(0), false, () => ({ candidates: [], diagnostics: [] }));
   if (previous) {
     const lean = await leanIdentity(roots, rootsJson, lockfile, previous);
     if (lean) return lean;

@@ -8,8 +8,7 @@
 import type { RecordCache, ScopeLoad } from "../catalog.ts";
 import { loadCandidate } from "../load.ts";
 import type { SkillRoot } from "../roots.ts";
-import { checkerFor } from "../../schema/check.ts";
-import { DocMetaSchema, docMeta, recordFromMeta } from "./doc-meta.ts";
+import { docMeta, recordFromMeta } from "./doc-meta.ts";
 import { readSnapshotFile, snapshotPath } from "./file.ts";
 import { computeIdentity, sameIdentity, scopeId } from "./identity.ts";
 
@@ -27,11 +26,10 @@ export async function loadScopeFromSnapshot(
   const candidates = idn.candidates();
   if (snap.candDoc.length !== candidates.length) return null;
   const fingerprints = idn.fingerprints();
-  const valid = await checkerFor(DocMetaSchema, candidates.length);
   const records = await Promise.all(
     candidates.map(async (c, i) => {
       const doc = snap.candDoc[i]!;
-      const m = doc >= 0 ? docMeta(snap, doc, valid) : null;
+      const m = doc >= 0 ? docMeta(snap, doc) : null;
       // The identity matched, so the stored fields are this file's; the checks are belt and braces.
       if (m && m.key === c.key && m.fingerprint === fingerprints[i]) return recordFromMeta(m, c);
       return loadCandidate(c, cache);

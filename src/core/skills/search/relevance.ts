@@ -8,12 +8,11 @@ import { statSync } from "node:fs";
 import type { LemonContext } from "../../context.ts";
 import { resolvePaths } from "../../paths.ts";
 import { isDisplayable, toEntry, type SkillEntry } from "../entry.ts";
-import { fingerprintOf } from "../load.ts";
 import { resolveRoots, type SkillRoot } from "../roots.ts";
-import { effectiveDisabled, readSettings } from "../settings.ts";
 import { docMeta, recordFromMeta } from "./doc-meta.ts";
 import type { Snapshot } from "./format.ts";
 import { parseQuery, scoreSnapshot, type ParsedQuery } from "./score.ts";
+import { fingerprintOf } from "./stat-many.ts";
 import { CHECK_INTERVAL_MS, SnapshotStore, type StoreOptions, type WorkerMode } from "./store.ts";
 
 export interface FindRelevantOptions {
@@ -22,6 +21,7 @@ export interface FindRelevantOptions {
 }
 
 export const DEFAULT_MAX_RESULTS = 3;
+const NONE: ReadonlySet<string> = new Set();
 export const MAX_RESULTS_CAP = 50;
 
 
@@ -110,7 +110,13 @@ export class RelevanceEngine {
     const p = resolvePaths(ctx);
     const key = `${p.global.skillsJson}\0${statKey(p.global.skillsJson)}\0${p.project.skillsJson}\0${statKey(p.project.skillsJson)}`;
     if (this.#settings?.key === key) return this.#settings.disabled;
-    const disabled = effectiveDisabled(await readSettings(ctx), "both");
+    // Neither file exists (the usual case): nothing is disabled, and the settings code (with
+    // TypeBox to check the files) is not loaded at all.
+    let disabled: ReadonlySet<string> = NONE;
+    if (key !== `${p.global.skillsJson}\0-\0${p.project.skillsJson}\0-`) {
+      const { effectiveDisabled, readSettings } = await import("../settings.ts");
+      disabled = effectiveDisabled(await readSettings(ctx), "both");
+    }
     this.#settings = { key, disabled };
     return disabled;
   }

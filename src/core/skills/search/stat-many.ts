@@ -86,7 +86,12 @@ export function statMany(paths: readonly string[]): Promise<StatTable> {
   });
 }
 
-/** The `size:mtime:ctime:ino:dev` fingerprint of entry i (load.ts `fingerprintOf`), "" when missing. */
+/** The `size:mtime:ctime:ino:dev` fingerprint of a file: equal fingerprints, unchanged file. */
+export function fingerprintOf(st: Stats): string {
+  return `${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}:${st.dev}`;
+}
+
+/** `fingerprintOf` of entry i, "" when missing. */
 export function fingerprintAt(t: StatTable, i: number): string {
   const o = i * STAT_FIELDS;
   const v = t;

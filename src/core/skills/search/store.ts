@@ -15,8 +15,9 @@ import type { SkillRoot } from "../roots.ts";
 import { readSnapshotFile, snapshotPath, writeSnapshotFile } from "./file.ts";
 import { openSnapshot, type Snapshot } from "./format.ts";
 import { computeIdentity, sameIdentity, scopeId, type ScopeIdentity } from "./identity.ts";
-import { buildScope, pendingLoads } from "./scope-build.ts";
-import { SnapshotWorkerClient } from "./worker-client.ts";
+// Building (scope-build: loading SKILL.md, the builder, TypeBox) and the worker client load only
+// when a scope needs a build: a query against a current snapshot never parses them.
+import type { SnapshotWorkerClient } from "./worker-client.ts";
 
 /** `auto`: the worker builds when at least `workerThreshold` skills need loading. */
 export type WorkerMode = "auto" | "always" | "never";
@@ -94,7 +95,9 @@ export class SnapshotStore {
     return snapshotPath(this.#opts.dir, scopeId(roots));
   }
 
-  worker(): SnapshotWorkerClient {
+  async worker(): Promise<SnapshotWorkerClient> {
+    if (this.#worker) return this.#worker;
+    const { SnapshotWorkerClient } = await import("./worker-client.ts");
     return (this.#worker ??= new SnapshotWorkerClient(this.#opts.workerLocation));
   }
 
@@ -145,13 +148,14 @@ export class SnapshotStore {
     previous: Snapshot | null,
     previousFile: string | null,
   ): Promise<Snapshot> {
+    const { buildScope, pendingLoads } = await import("./scope-build.ts");
     const mode = this.#opts.workerMode ?? "auto";
     const useWorker =
       mode === "always" ||
       (mode === "auto" && typeof Worker === "function" && pendingLoads(idn.scan, idn.files, idn.candidates, idn.fingerprints, previous) >= (this.#opts.workerThreshold ?? 256));
     if (useWorker) {
       try {
-        const r = await this.worker().build({
+        const r = await (await this.worker()).build({
           file,
           previous: previousFile,
           identity: idn.hex,

@@ -16,6 +16,7 @@ describe("listing from the snapshot", () => {
     const lemon = createLemon({ cwd: box.project, env });
     const parsed = await lemon.skills.list({ all: true, refresh: true });
     await lemon.skills.findRelevant("make a chart from a spreadsheet"); // builds both scope snapshots
+    await lemon.close(); // snapshots are written behind the call
     const fresh = createLemon({ cwd: box.project, env });
     const viaSnapshot = await fresh.skills.list({ all: true });
     expect(viaSnapshot).toEqual(parsed);

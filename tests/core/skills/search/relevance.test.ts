@@ -215,7 +215,7 @@ describe("search snapshot (skills.md §7.3)", () => {
     const store = l.registry.relevance().store;
     expect(store.lastBuild?.via).toBe("worker");
     const [file] = snapFiles(box);
-    const hits = await store.worker().score(join(box.agentDir, "cache", "skills", file!), "service discovery", 3);
+    const hits = await (await store.worker()).score(join(box.agentDir, "cache", "skills", file!), "service discovery", 3);
     expect(hits.map((h) => h.key)).toEqual(["consul"]);
   });
 });
