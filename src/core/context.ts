@@ -3,7 +3,6 @@
  * Turns createLemon options into one frozen context. This is the only module of the core that
  * reads process globals (cwd, env, home directory, platform); everything below it gets them here.
  */
-import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 
 export type GlobalRootLabel = "agents" | "omp" | "claude" | "codex";
@@ -46,6 +45,14 @@ export interface LemonContext {
   log(entry: LogEntry): void;
 }
 
+/**
+ * The account's home directory from the OS, only when HOME is unset: loading node:os costs about
+ * 0.4 ms at the start of every command.
+ */
+function osHome(): string {
+  return (require("node:os") as typeof import("node:os")).homedir();
+}
+
 function expandHome(p: string, homeDir: string): string {
   if (p === "~") return homeDir;
   if (p.startsWith("~/") || p.startsWith("~\\")) return join(homeDir, p.slice(2));
@@ -62,7 +69,7 @@ export function createContext(opts: ContextOptions = {}): LemonContext {
   const cwd = resolve(opts.cwd ?? process.cwd());
   const platform = opts.platform ?? process.platform;
   const envHome = platform === "win32" ? (env.USERPROFILE ?? env.HOME) : (env.HOME ?? env.USERPROFILE);
-  const homeDir = resolve(opts.homeDir ?? (envHome && envHome !== "" ? envHome : homedir()));
+  const homeDir = resolve(opts.homeDir ?? (envHome && envHome !== "" ? envHome : osHome()));
   const homeOpt = opts.home ?? (env.LEMON_HOME ? env.LEMON_HOME : undefined);
   const agentOpt = opts.agentDir ?? (env.LEMON_AGENT_DIR ? env.LEMON_AGENT_DIR : undefined);
   const home = homeOpt !== undefined ? absolute(homeOpt, cwd, homeDir) : join(homeDir, ".lemon");

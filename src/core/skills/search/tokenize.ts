@@ -8,6 +8,8 @@
  */
 
 const WORD = /[\p{L}\p{N}\p{M}]+/gu;
+/** WORD on ASCII text: the same runs, without compiling Unicode property tables (~0.5 ms cold). */
+const ASCII_WORD = /[a-z0-9]+/g;
 const NON_ASCII = /[^\x00-\x7f]/;
 const MARKS = /\p{M}+/gu;
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
@@ -87,8 +89,8 @@ export function stem(w: string): string {
 }
 
 /** Emits the terms of one already-folded word run (bigrams for CJK, stems otherwise). */
-function emitRun(run: string, out: string[]): void {
-  if (!CJK.test(run)) {
+function emitRun(run: string, out: string[], ascii = false): void {
+  if (ascii || !CJK.test(run)) {
     if (run.length > MAX_TERM_CHARS || STOP_WORDS.has(run)) return;
     // Stop words are judged before stemming: "notes" stems to "not" and must survive.
     const t = stem(run);
@@ -110,7 +112,9 @@ function emitRun(run: string, out: string[]): void {
 export function tokenize(text: string): string[] {
   const out: string[] = [];
   const folded = fold(text);
-  for (const m of folded.matchAll(WORD)) emitRun(m[0], out);
+  // fold() lower-cases, so an ASCII text's letters are a-z.
+  if (!NON_ASCII.test(folded)) for (const m of folded.matchAll(ASCII_WORD)) emitRun(m[0], out, true);
+  else for (const m of folded.matchAll(WORD)) emitRun(m[0], out);
   return out;
 }
 
@@ -120,7 +124,7 @@ export function tokenize(text: string): string[] {
  */
 export function nameTerms(text: string): string[] {
   const folded = fold(text);
-  const words = [...folded.matchAll(WORD)].map((m) => m[0]).filter((w) => !STOP_WORDS.has(w));
+  const words = [...folded.matchAll(NON_ASCII.test(folded) ? WORD : ASCII_WORD)].map((m) => m[0]).filter((w) => !STOP_WORDS.has(w));
   const out = tokenize(text);
   if (words.length > 1 && words.length <= 8) {
     for (let i = 0; i + 1 < words.length; i++) out.push(words[i]! + words[i + 1]!);
