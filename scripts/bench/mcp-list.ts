@@ -11,12 +11,16 @@
  * --bin PATH   measure this binary
  * --source     measure `bun src/cli/main.ts` even when dist/ holds a compiled binary
  * Default: dist/lemon-<host>/lemon when it exists and knows `mcp`, else the source entry.
+ *
+ * Also timed, alternating with the two: a floor, the least the command must do as a compiled
+ * program of its own — start the runtime, load node:fs, read and parse every provider file
+ * present (JSON, JSONC, TOML) and print JSON — so the figure shows how much of the gap is lemon's.
  */
 import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { hostTarget } from "../targets.ts";
-import { buildHello } from "./hello.ts";
+import { buildHello, buildProgram } from "./hello.ts";
 
 const REPO = resolve(import.meta.dir, "..", "..");
 const FIXTURES = join(REPO, "tests", "fixtures", "mcp");
@@ -96,6 +100,27 @@ function main(): void {
       SENTRY_TOKEN: "bench",
     };
     const hello = buildHello(scratch);
+    const files: string[] = [];
+    const walkFiles = (d: string) => {
+      for (const name of readdirSync(d)) {
+        const p = join(d, name);
+        if (statSync(p).isDirectory()) walkFiles(p);
+        else if (/\.(json|jsonc|toml)$/.test(name)) files.push(p);
+      }
+    };
+    walkFiles(home);
+    walkFiles(project);
+    const floor = buildProgram(
+      scratch,
+      "mcp-floor",
+      `import { readFileSync } from "node:fs";\n` +
+        `const out: unknown[] = [];\n` +
+        `for (const f of ${JSON.stringify(files)}) {\n` +
+        `  const text = readFileSync(f, "utf8");\n` +
+        `  out.push(f.endsWith(".toml") ? Bun.TOML.parse(text) : Bun.JSONC.parse(text));\n` +
+        `}\n` +
+        `console.log(JSON.stringify(out).length);\n`,
+    );
     const t = hostTarget();
     const dist = join(REPO, "dist", `lemon-${t.name}`, t.exe);
     let lemon: string[] = [process.execPath, join(REPO, "src", "cli", "main.ts")];
@@ -112,23 +137,26 @@ function main(): void {
     const doc = JSON.parse(check.stdout) as { effective: { source: string }[] };
     const providers = new Set(doc.effective.map((e) => e.source.split(":")[0]));
     run([hello], scratch, env);
+    if (run([floor], scratch, env).code !== 0) fail("the floor program failed");
 
-    const samples = { hello: [] as Sample[], lemon: [] as Sample[] };
+    const samples = { hello: [] as Sample[], lemon: [] as Sample[], floor: [] as Sample[] };
     for (let i = 0; i < o.runs; i++) {
       samples.hello.push(run([hello], scratch, env).sample);
       samples.lemon.push(run(argv, project, env).sample);
+      samples.floor.push(run([floor], scratch, env).sample);
     }
     const med = (k: keyof typeof samples, f: keyof Sample) => pct(samples[k].map((s) => s[f]), 50);
     const p90 = (k: keyof typeof samples, f: keyof Sample) => pct(samples[k].map((s) => s[f]), 90);
     console.log(`lemon mcp list --all --json: ${doc.effective.length} servers from ${providers.size} sources (${[...providers].join(", ")})`);
     console.log(`lemon: ${label}; runs: ${o.runs} each, alternating\n`);
     console.log("case                          wall med   wall p90   cpu med   rss med");
-    for (const k of ["hello", "lemon"] as const)
+    const caseLabel = { hello: "hello-world (compiled)", lemon: "mcp list --all --json", floor: `floor: read+parse ${files.length} files` };
+    for (const k of ["hello", "lemon", "floor"] as const)
       console.log(
-        `${(k === "hello" ? "hello-world (compiled)" : "mcp list --all --json").padEnd(28)}  ${med(k, "wallMs").toFixed(1).padStart(7)} ms ${p90(k, "wallMs").toFixed(1).padStart(7)} ms ${med(k, "cpuMs").toFixed(1).padStart(7)} ms ${med(k, "rssMb").toFixed(1).padStart(6)} MB`,
+        `${caseLabel[k].padEnd(28)}  ${med(k, "wallMs").toFixed(1).padStart(7)} ms ${p90(k, "wallMs").toFixed(1).padStart(7)} ms ${med(k, "cpuMs").toFixed(1).padStart(7)} ms ${med(k, "rssMb").toFixed(1).padStart(6)} MB`,
       );
     const ratio = med("lemon", "wallMs") / med("hello", "wallMs");
-    console.log(`\nwall ratio vs hello-world: ${ratio.toFixed(2)}x (target <= 1.5x)`);
+    console.log(`\nwall ratio vs hello-world: ${ratio.toFixed(2)}x (target <= 1.5x); floor ${(med("floor", "wallMs") / med("hello", "wallMs")).toFixed(2)}x`);
     console.log(`reproduce: bun scripts/bench/mcp-list.ts --runs ${o.runs}${o.bin ? ` --bin ${o.bin}` : ""}${o.source ? " --source" : ""}`);
   } finally {
     rmSync(scratch, { recursive: true, force: true });

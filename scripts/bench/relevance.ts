@@ -35,7 +35,7 @@ import { parseQuery, scoreSnapshot } from "../../src/core/skills/search/score.ts
 import { resolveRoots } from "../../src/core/skills/roots.ts";
 import { resolvePaths } from "../../src/core/paths.ts";
 import { hostTarget } from "../targets.ts";
-import { buildHello } from "./hello.ts";
+import { buildHello, buildProgram } from "./hello.ts";
 import { corpusDocs, corpusLemon, formatQuality, loadQueries, miniSearchEngine, runQuality, type Doc } from "./relevance-quality.ts";
 import { replicate } from "./replicate.ts";
 
@@ -153,7 +153,9 @@ interface Row {
 }
 
 async function timeQueries(run: (q: string) => unknown, queries: string[], runs: number): Promise<number[]> {
-  for (const q of queries.slice(0, Math.min(queries.length, runs))) await run(q); // warm
+  // Warm: every query twice, so the JIT has settled as in a long-lived agent process (each
+  // engine gets the same warm-up).
+  for (let pass = 0; pass < 2; pass++) for (const q of queries) await run(q);
   const times: number[] = [];
   for (let i = 0; i < runs; i++) {
     const q = queries[i % queries.length]!;
@@ -293,27 +295,64 @@ function wall(argv: string[], cwd: string, env: Record<string, string>): number 
   return d;
 }
 
-/** `lemon skill relevant` per scale beside hello-world, alternating; peak RSS through GNU time. */
-function cli(o: Options, scales: Scale[], rows: Row[]): void {
+/**
+ * The least any cold `skill relevant` must do, as a compiled program of its own: start the
+ * runtime, load node:fs and stat every SKILL.md of the scale (the identity check of skills.md
+ * §7.3 cannot skip one, or an in-place edit goes unseen), with the same parallel stat lemon uses.
+ */
+async function statFloor(o: Options, scales: Scale[]): Promise<{ bin: string; lists: Map<string, string> }> {
+  const dir = join(o.cache, "floor");
+  mkdirSync(dir, { recursive: true });
+  const statMany = join(REPO, "src/core/skills/search/stat-many.ts");
+  const bin = buildProgram(
+    dir,
+    "stat-floor",
+    `import { readFileSync } from "node:fs";\nimport { statMany } from ${JSON.stringify(statMany)};\n` +
+      `const paths = readFileSync(process.argv[2]!, "utf8").split("\\n");\nconsole.log((await statMany(paths)).length);\n`,
+  );
+  const lists = new Map<string, string>();
+  for (const s of scales) {
+    const lemon = lemonFor(s);
+    const roots = resolveRoots(lemon.context);
+    const paths = resolvePaths(lemon.context);
+    const files: string[] = [];
+    for (const [r, lock] of [[roots.project, paths.project.lockfile], [roots.global, paths.global.lockfile]] as const)
+      for (const c of (await computeIdentity(r, lock, null)).candidates()) files.push(c.skillFile);
+    await lemon.close();
+    const list = join(dir, `paths-${s.name}.txt`);
+    writeFileSync(list, files.join("\n"));
+    lists.set(s.name, list);
+  }
+  return { bin, lists };
+}
+
+/** `lemon skill relevant` per scale beside hello-world and the stat floor, alternating; peak RSS through GNU time. */
+async function cli(o: Options, scales: Scale[], rows: Row[]): Promise<void> {
   const lemon = lemonBinary(o);
   const helloDir = join(o.cache, "hello");
   mkdirSync(helloDir, { recursive: true });
   const hello = buildHello(helloDir);
+  const floor = await statFloor(o, scales);
   const q = ["skill", "relevant", "write unit tests for a react component"];
   const helloEnv = { PATH: process.env.PATH ?? "", HOME: join(o.cache, "home-hello") };
   for (const s of scales) wall([lemon, ...q], s.cwd, s.env); // snapshots current, page cache warm
-  const samples = new Map<string, number[]>([["hello", []], ...scales.map((s) => [s.name, []] as [string, number[]])]);
+  const samples = new Map<string, number[]>([["hello", []], ...scales.flatMap((s) => [[s.name, []], [`floor ${s.name}`, []]] as [string, number[]][])]);
   for (let i = 0; i < o.cliRuns; i++) {
     samples.get("hello")!.push(wall([hello], o.cache, helloEnv));
-    for (const s of scales) samples.get(s.name)!.push(wall([lemon, ...q], s.cwd, s.env));
+    for (const s of scales) {
+      samples.get(s.name)!.push(wall([lemon, ...q], s.cwd, s.env));
+      samples.get(`floor ${s.name}`)!.push(wall([floor.bin, floor.lists.get(s.name)!], o.cache, helloEnv));
+    }
   }
   const h = pct(samples.get("hello")!, 50);
   rows.push({ scale: "-", figure: "hello-world wall p50 (ms)", value: ms(h), target: "" });
   const time = gnuTime();
   for (const s of scales) {
     const w = pct(samples.get(s.name)!, 50);
+    const f = pct(samples.get(`floor ${s.name}`)!, 50);
     const target = s.skills < 2000 ? "≤ 1.5×" : s.skills < 20000 ? "≤ 2.5×" : "";
     rows.push({ scale: s.name, figure: "skill relevant (cold process) wall p50 (ms)", value: `${ms(w)} (${(w / h).toFixed(2)}× hello)`, target });
+    rows.push({ scale: s.name, figure: "  floor: runtime + node:fs + stat every SKILL.md", value: `${ms(f)} (${(f / h).toFixed(2)}× hello)`, target: "" });
     if (time) {
       const p = Bun.spawnSync([time, "-f", "%M", lemon, ...q], { cwd: s.cwd, env: s.env, stdout: "ignore", stderr: "pipe" });
       const kib = Number.parseInt(p.stderr.toString().trim().split("\n").pop() ?? "", 10);
@@ -350,7 +389,7 @@ async function main(): Promise<void> {
   // The 1.1k MiniSearch documents are the displayable corpus skills; replicas copy them.
   const rows: Row[] = [];
   for (const { scale, copies } of scales) await inProcess(o, scale, copies, baseDocs, queries, rows);
-  cli(o, scales.map((s) => s.scale), rows);
+  await cli(o, scales.map((s) => s.scale), rows);
 
   const t = hostTarget();
   console.log(`lemon relevance speed — ${t.name}, Bun ${Bun.version}, ${queries.length} queries, ${o.runs} timed calls per engine, ${o.cliRuns} alternating CLI runs`);
