@@ -21,8 +21,9 @@ export interface FindRelevantOptions {
 }
 
 export const DEFAULT_MAX_RESULTS = 3;
-const NONE: ReadonlySet<string> = new Set();
 export const MAX_RESULTS_CAP = 50;
+/** The disabled set when neither skills.json exists. */
+const NONE: ReadonlySet<string> = new Set();
 
 
 /** The §7.1 rule 3 limit: default 3, capped at 50, 0 (no results) for anything else. */

@@ -155,6 +155,9 @@ export class SnapshotStore {
       (mode === "auto" && typeof Worker === "function" && pendingLoads(idn.scan, idn.files, idn.candidates, idn.fingerprints, previous) >= (this.#opts.workerThreshold ?? 256));
     if (useWorker) {
       try {
+        // The worker reads the previous file and writes the new one itself: a write of this file
+        // still in flight here goes first, so the two land in order.
+        await this.#writes.get(file);
         const r = await (await this.worker()).build({
           file,
           previous: previousFile,
