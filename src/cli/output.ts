@@ -3,7 +3,7 @@
  * Results on stdout (aligned columns or one JSON document), messages on stderr (cli.md §1.2).
  */
 import { LemonError } from "../core/errors.ts";
-import { cell, clampChars, sanitizeMessage, stripAnsi } from "../core/text.ts";
+import { cell, charCount, clampChars, sanitizeMessage, stripAnsi } from "../core/text.ts";
 import type { CliIo } from "./io.ts";
 
 export function printJson(io: CliIo, doc: Record<string, unknown>): void {
@@ -13,12 +13,12 @@ export function printJson(io: CliIo, doc: Record<string, unknown>): void {
 /** Plain aligned columns, two spaces apart; the last column is not padded. */
 export function formatTable(headers: string[], rows: string[][]): string {
   const all = [headers, ...rows].map((r) => r.map((c) => cell(c)));
-  const widths = headers.map((_, i) => Math.max(...all.map((r) => Array.from(r[i] ?? "").length)));
+  const widths = headers.map((_, i) => Math.max(...all.map((r) => charCount(r[i] ?? ""))));
   return (
     all
       .map((r) =>
         r
-          .map((c, i) => (i === r.length - 1 ? c : c + " ".repeat((widths[i] ?? 0) - Array.from(c).length)))
+          .map((c, i) => (i === r.length - 1 ? c : c + " ".repeat((widths[i] ?? 0) - charCount(c))))
           .join("  ")
           .trimEnd(),
       )

@@ -14,6 +14,12 @@ const CONTROL_G = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/gu;
 const ANSI_G = /\u001B\[[0-?]*[ -/]*[@-~]|\u001B\][^\u0007\u001B]*(?:\u0007|\u001B\\)|\u001B[@-Z\\-_]/gu;
 const UNSAFE_IN_LINE = /[\u0000-\u0008\u000A-\u001F\u007F-\u009F]/u;
 
+/**
+ * Printable ASCII only: nothing to strip or flatten. Checked first because it is the common case
+ * and one plain regex, where the Unicode-mode ones below each cost a compile on first use.
+ */
+const PLAIN = /^[\x20-\x7e]*$/;
+
 export const ELLIPSIS = "…";
 
 /** True for a string the manifest validator accepts as "safe text" (skills.md §4.4). */
@@ -44,17 +50,19 @@ export function utf8Bytes(s: string): number {
 
 /** Number of code points (limits in the spec count characters, not UTF-16 units). */
 export function charCount(s: string): number {
+  if (PLAIN.test(s)) return s.length;
   let n = 0;
   for (const _ of s) n++;
   return n;
 }
 
 export function stripAnsi(s: string): string {
-  return s.replace(ANSI_G, "");
+  return s.includes("\u001B") ? s.replace(ANSI_G, "") : s;
 }
 
 /** Removes everything a terminal or a model could be tricked by; keeps TAB/CR/LF. */
 export function stripInvisible(s: string): string {
+  if (PLAIN.test(s)) return s;
   return s
     .replace(/[\uD800-\uDFFF]/gu, (m) => (m.length === 2 ? m : ""))
     .replace(CONTROL_G, "")
@@ -98,6 +106,7 @@ export function xmlEscape(s: string): string {
 
 /** One line of untrusted text: invisible characters removed, whitespace runs folded, trimmed. */
 export function flattenLine(s: string): string {
+  if (PLAIN.test(s)) return s.trim();
   return stripInvisible(s).replace(/[\r\n\t]+/g, " ").trim();
 }
 

@@ -82,8 +82,9 @@ interface Glossary {
 
 const NON_ASCII = /[^\x00-\x7f]/;
 
-function glossaryOf(entries: [string, string][]): Glossary {
-  const map = new Map(entries.map(([k, v]) => [fold(k), v]));
+/** `folded`: the keys are written as the tokeniser folds them (ASCII ones are; a test checks). */
+function glossaryOf(entries: [string, string][], folded: boolean): Glossary {
+  const map = new Map(folded ? entries : entries.map(([k, v]) => [fold(k), v]));
   const keys = [...map.keys()];
   return { map, substring: keys.filter((k) => k.includes(" ") || NON_ASCII.test(k)), compound: keys.filter((k) => k.length >= 5 && /^[a-z]+$/.test(k)) };
 }
@@ -93,8 +94,8 @@ function glossaryOf(entries: [string, string][]): Glossary {
 // contain a non-ASCII key.
 let ascii: Glossary | null = null;
 let other: Glossary | null = null;
-const asciiGlossary = () => (ascii ??= glossaryOf(Object.entries(ENTRIES).filter(([k]) => !NON_ASCII.test(k))));
-const otherGlossary = () => (other ??= glossaryOf(Object.entries(ENTRIES).filter(([k]) => NON_ASCII.test(k))));
+const asciiGlossary = () => (ascii ??= glossaryOf(Object.entries(ENTRIES).filter(([k]) => !NON_ASCII.test(k)), true));
+const otherGlossary = () => (other ??= glossaryOf(Object.entries(ENTRIES).filter(([k]) => NON_ASCII.test(k)), false));
 const COMPOUND_MIN = 9;
 
 /**

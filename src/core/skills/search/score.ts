@@ -9,7 +9,7 @@
  */
 import { DOC_STRIDE, FIELD_COUNT, FLAG_EFFECTIVE, FLAG_HIDDEN, TERM_STRIDE, utf8, type Snapshot } from "./format.ts";
 import { glossaryExpansion } from "./glossary.ts";
-import { exactLabel, fold, nameTerms, tokenize } from "./tokenize.ts";
+import { exactLabel, fold, nameTerms, plainWords, tokenize } from "./tokenize.ts";
 
 /** Tuned on the `tune` half of tests/fixtures/relevance/queries.json only. */
 export const SCORING = {
@@ -70,7 +70,7 @@ export function parseQuery(query: string): ParsedQuery {
   const joined = nameTerms(query).slice(base.length);
   for (const t of joined) add(t, SCORING.joinedWeight, false, -1);
   const folded = fold(query);
-  const words = [...folded.matchAll(/[\p{L}\p{N}]+/gu)].map((m) => m[0]);
+  const words = plainWords(folded);
   const gloss = glossaryExpansion(folded, words);
   if (gloss !== "") for (const t of tokenize(gloss)) add(t, SCORING.glossaryWeight, false, slots++);
   return { terms, slots, label: exactLabel(query) };

@@ -133,6 +133,13 @@ export function nameTerms(text: string): string[] {
   return out.filter((t) => t.length <= MAX_TERM_CHARS);
 }
 
+const LETTERS_DIGITS = /[\p{L}\p{N}]+/gu;
+
+/** The letter-and-digit runs of folded text (marks split them), for glossary look-ups. */
+export function plainWords(folded: string): string[] {
+  return [...folded.matchAll(NON_ASCII.test(folded) ? LETTERS_DIGITS : ASCII_WORD)].map((m) => m[0]);
+}
+
 /** The folded, trimmed form used for exact key/name matches (skills.md §7.1 rule 5). */
 export function exactLabel(text: string): string {
   return text.trim().toLowerCase();
