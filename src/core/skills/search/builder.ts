@@ -55,6 +55,8 @@ export interface BuildPlan {
   /** Per candidate of the scan: SKILL.md stats (FILE_STRIDE each) and its new document or -1 (format.ts FILES, CAND_DOC). */
   files: Float64Array;
   candDoc: Int32Array;
+  /** PATHS: what the identity check stats, derived from `scan` (identity.ts `statPathsOf`). */
+  paths: Uint8Array;
   previous: Snapshot | null;
   /** Documents copied from `previous`, in ascending old id. */
   reused: { old: number; key: string; effective: boolean }[];
@@ -321,6 +323,7 @@ export function buildSnapshot(plan: BuildPlan): Uint8Array {
     [Section.Watch, plan.watch.byteLength],
     [Section.Files, plan.files.byteLength],
     [Section.CandDoc, plan.candDoc.byteLength],
+    [Section.Paths, plan.paths.byteLength],
     [Section.Blob, blobLen],
     [Section.Post, postCap * 4],
   ];
@@ -359,6 +362,7 @@ export function buildSnapshot(plan: BuildPlan): Uint8Array {
   put(Section.Watch, plan.watch);
   put(Section.Files, plan.files);
   put(Section.CandDoc, plan.candDoc);
+  put(Section.Paths, plan.paths);
   const blobAt = place(Section.Blob, blobLen);
   let blobPos = 0;
   const pb = prev ? prev.blob : new Uint8Array(0);

@@ -20,6 +20,9 @@
  * device, -1 when missing) and CAND_DOC (i32 per candidate: its document, -1 when it loaded as
  * invalid) let a rebuild over the same scan reuse documents, and skip unchanged invalid files, by
  * comparing numbers (scope-build.ts); both are empty when the builder was not given the stats.
+ * PATHS is what the identity check stats, NUL-separated: the watched paths, then every candidate's
+ * SKILL.md, in scan order. It is derived from SCAN at every build (never copied forward), so the
+ * check is one split instead of rebuilding 10k paths from their fields.
  *
  * Sections need not be stored in table order, and bytes between sections are ignored: the builder
  * writes POST and META last so the file can be cut right after them.
@@ -27,7 +30,7 @@
 
 export const SNAPSHOT_MAGIC = "LEMSNAP";
 /** Bump whenever the layout or anything baked into it (tokeniser, norms) changes. */
-export const SNAPSHOT_VERSION = 3;
+export const SNAPSHOT_VERSION = 4;
 export const HEADER_BYTES = 64;
 export const IDENTITY_BYTES = 32;
 
@@ -62,9 +65,10 @@ export const Section = {
   Watch: 15,
   Files: 16,
   CandDoc: 17,
+  Paths: 18,
 } as const;
 export type Section = (typeof Section)[keyof typeof Section];
-export const SECTION_COUNT = 18;
+export const SECTION_COUNT = 19;
 
 export interface SnapshotMeta {
   docs: number;
@@ -78,35 +82,6 @@ const decoder = new TextDecoder();
 
 export const utf8 = (s: string): Uint8Array => encoder.encode(s);
 export const fromUtf8 = (b: Uint8Array): string => decoder.decode(b);
-
-const align8 = (n: number) => (n + 7) & ~7;
-
-const asBytes = (v: ArrayBufferView): Uint8Array => new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
-
-/** Lays sections out after the header; `sections` must be in `Section` order. */
-export function encodeSnapshot(identity: Uint8Array, sections: ArrayBufferView[]): Uint8Array {
-  if (identity.length !== IDENTITY_BYTES || sections.length !== SECTION_COUNT) throw new Error("bad snapshot parts");
-  let pos = align8(HEADER_BYTES + SECTION_COUNT * 8);
-  const offsets: number[] = [];
-  for (const s of sections) {
-    offsets.push(pos);
-    pos = align8(pos + s.byteLength);
-  }
-  if (pos > 0xffff_ffff) throw new Error("snapshot larger than 4 GiB");
-  const out = new Uint8Array(pos);
-  const view = new DataView(out.buffer);
-  out.set(utf8(SNAPSHOT_MAGIC), 0);
-  out[7] = SNAPSHOT_VERSION;
-  out.set(identity, 8);
-  view.setUint32(40, pos, true);
-  view.setUint32(44, SECTION_COUNT, true);
-  sections.forEach((s, i) => {
-    view.setUint32(HEADER_BYTES + i * 8, offsets[i]!, true);
-    view.setUint32(HEADER_BYTES + i * 8 + 4, s.byteLength, true);
-    out.set(asBytes(s), offsets[i]!);
-  });
-  return out;
-}
 
 /** Compares `a` with bytes[start, end) in UTF-8 byte order. */
 function compareAt(a: Uint8Array, bytes: Uint8Array, start: number, end: number): number {
@@ -190,6 +165,8 @@ export class Snapshot {
   /** Per candidate of `scan`: its SKILL.md stats when built (FILE_STRIDE each) and its document or -1. */
   readonly files: Float64Array;
   readonly candDoc: Int32Array;
+  /** The paths the identity check stats (PATHS). */
+  readonly paths: Uint8Array;
   /** Scratch buffers for scoring (score.ts), allocated on first query (scoring is synchronous). */
   scratch: object | null = null;
 
@@ -216,6 +193,7 @@ export class Snapshot {
     this.watch = new Float64Array(s[Section.Watch]!.buffer, s[Section.Watch]!.byteOffset, s[Section.Watch]!.byteLength >>> 3);
     this.files = new Float64Array(s[Section.Files]!.buffer, s[Section.Files]!.byteOffset, s[Section.Files]!.byteLength >>> 3);
     this.candDoc = new Int32Array(s[Section.CandDoc]!.buffer, s[Section.CandDoc]!.byteOffset, s[Section.CandDoc]!.byteLength >>> 2);
+    this.paths = s[Section.Paths]!;
   }
 
   get docCount(): number {

@@ -47,6 +47,11 @@ export interface ScopeIdentity {
   /** Fingerprint per candidate ("" when SKILL.md cannot be stat'ed). */
   fingerprints(): string[];
   diagnostics(): Diagnostic[];
+  /**
+   * False when a stats-only check statted paths (the snapshot's PATHS) that are not its scan's
+   * own, or the scan does not decode: its numbers must not be built on. Decodes the scan.
+   */
+  pathsAgree(): boolean;
 }
 
 /**
@@ -147,6 +152,12 @@ function digestOf(rootsJson: string, lockfile: string, scan: Uint8Array, watch: 
   return new Uint8Array(h.digest());
 }
 
+interface Decoded {
+  candidates: SkillCandidate[];
+  diagnostics: Diagnostic[];
+  watched: string[];
+}
+
 function identity(
   rootsJson: string,
   lockfile: string,
@@ -154,13 +165,25 @@ function identity(
   watch: StatTable,
   files: StatTable,
   lean: boolean,
-  decode: () => { candidates: SkillCandidate[]; diagnostics: Diagnostic[] },
+  decode: () => Decoded,
+  statted: readonly string[] | null = null,
 ): ScopeIdentity {
   const digest = digestOf(rootsJson, lockfile, scan, watch, files);
   const count = files.length / STAT_FIELDS;
-  let decoded: { candidates: SkillCandidate[]; diagnostics: Diagnostic[] } | null = null;
+  let decoded: Decoded | null = null;
   let fps: string[] | null = null;
   const get = () => (decoded ??= decode());
+  const agree = (): boolean => {
+    if (statted === null) return true;
+    let d: Decoded;
+    try {
+      d = get();
+    } catch {
+      return false;
+    }
+    const own = [...d.watched, ...d.candidates.map((c) => c.skillFile)];
+    return own.length === statted.length && own.every((p, i) => p === statted[i]);
+  };
   return {
     digest,
     hex: Buffer.from(digest).toString("hex"),
@@ -172,57 +195,85 @@ function identity(
     candidates: () => get().candidates,
     diagnostics: () => get().diagnostics,
     fingerprints: () => (fps ??= get().candidates.map((_, i) => fingerprintAt(files, i))),
+    pathsAgree: agree,
   };
+}
+
+/**
+ * PATHS of a snapshot (format.ts): the watched paths, then every candidate's SKILL.md, in scan
+ * order. Always derived from the scan itself, so a damaged PATHS is never carried forward: it
+ * makes the next check stat the wrong files, miss the identity, and rebuild it from SCAN.
+ */
+export function statPathsOf(scan: Uint8Array, candidates: readonly { skillFile: string }[]): Uint8Array {
+  const d = decodeScan(scan);
+  const watched = d ? d.fields.slice(1, 1 + d.header.watch) : [];
+  return utf8([...watched, ...candidates.map((c) => c.skillFile)].join("\0"));
+}
+
+/** Only the JSON header of an encoded scan (the text before its first NUL). */
+function scanHeader(scan: Uint8Array): ScanHeader | null {
+  const end = scan.indexOf(0);
+  let header: unknown;
+  try {
+    header = JSON.parse(fromUtf8(end < 0 ? scan : scan.subarray(0, end)));
+  } catch {
+    return null;
+  }
+  return isHeader(header) ? header : null;
 }
 
 interface StoredScan {
   rootsJson: string;
-  d: DecodedScan;
-  /** Candidate directories in scan order. */
-  dirs: string[];
+  header: ScanHeader;
   /** The watched paths, then every candidate's SKILL.md: what one check stats. */
   paths: string[];
 }
 
 /**
- * The decoded scan of a snapshot, kept while the snapshot lives: a long-lived process checks the
- * same snapshot every 50 ms, and decoding 10k candidates into paths costs a few ms each time.
+ * What a snapshot's check stats, kept while the snapshot lives: a long-lived process checks the
+ * same snapshot every 50 ms. Read from PATHS with one split; the scan's candidate fields are
+ * decoded only when a rebuild or a listing needs the candidates.
  */
 const storedScans = new WeakMap<Snapshot, StoredScan | null>();
 
-function storedScan(previous: Snapshot, roots: readonly SkillRoot[], rootsJson: string): StoredScan | null {
+function storedScan(previous: Snapshot, rootsJson: string): StoredScan | null {
   const hit = storedScans.get(previous);
   if (hit !== undefined && (hit === null || hit.rootsJson === rootsJson)) return hit;
-  const d = decodeScan(previous.scan);
+  const header = scanHeader(previous.scan);
   let out: StoredScan | null = null;
-  if (d && d.header.roots === rootsJson && previous.watch.length === d.header.watch * STAT_FIELDS) {
-    const dirs = pathsOf(d, roots);
-    if (dirs) {
-      const paths = d.fields.slice(1, 1 + d.header.watch);
-      for (const dir of dirs) paths.push(skillFileOf(dir));
-      out = { rootsJson, d, dirs, paths };
-    }
+  if (header && header.roots === rootsJson && previous.watch.length === header.watch * STAT_FIELDS) {
+    const n = header.watch + header.candidates;
+    const paths = n === 0 ? [] : fromUtf8(previous.paths).split("\0");
+    if (paths.length === n) out = { rootsJson, header, paths };
   }
   storedScans.set(previous, out);
   return out;
 }
 
+/** Candidates, diagnostics and watched paths of a stored scan; throws when it does not decode. */
+function decodeStored(scan: Uint8Array, roots: readonly SkillRoot[]): Decoded {
+  const d = decodeScan(scan);
+  const dirs = d ? pathsOf(d, roots) : null;
+  if (!d || !dirs) throw new Error("the snapshot's stored scan does not decode");
+  return { candidates: candidatesOf(d, roots, dirs), diagnostics: d.header.diagnostics, watched: d.fields.slice(1, 1 + d.header.watch) };
+}
+
 /** The stats-only check against the scan stored in `previous`; null when a full scan is needed. */
 async function leanIdentity(roots: readonly SkillRoot[], rootsJson: string, lockfile: string, previous: Snapshot): Promise<ScopeIdentity | null> {
-  const stored = storedScan(previous, roots, rootsJson);
+  const stored = storedScan(previous, rootsJson);
   if (!stored) return null;
-  const { d, dirs, paths } = stored;
-  const nWatch = d.header.watch;
+  const { header, paths } = stored;
+  const nWatch = header.watch;
   const all = await statMany(paths);
   const watch = all.subarray(0, nWatch * STAT_FIELDS);
   for (let i = 0; i < watch.length; i++) if (watch[i] !== previous.watch[i]) return null;
   const files = all.subarray(nWatch * STAT_FIELDS);
-  for (let i = 0; i < d.header.candidates; i++) {
+  for (let i = 0; i < header.candidates; i++) {
     const k = kindAt(files, i);
     // Gone or a directory now: the candidate set changed. A dangling link still counts (load reports it).
     if (k === Kind.Dir || (k === Kind.Missing && !existsUnresolved(paths[nWatch + i]!))) return null;
   }
-  return identity(rootsJson, lockfile, previous.scan, watch, files, true, () => ({ candidates: candidatesOf(d, roots, dirs), diagnostics: d.header.diagnostics }));
+  return identity(rootsJson, lockfile, previous.scan, watch, files, true, () => decodeStored(previous.scan, roots), paths);
 }
 
 /** The full scan, its watched paths stat'ed as the scan reaches them, then every SKILL.md. */
@@ -239,7 +290,7 @@ async function fullIdentity(roots: readonly SkillRoot[], rootsJson: string, lock
   });
   const files = await statMany(candidates.map((c) => c.skillFile));
   const scan = encodeScan(rootsJson, roots, watched, candidates, diagnostics);
-  return identity(rootsJson, lockfile, scan, Float64Array.from(stats), files, false, () => ({ candidates, diagnostics }));
+  return identity(rootsJson, lockfile, scan, Float64Array.from(stats), files, false, () => ({ candidates, diagnostics, watched }));
 }
 
 /** The identity of a scope, reusing `previous`'s scan when its watched stats still hold. */
@@ -247,7 +298,7 @@ export async function computeIdentity(roots: readonly SkillRoot[], lockfile: str
   const rootsJson = canonicalRoots(roots);
   // No root exists: nothing to scan (roots are re-resolved every check interval, so one created
   // later is seen), and the scan code is not even loaded.
-  if (!roots.some((r) => r.exists)) return identity(rootsJson, lockfile, encodeScan(rootsJson, roots, [], [], []), new Float64Array(0), new Float64Array(0), false, () => ({ candidates: [], diagnostics: [] }));
+  if (!roots.some((r) => r.exists)) return identity(rootsJson, lockfile, encodeScan(rootsJson, roots, [], [], []), new Float64Array(0), new Float64Array(0), false, () => ({ candidates: [], diagnostics: [], watched: [] }));
   if (previous) {
     const lean = await leanIdentity(roots, rootsJson, lockfile, previous);
     if (lean) return lean;

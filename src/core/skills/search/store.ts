@@ -130,13 +130,20 @@ export class SnapshotStore {
     let onDisk: Snapshot | null | undefined;
     const disk = () => (onDisk === undefined ? (onDisk = readSnapshotFile(file)) : onDisk);
     const base = st.current ?? disk();
-    const idn = await computeIdentity(req.roots, req.lockfile, req.refresh ? null : base);
+    let idn = await computeIdentity(req.roots, req.lockfile, req.refresh ? null : base);
     if (idn.count === 0) return (st.current = null);
     if (!req.refresh && base && sameIdentity(base.identity, idn.digest)) return (st.current = base);
     // Another process may have rebuilt the file since this one mapped it.
     const latest = !req.refresh && base === st.current ? disk() : null;
     if (latest && sameIdentity(latest.identity, idn.digest)) return (st.current = latest);
     const previous = req.refresh ? null : (st.current ?? disk());
+    // A stats-only check statted the snapshot's stored PATHS; before building on those numbers,
+    // make sure they were its scan's own paths (damaged bytes whose header still checks are
+    // rebuilt from a full scan, which also writes PATHS afresh).
+    if (idn.lean && !idn.pathsAgree()) {
+      idn = await computeIdentity(req.roots, req.lockfile, null);
+      if (idn.count === 0) return (st.current = null);
+    }
     return (st.current = await this.#build(id, file, idn, req.roots, previous, req.refresh ? null : disk() ? file : null));
   }
 

@@ -1,10 +1,11 @@
 // The stats-only identity check (identity.ts) must agree with the full scan after any change:
 // either the watched stats prove the candidate set unchanged, or it falls back to scanning.
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, readdirSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createLemon } from "../../../../src/core/index.ts";
 import { readSnapshotFile } from "../../../../src/core/skills/search/file.ts";
+import { HEADER_BYTES, Section, fromUtf8 } from "../../../../src/core/skills/search/format.ts";
 import { computeIdentity, sameIdentity } from "../../../../src/core/skills/search/identity.ts";
 import { resolveRoots } from "../../../../src/core/skills/roots.ts";
 import { sandbox, type Sandbox } from "../../../support/sandbox.ts";
@@ -73,4 +74,35 @@ describe("identity check (skills.md §7.3)", () => {
       expect(lean.hex).toBe(full.hex);
       expect(sameIdentity(lean.digest, snap.identity)).toBe(false);
     });
+
+  test("a damaged PATHS section is never trusted or carried forward", async () => {
+    await using box = await sandbox();
+    await box.skill("g", "alpha", md("alpha"));
+    await box.skill("g", "bravo", md("bravo"));
+    const { snap, roots, lock } = await snapshotOf(box);
+    const dir = join(box.agentDir, "cache", "skills");
+    const file = join(dir, readdirSync(dir).find((f) => f.endsWith(".snap"))!);
+    const original = fromUtf8(snap.paths); // a copy: the file is overwritten in place below, under the map
+    expect(original.split("\0").filter((p) => p.endsWith("SKILL.md")).length).toBe(2);
+    // Point alpha's PATHS entry at bravo's SKILL.md (same length): a file that exists, but the wrong one.
+    const bytes = readFileSync(file);
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const at = view.getUint32(HEADER_BYTES + Section.Paths * 8, true);
+    const len = view.getUint32(HEADER_BYTES + Section.Paths * 8 + 4, true);
+    const damaged = fromUtf8(bytes.subarray(at, at + len)).replaceAll("/alpha/SKILL.md", "/bravo/SKILL.md");
+    expect(damaged).not.toBe(fromUtf8(bytes.subarray(at, at + len)));
+    bytes.set(Buffer.from(damaged), at);
+    writeFileSync(file, bytes);
+    const bad = readSnapshotFile(file)!;
+    // The wrong stats miss the identity the snapshot was built with ...
+    const lean = await computeIdentity(roots, lock, bad);
+    expect(sameIdentity(lean.digest, bad.identity)).toBe(false);
+    // ... so a query rebuilds, and the new PATHS comes from the scan again.
+    const lemon = createLemon({ cwd: box.project, agentDir: box.agentDir, env: { ...box.env, LEMON_SNAPSHOT_WORKER: "never" }, skillRoots: { agents: null, omp: null, claude: join(box.root, "g"), codex: null }, curator: false });
+    expect((await lemon.skills.findRelevant("alpha things")).map((e) => e.key)).toEqual(["alpha"]);
+    await lemon.close();
+    const rebuilt = readSnapshotFile(file)!;
+    expect(fromUtf8(rebuilt.paths)).toBe(original);
+    expect(sameIdentity((await computeIdentity(roots, lock, rebuilt)).digest, rebuilt.identity)).toBe(true);
+  });
 });
