@@ -103,12 +103,17 @@ export class SkillRegistry {
     const view: View = opts.scope === undefined ? "both" : opts.scope;
     const paths = resolvePaths(ctx);
     // A current search snapshot spares parsing every SKILL.md; `refresh` always reads the files.
+    // The relevance store proves it current, so a listing and a findRelevant call within one
+    // check interval stat the tree once.
     const loader: ScopeLoader | undefined = opts.refresh
       ? undefined
       : async (roots) => {
-          const { loadScopeFromSnapshot } = await import("./search/listing.ts");
-          const lockfile = roots[0]?.scope === "global" ? paths.global.lockfile : paths.project.lockfile;
-          return loadScopeFromSnapshot(roots, lockfile, paths.snapshotDir, this.#cache);
+          if (roots.length === 0) return null;
+          const lockfile = roots[0]!.scope === "global" ? paths.global.lockfile : paths.project.lockfile;
+          const current = await this.relevance().store.peek({ roots, lockfile });
+          if (!current) return null;
+          const { scopeFromSnapshot } = await import("./search/listing.ts");
+          return scopeFromSnapshot(current.snap, current.identity, this.#cache);
         };
     const [{ discover }, { readSettings, effectiveDisabled }] = await Promise.all([catalog(), settingsModule()]);
     const [discovery, settings] = await Promise.all([discover(ctx, view, this.#cache, loader), readSettings(ctx)]);

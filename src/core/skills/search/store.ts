@@ -43,7 +43,15 @@ interface ScopeState {
   checkedAt: number;
   checked: boolean;
   current: Snapshot | null;
+  /** The identity check that proved `current` (for listings, which need its candidates). */
+  identity: ScopeIdentity | null;
   inflight: Promise<Snapshot | null> | null;
+}
+
+/** A current snapshot with the check that proved it. */
+export interface CurrentScope {
+  snap: Snapshot;
+  identity: ScopeIdentity;
 }
 
 export interface BuildStats {
@@ -69,17 +77,30 @@ export class SnapshotStore {
   /** Scope ids by root list: the engine reuses one list per cwd between root resolutions. */
   readonly #ids = new WeakMap<readonly SkillRoot[], string>();
 
+  #idOf(roots: readonly SkillRoot[]): string {
+    let id = this.#ids.get(roots);
+    if (id === undefined) this.#ids.set(roots, (id = scopeId(roots)));
+    return id;
+  }
+
+  #stateOf(id: string): ScopeState {
+    let st = this.#states.get(id);
+    if (!st) this.#states.set(id, (st = { checkedAt: 0, checked: false, current: null, identity: null, inflight: null }));
+    return st;
+  }
+
+  #fresh(state: ScopeState): boolean {
+    return state.checked && this.#opts.now() - state.checkedAt < CHECK_INTERVAL_MS;
+  }
+
   /** The current snapshot of a scope, or null when the scope has no skill directories. */
   async current(req: ScopeRequest): Promise<Snapshot | null> {
-    let id = this.#ids.get(req.roots);
-    if (id === undefined) this.#ids.set(req.roots, (id = scopeId(req.roots)));
-    let st = this.#states.get(id);
-    if (!st) this.#states.set(id, (st = { checkedAt: 0, checked: false, current: null, inflight: null }));
-    const state = st;
+    const id = this.#idOf(req.roots);
+    const state = this.#stateOf(id);
     if (state.inflight) {
       const shared = await state.inflight;
       if (!req.refresh) return shared;
-    } else if (!req.refresh && state.checked && this.#opts.now() - state.checkedAt < CHECK_INTERVAL_MS) return state.current;
+    } else if (!req.refresh && this.#fresh(state)) return state.current;
     if (state.inflight) return state.inflight;
     const run = this.#check(id, state, req).finally(() => {
       state.inflight = null;
@@ -88,6 +109,26 @@ export class SnapshotStore {
     });
     state.inflight = run;
     return run;
+  }
+
+  /**
+   * The current snapshot of a scope with the check that proved it, for listings: the 50 ms
+   * interval and in-flight checks are shared with `current()`, so a listing and a relevance call
+   * in the same turn stat the tree once. Never builds: null when no snapshot is current (the
+   * listing then reads the skills).
+   */
+  async peek(req: { roots: readonly SkillRoot[]; lockfile: string }): Promise<CurrentScope | null> {
+    const state = this.#stateOf(this.#idOf(req.roots));
+    if (state.inflight) await state.inflight.catch(() => null);
+    else if (!this.#fresh(state)) {
+      const base = state.current ?? readSnapshotFile(snapshotPath(this.#opts.dir, this.#idOf(req.roots)));
+      if (!base) return null;
+      const idn = await computeIdentity(req.roots, req.lockfile, base);
+      // Stale or empty: leave the state alone, so the next relevance call rebuilds it.
+      if (idn.count === 0 || !sameIdentity(base.identity, idn.digest)) return null;
+      Object.assign(state, { current: base, identity: idn, checked: true, checkedAt: this.#opts.now() });
+    }
+    return state.current && state.identity ? { snap: state.current, identity: state.identity } : null;
   }
 
   /** The file a scope's snapshot lives in. */
@@ -131,11 +172,12 @@ export class SnapshotStore {
     const disk = () => (onDisk === undefined ? (onDisk = readSnapshotFile(file)) : onDisk);
     const base = st.current ?? disk();
     let idn = await computeIdentity(req.roots, req.lockfile, req.refresh ? null : base);
+    st.identity = null;
     if (idn.count === 0) return (st.current = null);
-    if (!req.refresh && base && sameIdentity(base.identity, idn.digest)) return (st.current = base);
+    if (!req.refresh && base && sameIdentity(base.identity, idn.digest)) return this.#use(st, base, idn);
     // Another process may have rebuilt the file since this one mapped it.
     const latest = !req.refresh && base === st.current ? disk() : null;
-    if (latest && sameIdentity(latest.identity, idn.digest)) return (st.current = latest);
+    if (latest && sameIdentity(latest.identity, idn.digest)) return this.#use(st, latest, idn);
     const previous = req.refresh ? null : (st.current ?? disk());
     // A stats-only check statted the snapshot's stored PATHS; before building on those numbers,
     // make sure they were its scan's own paths (damaged bytes whose header still checks are
@@ -144,7 +186,13 @@ export class SnapshotStore {
       idn = await computeIdentity(req.roots, req.lockfile, null);
       if (idn.count === 0) return (st.current = null);
     }
-    return (st.current = await this.#build(id, file, idn, req.roots, previous, req.refresh ? null : disk() ? file : null));
+    return this.#use(st, await this.#build(id, file, idn, req.roots, previous, req.refresh ? null : disk() ? file : null), idn);
+  }
+
+  #use(st: ScopeState, snap: Snapshot, idn: ScopeIdentity): Snapshot {
+    st.current = snap;
+    st.identity = idn;
+    return snap;
   }
 
   async #build(

@@ -67,3 +67,23 @@ describe("listing never trusts a broken snapshot", () => {
     expect((await createLemon({ cwd: box.project, env: box.env }).skills.list()).skills.map((s) => s.key)).toEqual(["a", "b", "c"]);
   });
 });
+
+describe("a listing and a relevance call share one identity check", () => {
+  test("within the 50 ms interval the listing reuses the relevance check; after it, it checks again", async () => {
+    await using box = await sandbox();
+    const file = await box.skill(join(box.project, ".lemon/skill"), "s", { name: "s", description: "the first description of s" });
+    await box.skill(join(box.project, ".lemon/skill"), "t", { name: "t", description: "another skill in the scope" });
+    let t = 1_000_000;
+    const lemon = createLemon({ cwd: box.project, env: box.env, now: () => new Date(t) });
+    await lemon.skills.findRelevant("description of s", { refresh: true }); // builds and checks at t
+    writeFileSync(file, "---\nname: s\ndescription: the second description, changed in place\n---\nbody\n");
+    // Same instant: the check that just ran vouches for the snapshot, so nothing is stat'ed again.
+    expect((await lemon.skills.get("s"))!.description).toBe("the first description of s");
+    t += 51;
+    // Past the interval: the listing checks, finds the edit, and reads the file instead.
+    expect((await lemon.skills.get("s"))!.description).toBe("the second description, changed in place");
+    // The relevance call sees it too, and rebuilds.
+    expect((await lemon.skills.findRelevant("second description changed"))[0]?.key).toBe("s");
+    await lemon.close();
+  });
+});
