@@ -9,7 +9,8 @@
  * `ScanWatch`: listed directories, directories without SKILL.md, symlink entries). When every
  * watched stat is unchanged, so is the candidate set (an entry added, removed or renamed moves
  * its directory's mtime; a retargeted link changes its stat), and the check is stats only: the
- * watched paths and every SKILL.md, in parallel (stat-many.ts). Anything else — other roots, a
+ * watched paths and every SKILL.md (read from the snapshot's PATHS section with one split), in
+ * parallel from 2,048 paths (stat-many.ts). Anything else — other roots, a
  * watched stat that moved, a SKILL.md gone or turned into a directory — falls back to the full
  * scan. Watched stats are part of the digest, so the stored ones always match the digest.
  */
