@@ -64,6 +64,12 @@ function absolute(p: string, base: string, homeDir: string): string {
   return isAbsolute(e) ? resolve(e) : resolve(base, e);
 }
 
+/** An environment variable's value when it is set and not empty (an empty value means unset). */
+export function envValue(env: LemonContext["env"], name: string): string | undefined {
+  const v = env[name];
+  return v === undefined || v === "" ? undefined : v;
+}
+
 export function createContext(opts: ContextOptions = {}): LemonContext {
   const env = Object.freeze({ ...(opts.env ?? process.env) });
   const cwd = resolve(opts.cwd ?? process.cwd());

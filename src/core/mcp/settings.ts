@@ -6,7 +6,7 @@
  */
 import { join } from "node:path";
 import type { LemonContext } from "../context.ts";
-import { expandUserPath } from "../context.ts";
+import { envValue, expandUserPath } from "../context.ts";
 import type { Diagnostic } from "../diagnostics.ts";
 import { resolvePaths } from "../paths.ts";
 import { readMcpAppConfig, type McpAppConfig } from "./app-config.ts";
@@ -52,8 +52,7 @@ export async function resolveSettings(ctx: LemonContext, opts: McpConfigOptions 
   const externalDiscovery = explicit.external_discovery ?? (extOff ? false : undefined) ?? fromFile.external_discovery ?? true;
   const userDiscovery =
     explicit.external_user_discovery ?? envFlag(env.LEMON_MCP_EXTERNAL_USER_DISCOVERY, TRUE) ?? fromFile.external_user_discovery ?? false;
-  const envHome = env.LEMON_MCP_DISCOVERY_HOME !== undefined && env.LEMON_MCP_DISCOVERY_HOME !== "" ? env.LEMON_MCP_DISCOVERY_HOME : undefined;
-  const discoveryHome = explicit.discovery_home ?? envHome ?? fromFile.discovery_home;
+  const discoveryHome = explicit.discovery_home ?? envValue(env, "LEMON_MCP_DISCOVERY_HOME") ?? fromFile.discovery_home;
 
   // An isolated runtime (LEMON_HOME / LEMON_AGENT_DIR / skill-root override) reads no user file
   // of any tool unless a discovery home says where to look.

@@ -8,6 +8,7 @@
  * `projects["<abs C>"].mcpServers` (Claude's "local" scope) come first and its top-level
  * `mcpServers` ("user" scope) second; only when `~/.claude.json` is absent, `~/.claude/mcp.json`.
  */
+import { envValue } from "../../context.ts";
 import { join } from "node:path";
 import type { SourceLevel } from "../types.ts";
 import {
@@ -58,8 +59,8 @@ export const claude: Importer = {
   id: "claude",
   projectFiles: (cwd) => [join(cwd, ".claude", ".mcp.json"), join(cwd, ".claude", "mcp.json")],
   userFiles: (home, env) => {
-    const dir = env.CLAUDE_CONFIG_DIR;
-    if (dir !== undefined && dir !== "") return [join(dir, ".claude.json"), join(dir, "mcp.json")];
+    const dir = envValue(env, "CLAUDE_CONFIG_DIR");
+    if (dir !== undefined) return [join(dir, ".claude.json"), join(dir, "mcp.json")];
     return [join(home, ".claude.json"), join(home, ".claude", "mcp.json")];
   },
   async load(ie, files) {

@@ -19,6 +19,7 @@
  * No `${}` expansion. Files: `C/.codex/config.toml`; user `$CODEX_HOME/config.toml` (default
  * `~/.codex`).
  */
+import { envValue } from "../../context.ts";
 import { dirname, join, resolve } from "node:path";
 import { accept, badEntry, eachServer, loadEach, mapEnabled, serverMap, type ImportEnv, type Importer, type Obj } from "./common.ts";
 import { isObject } from "../read.ts";
@@ -74,7 +75,7 @@ export const codex: Importer = {
   id: "codex",
   projectFiles: (cwd) => [join(cwd, ".codex", "config.toml")],
   userFiles: (home, env) => {
-    const dir = env.CODEX_HOME !== undefined && env.CODEX_HOME !== "" ? env.CODEX_HOME : join(home, ".codex");
+    const dir = envValue(env, "CODEX_HOME") ?? join(home, ".codex");
     return [join(dir, "config.toml")];
   },
   load: (ie, files) =>
