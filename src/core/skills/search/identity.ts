@@ -53,6 +53,11 @@ export interface ScopeIdentity {
    * own, or the scan does not decode: its numbers must not be built on. Decodes the scan.
    */
   pathsAgree(): boolean;
+  /**
+   * PATHS for a snapshot built on this identity (format.ts): the watched paths, then every
+   * candidate's SKILL.md, from the scan itself, so a damaged PATHS is never carried forward.
+   */
+  statPaths(): Uint8Array;
 }
 
 /**
@@ -174,16 +179,17 @@ function identity(
   let decoded: Decoded | null = null;
   let fps: string[] | null = null;
   const get = () => (decoded ??= decode());
+  let own: string[] | null = null;
+  const ownPaths = () => (own ??= [...get().watched, ...get().candidates.map((c) => c.skillFile)]);
   const agree = (): boolean => {
     if (statted === null) return true;
-    let d: Decoded;
+    let mine: string[];
     try {
-      d = get();
+      mine = ownPaths();
     } catch {
       return false;
     }
-    const own = [...d.watched, ...d.candidates.map((c) => c.skillFile)];
-    return own.length === statted.length && own.every((p, i) => p === statted[i]);
+    return mine.length === statted.length && mine.every((p, i) => p === statted[i]);
   };
   return {
     digest,
@@ -197,18 +203,8 @@ function identity(
     diagnostics: () => get().diagnostics,
     fingerprints: () => (fps ??= get().candidates.map((_, i) => fingerprintAt(files, i))),
     pathsAgree: agree,
+    statPaths: () => utf8(ownPaths().join("\0")),
   };
-}
-
-/**
- * PATHS of a snapshot (format.ts): the watched paths, then every candidate's SKILL.md, in scan
- * order. Always derived from the scan itself, so a damaged PATHS is never carried forward: it
- * makes the next check stat the wrong files, miss the identity, and rebuild it from SCAN.
- */
-export function statPathsOf(scan: Uint8Array, candidates: readonly { skillFile: string }[]): Uint8Array {
-  const d = decodeScan(scan);
-  const watched = d ? d.fields.slice(1, 1 + d.header.watch) : [];
-  return utf8([...watched, ...candidates.map((c) => c.skillFile)].join("\0"));
 }
 
 /** Only the JSON header of an encoded scan (the text before its first NUL). */

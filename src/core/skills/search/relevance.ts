@@ -109,12 +109,14 @@ export class RelevanceEngine {
   /** The live disabled set (skills.md §7.1 rule 9): re-read whenever either skills.json changed. */
   async #disabled(ctx: LemonContext): Promise<ReadonlySet<string>> {
     const p = resolvePaths(ctx);
-    const key = `${p.global.skillsJson}\0${statKey(p.global.skillsJson)}\0${p.project.skillsJson}\0${statKey(p.project.skillsJson)}`;
+    const g = statKey(p.global.skillsJson);
+    const pr = statKey(p.project.skillsJson);
+    const key = `${p.global.skillsJson}\0${g}\0${p.project.skillsJson}\0${pr}`;
     if (this.#settings?.key === key) return this.#settings.disabled;
     // Neither file exists (the usual case): nothing is disabled, and the settings code (with
     // TypeBox to check the files) is not loaded at all.
     let disabled: ReadonlySet<string> = NONE;
-    if (key !== `${p.global.skillsJson}\0-\0${p.project.skillsJson}\0-`) {
+    if (g !== "-" || pr !== "-") {
       const { effectiveDisabled, readSettings } = await import("../settings.ts");
       disabled = effectiveDisabled(await readSettings(ctx), "both");
     }

@@ -15,7 +15,6 @@ import type { SkillRoot } from "../roots.ts";
 import type { SkillCandidate } from "../scan.ts";
 import { buildSnapshot, freshDoc, identOf, type BuildPlan, type FreshDoc, type TokenMemo } from "./builder.ts";
 import { FILE_STRIDE, type Snapshot } from "./format.ts";
-import { statPathsOf } from "./identity.ts";
 import { STAT_FIELDS, type StatTable } from "./stat-many.ts";
 
 export interface ScopeBuildInput {
@@ -28,6 +27,8 @@ export interface ScopeBuildInput {
   identity: Uint8Array;
   scan: Uint8Array;
   watch: Float64Array;
+  /** PATHS (identity.ts `statPaths`). */
+  paths: Uint8Array;
   previous: Snapshot | null;
 }
 
@@ -171,6 +172,6 @@ export async function buildScope(input: ScopeBuildInput): Promise<ScopeBuildResu
   const candDoc = new Int32Array(candidates.length).fill(UNCHANGED_INVALID);
   reused.forEach((r, i) => (candDoc[r.cand] = i));
   freshCand.forEach((c, j) => (candDoc[c] = reused.length + j));
-  const plan: BuildPlan = { identity: input.identity, scan: input.scan, watch: input.watch, files: rows, candDoc, paths: statPathsOf(input.scan, candidates), previous, reused, fresh };
+  const plan: BuildPlan = { identity: input.identity, scan: input.scan, watch: input.watch, files: rows, candDoc, paths: input.paths, previous, reused, fresh };
   return { bytes: buildSnapshot(plan), reused: reused.length, loaded: toLoad.length };
 }

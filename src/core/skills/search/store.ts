@@ -118,10 +118,11 @@ export class SnapshotStore {
    * listing then reads the skills).
    */
   async peek(req: { roots: readonly SkillRoot[]; lockfile: string }): Promise<CurrentScope | null> {
-    const state = this.#stateOf(this.#idOf(req.roots));
+    const id = this.#idOf(req.roots);
+    const state = this.#stateOf(id);
     if (state.inflight) await state.inflight.catch(() => null);
     else if (!this.#fresh(state)) {
-      const base = state.current ?? readSnapshotFile(snapshotPath(this.#opts.dir, this.#idOf(req.roots)));
+      const base = state.current ?? readSnapshotFile(snapshotPath(this.#opts.dir, id));
       if (!base) return null;
       const idn = await computeIdentity(req.roots, req.lockfile, base);
       // Stale or empty: leave the state alone, so the next relevance call rebuilds it.
@@ -219,6 +220,7 @@ export class SnapshotStore {
           identity: idn.hex,
           scan: idn.scan,
           watch: new Uint8Array(idn.watch.buffer, idn.watch.byteOffset, idn.watch.byteLength),
+          paths: idn.statPaths(),
           roots: [...roots],
           candidates: idn.candidates().map((c) => ({
             key: c.key,
@@ -248,6 +250,7 @@ export class SnapshotStore {
       identity: idn.digest,
       scan: idn.scan,
       watch: idn.watch,
+      paths: idn.statPaths(),
       previous,
     });
     this.#persist(file, r.bytes);

@@ -40,6 +40,8 @@ export const BuildRequest = Type.Object({
   /** The encoded scan and the watched stats (Float64 bytes) the identity came from. */
   scan: Type.Uint8Array(),
   watch: Type.Uint8Array(),
+  /** PATHS: what the identity check stats (identity.ts `statPaths`). */
+  paths: Type.Uint8Array(),
   roots: Type.Array(Root),
   candidates: Type.Array(Candidate),
   fingerprints: Type.Array(Type.String()),
