@@ -4,7 +4,8 @@
  * stat; smol-toml loads only when the file exists. A bad file is a diagnostic, never a throw.
  */
 import { diagnostic, type Diagnostic } from "../diagnostics.ts";
-import { isObject, parseText, readCapped } from "./read.ts";
+import { parseText, readCapped } from "./read.ts";
+import { isObject } from "./validate.ts";
 
 /** The `[mcp]` keys this module reads; the module's `config.mcp` option has the same shape. */
 export interface McpAppConfig {

@@ -10,7 +10,7 @@ import { jsonCodec, update, type Change } from "../fsx/update.ts";
 import { scopePathsFor, type Scope } from "../paths.ts";
 import { emptyMcpJson, McpJson } from "../schema/mcp-json.ts";
 import { isValidServerName, NAME_MESSAGE } from "./names.ts";
-import { isObject } from "./read.ts";
+import { isObject } from "./validate.ts";
 import type { McpServerConfig, ServerView } from "./types.ts";
 import { inferTransport, KNOWN_FIELDS, normalizeEntry, validateEntry } from "./validate.ts";
 import { serverView } from "./view.ts";

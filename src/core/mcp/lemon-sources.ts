@@ -7,9 +7,9 @@
 import { diagnostic, type Diagnostic } from "../diagnostics.ts";
 import type { McpEnvServers, McpJson } from "../schema/mcp-json.ts";
 import { isValidServerName } from "./names.ts";
-import { isObject, parseText, readCapped } from "./read.ts";
+import { parseText, readCapped } from "./read.ts";
 import type { LemonSourceLabel, SourcedServer } from "./types.ts";
-import { locator, validateEntry } from "./validate.ts";
+import { isObject, locator, validateEntry } from "./validate.ts";
 
 /**
  * The TypeBox schemas and their compiler load only when there is something to check: `mcp list`

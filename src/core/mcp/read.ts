@@ -80,6 +80,3 @@ export async function parseText(text: string, format: Format): Promise<{ ok: tru
     }
   }
 }
-
-export const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);

@@ -25,7 +25,8 @@ const INT_KEYS = ["timeout_ms", "tool_timeout_ms", "ready_timeout_ms"] as const;
 export type Validation = { ok: true; entry: McpServerConfig; transport: Transport } | { ok: false; message: string };
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+/** A plain JSON object (not null, not an array). */
+export const isObject = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** Every field of mcp.md §3.1; anything else on an entry is an extension field, kept as written. */
 export const KNOWN_FIELDS: ReadonlySet<string> = new Set([
@@ -55,10 +56,10 @@ function snakeKeys(o: Obj, known: ReadonlySet<string> | null): Obj {
 
 /** Resolves aliases without judging values; non-objects come back unchanged. */
 export function normalizeEntry(raw: unknown): unknown {
-  if (!isObj(raw)) return raw;
+  if (!isObject(raw)) return raw;
   const e = snakeKeys(raw, KNOWN_FIELDS);
-  if (isObj(e.oauth)) e.oauth = snakeKeys(e.oauth, null);
-  if (isObj(e.sampling)) e.sampling = snakeKeys(e.sampling, null);
+  if (isObject(e.oauth)) e.oauth = snakeKeys(e.oauth, null);
+  if (isObject(e.sampling)) e.sampling = snakeKeys(e.sampling, null);
   if (e.disabled === true && e.enabled === undefined) e.enabled = false;
   if (e.disabled !== undefined) delete e.disabled;
   return e;
@@ -70,7 +71,7 @@ export function inferTransport(e: { type?: unknown; command?: unknown; url?: unk
 }
 
 const isStringList = (v: unknown) => Array.isArray(v) && v.every((x) => typeof x === "string");
-const isStringMap = (v: unknown) => isObj(v) && Object.values(v).every((x) => typeof x === "string");
+const isStringMap = (v: unknown) => isObject(v) && Object.values(v).every((x) => typeof x === "string");
 const nonEmpty = (v: unknown) => typeof v === "string" && v.trim() !== "";
 const TOKEN_SECRET_RE = /^[A-Za-z0-9._-]+$/;
 
@@ -97,7 +98,7 @@ function isLoopbackHttp(v: unknown): boolean {
 }
 
 function checkOauth(o: unknown): string | null {
-  if (!isObj(o)) return INVALID;
+  if (!isObject(o)) return INVALID;
   if (o.client_id !== undefined && !nonEmpty(o.client_id)) return "oauth.client_id must be a non-empty string";
   let flow = o.flow;
   if (flow !== undefined && flow !== "client_credentials" && flow !== "authorization_code_pkce" && flow !== "pkce")
@@ -123,7 +124,7 @@ function checkOauth(o: unknown): string | null {
 }
 
 function checkSampling(s: unknown): string | null {
-  if (!isObj(s)) return INVALID;
+  if (!isObject(s)) return INVALID;
   if (s.mode !== undefined && s.mode !== "model" && s.mode !== "reviewed_model" && s.mode !== "deny")
     return "sampling.mode must be model, reviewed_model, or deny";
   if (s.max_tokens !== undefined && !(Number.isInteger(s.max_tokens) && (s.max_tokens as number) > 0))
@@ -155,7 +156,7 @@ function firstProblem(e: Obj, transport: Transport | null, requireName: boolean)
   if (e.enabled !== undefined && typeof e.enabled !== "boolean") return INVALID;
   if (e.approval !== undefined && e.approval !== "always" && e.approval !== "never") return "approval must be always or never";
   if (e.tool_approvals !== undefined) {
-    if (!isObj(e.tool_approvals)) return "tool_approvals values must be always or never";
+    if (!isObject(e.tool_approvals)) return "tool_approvals values must be always or never";
     for (const v of Object.values(e.tool_approvals)) if (v !== "always" && v !== "never") return "tool_approvals values must be always or never";
   }
   if (e.sampling !== undefined) {
@@ -166,7 +167,7 @@ function firstProblem(e: Obj, transport: Transport | null, requireName: boolean)
     if (transport === "stdio") return "oauth is only valid for http and sse servers";
     const p = checkOauth(e.oauth);
     if (p) return p;
-    if (isObj(e.headers) && Object.keys(e.headers).some((h) => h.toLowerCase() === "authorization"))
+    if (isObject(e.headers) && Object.keys(e.headers).some((h) => h.toLowerCase() === "authorization"))
       return "headers.Authorization conflicts with oauth";
   }
   if (e.persist_oauth_tokens !== undefined && typeof e.persist_oauth_tokens !== "boolean") return "persist_oauth_tokens must be a boolean";
@@ -178,7 +179,7 @@ function firstProblem(e: Obj, transport: Transport | null, requireName: boolean)
 /** Normalises and validates one entry. */
 export function validateEntry(raw: unknown, opts: { requireName?: boolean } = {}): Validation {
   const n = normalizeEntry(raw);
-  if (!isObj(n)) return { ok: false, message: INVALID };
+  if (!isObject(n)) return { ok: false, message: INVALID };
   const transport = inferTransport(n);
   const problem = firstProblem(n, transport, opts.requireName ?? false);
   if (problem !== null || transport === null) return { ok: false, message: problem ?? INVALID };
@@ -187,7 +188,7 @@ export function validateEntry(raw: unknown, opts: { requireName?: boolean } = {}
 
 /** `servers[<i>]` or `servers[<i>] '<name>'` (a name is shown only when it is itself valid). */
 export function locator(index: number, raw: unknown, prefix = "servers"): string {
-  const name = isObj(raw) ? raw.name : undefined;
+  const name = isObject(raw) ? raw.name : undefined;
   return isValidServerName(name) ? `${prefix}[${index}] '${name}'` : `${prefix}[${index}]`;
 }
 
@@ -202,7 +203,7 @@ export function validateEntries(entries: unknown[]): ValidateResult {
   const seen = new Set<string>();
   entries.forEach((raw, index) => {
     const v = validateEntry(raw);
-    const name = isObj(raw) && isValidServerName(raw.name) ? raw.name : undefined;
+    const name = isObject(raw) && isValidServerName(raw.name) ? raw.name : undefined;
     if (!v.ok) {
       errors.push({ index, ...(name !== undefined ? { name } : {}), message: v.message });
       return;

@@ -8,6 +8,9 @@ import type { Scope } from "../paths.ts";
 import type { ValidRecord } from "./load.ts";
 import type { RootLabel } from "./roots.ts";
 
+/** Ascending by key (UTF-16 order, as every listing sorts). */
+export const byKey = <T extends { key: string }>(a: T, b: T): number => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+
 export type ActivationState = "active" | "not_ready" | "disabled" | "platform_incompatible" | "blocked";
 
 export interface Missing {

@@ -5,7 +5,7 @@
  */
 import preamble from "../prompts/skills-listing.md" with { type: "text" };
 import { sanitizeForPrompt } from "../text.ts";
-import { isDisplayable, type SkillEntry } from "./entry.ts";
+import { byKey, isDisplayable, type SkillEntry } from "./entry.ts";
 
 const CLAMP = { key: 128, name: 128, source_kind: 128, trust_level: 128, activation_state: 128, description: 1024, location: 2048, missing: 1024 };
 
@@ -14,7 +14,6 @@ function describe(e: SkillEntry): string {
   return d === "" ? "(no description)" : d;
 }
 
-const byKey = (a: SkillEntry, b: SkillEntry) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
 
 /** `""` when nothing is displayable; otherwise byte-stable for identical inputs. */
 export function renderListing(entries: readonly SkillEntry[]): string {

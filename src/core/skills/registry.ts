@@ -10,7 +10,7 @@ import type { Diagnostic } from "../diagnostics.ts";
 import { invalidParams } from "../errors.ts";
 import { resolvePaths, type Scope } from "../paths.ts";
 import type { Discovery, RecordCache, ScopeLoader, View } from "./catalog.ts";
-import { toEntry, toStatus, type BinLookup, type SkillEntry, type SkillStatus } from "./entry.ts";
+import { byKey, toEntry, toStatus, type BinLookup, type SkillEntry, type SkillStatus } from "./entry.ts";
 import { renderListing, renderRelevantBlock } from "./prompt.ts";
 import type { LintAuditHook, LintReport, LintResult } from "./lint.ts";
 import type { Manifest } from "../schema/manifest.ts";
@@ -62,7 +62,6 @@ export interface CatalogView {
   diagnostics: Diagnostic[];
 }
 
-const byKey = <T extends { key: string }>(a: T, b: T) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
 
 export const KEY_PATTERN = /^[^/\\\0]+$/;
 
@@ -259,7 +258,7 @@ export class SkillRegistry {
       }
     } else {
       checks.push(...v.entries.map(fromEntry), ...v.discovery.invalid.map(invalidCheck));
-      checks.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+      checks.sort(byKey);
     }
     const ok = checks.every((c) => c.state !== "invalid" && c.state !== "blocked");
     return { ok, checks, diagnostics: v.diagnostics };

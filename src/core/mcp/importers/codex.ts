@@ -22,7 +22,7 @@
 import { envValue } from "../../context.ts";
 import { dirname, join, resolve } from "node:path";
 import { accept, badEntry, eachServer, loadEach, mapEnabled, serverMap, type ImportEnv, type Importer, type Obj } from "./common.ts";
-import { isObject } from "../read.ts";
+import { isObject } from "../validate.ts";
 
 const CAP = 300_000;
 

@@ -9,10 +9,10 @@ import { resolve } from "node:path";
 import type { LemonContext } from "../../context.ts";
 import { diagnostic, type Diagnostic } from "../../diagnostics.ts";
 import { isValidServerName, NAME_MESSAGE } from "../names.ts";
-import { isObject, parseText, readCapped, type Format } from "../read.ts";
+import { parseText, readCapped, type Format } from "../read.ts";
 import type { McpSettings } from "../settings.ts";
 import type { McpServerConfig, ProviderId, SourceLevel, SourcedServer, VariableSyntax } from "../types.ts";
-import { validateEntry } from "../validate.ts";
+import { isObject, validateEntry } from "../validate.ts";
 
 export type Obj = Record<string, unknown>;
 export { isObject };
