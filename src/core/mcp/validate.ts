@@ -74,6 +74,30 @@ const isStringList = (v: unknown) => Array.isArray(v) && v.every((x) => typeof x
 const isStringMap = (v: unknown) => isObject(v) && Object.values(v).every((x) => typeof x === "string");
 const nonEmpty = (v: unknown) => typeof v === "string" && v.trim() !== "";
 const TOKEN_SECRET_RE = /^[A-Za-z0-9._-]+$/;
+/** RFC 9110 `token`: what a header name may be (anything else splits or smuggles a header). */
+const HEADER_NAME_RE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+export const ENV_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** CR and LF end a header line; NUL ends a C string, so neither may reach a request or a child env. */
+const UNSAFE_VALUE_RE = /[\r\n\0]/;
+
+/** Names and values of `env`, `env_vars` and `headers` (cli.md §3.1); the shapes are checked before. */
+function checkNamesAndValues(e: Obj): string | null {
+  if (isObject(e.env)) {
+    for (const [k, v] of Object.entries(e.env)) {
+      if (!ENV_NAME_RE.test(k)) return "env names must match ^[A-Za-z_][A-Za-z0-9_]*$";
+      if (UNSAFE_VALUE_RE.test(v as string)) return "env values must not contain CR, LF or NUL";
+    }
+  }
+  if (Array.isArray(e.env_vars) && !e.env_vars.every((n) => ENV_NAME_RE.test(n as string)))
+    return "env_vars names must match ^[A-Za-z_][A-Za-z0-9_]*$";
+  if (isObject(e.headers)) {
+    for (const [k, v] of Object.entries(e.headers)) {
+      if (!HEADER_NAME_RE.test(k)) return "header names must be RFC 9110 tokens";
+      if (UNSAFE_VALUE_RE.test(v as string)) return "header values must not contain CR, LF or NUL";
+    }
+  }
+  return null;
+}
 
 /** http/https with a host; placeholders are checked at connect time, after expansion. */
 export function isHttpUrl(v: unknown): boolean {
@@ -147,6 +171,8 @@ function firstProblem(e: Obj, transport: Transport | null, requireName: boolean)
   for (const k of ["env", "headers"] as const) if (e[k] !== undefined && !isStringMap(e[k])) return `${k} must be an object of strings`;
   if (transport !== "stdio" && e.env !== undefined) return "env is only valid for stdio servers";
   if (transport === "stdio" && e.headers !== undefined) return "headers is only valid for http and sse servers";
+  const unsafe = checkNamesAndValues(e);
+  if (unsafe !== null) return unsafe;
   for (const k of INT_KEYS) {
     const v = e[k];
     if (v === undefined) continue;

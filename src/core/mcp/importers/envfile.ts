@@ -5,6 +5,7 @@
  */
 import { diagnostic, type Diagnostic } from "../../diagnostics.ts";
 import { readCapped } from "../read.ts";
+import { ENV_NAME_RE } from "../validate.ts";
 
 const MAX_ENV_FILE = 64 * 1024;
 
@@ -17,7 +18,8 @@ export function parseDotenv(text: string): Record<string, string> {
     const eq = body.indexOf("=");
     if (eq <= 0) continue;
     const key = body.slice(0, eq).trim();
-    if (!/^[A-Za-z_][A-Za-z0-9_.-]*$/.test(key)) continue;
+    // A key no process environment can hold is dropped like any other unparsable line.
+    if (!ENV_NAME_RE.test(key)) continue;
     let value = body.slice(eq + 1).trim();
     const q = value[0];
     if ((q === '"' || q === "'") && value.length >= 2 && value.endsWith(q)) {
