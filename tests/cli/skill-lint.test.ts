@@ -97,6 +97,25 @@ describe("lemon skill lint (skills.md §15.1)", () => {
     expect(missing.code).toBe(2);
   });
 
+  test("a FIFO named SKILL.md is skill_file_unreadable at once, never a hang (skills.md §2.2)", async () => {
+    if (process.platform === "win32") return;
+    await using box = await sandbox();
+    const dir = join(box.root, "skills");
+    await mkdir(join(dir, "fifo"), { recursive: true });
+    expect(Bun.spawnSync(["mkfifo", join(dir, "fifo", "SKILL.md")]).exitCode).toBe(0);
+    await box.skill(dir, "fine", { name: "fine", description: "A fine skill beside the FIFO one." });
+    const r = await lint(box, dir);
+    expect(r.code).toBe(1);
+    expect(r.codes("fifo")).toEqual(["skill_file_unreadable"]);
+    expect(r.doc.results.find((x) => x.key === "fifo")!.issues[0]!.message).toBe("SKILL.md is not a regular file");
+    expect(r.codes("fine")).toEqual([]);
+    // Discovered (no PATH): listed as invalid by the catalog and linted without blocking.
+    await mkdir(join(box.project, ".lemon/skill/pipe"), { recursive: true });
+    expect(Bun.spawnSync(["mkfifo", join(box.project, ".lemon/skill/pipe/SKILL.md")]).exitCode).toBe(0);
+    const all = await lint(box);
+    expect(all.codes("pipe")).toEqual(["skill_file_unreadable"]);
+  });
+
   test("an unlistable PATH is directory_unreadable", async () => {
     if (process.getuid?.() !== 0) return;
     await using box = await sandbox();

@@ -4,7 +4,6 @@
  * and line. The security audit plugs in through `audit` so lint itself stays a pure read.
  */
 import { lstatSync, readdirSync, realpathSync, statSync } from "node:fs";
-import { readFile } from "node:fs/promises";
 import { basename, isAbsolute, join, relative, resolve } from "node:path";
 import { isInside } from "../fsx/atomic.ts";
 import { KNOWN_FOREIGN_FIELDS, MANIFEST_FIELDS } from "../schema/manifest.ts";
@@ -12,6 +11,7 @@ import { charCount } from "../text.ts";
 import { MAX_SKILL_FILE_BYTES, parseSkillFile, decodeUtf8 } from "./frontmatter.ts";
 import { buildManifest } from "./manifest.ts";
 import { MSG } from "./messages.ts";
+import { readRegularFile } from "./regular-file.ts";
 
 export type Severity = "error" | "warn" | "info";
 
@@ -94,26 +94,15 @@ export async function lintSkillDir(dir: string, opts: { audit?: LintAuditHook; s
     add("invalid_key", "warn", MSG.lintInvalidKey(key), 1, ".");
   for (const link of symlinksIn(dir)) add("symlink_in_bundle", "error", MSG.lintSymlink(link), 1, link);
 
-  let st;
-  try {
-    st = statSync(file);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === "ENOENT") add("missing_skill_file", "error", MSG.lintNoSkillFile, 1, ".");
-    else add("skill_file_unreadable", "error", MSG.unreadable(code ?? "error"));
+  const read = readRegularFile(file, MAX_SKILL_FILE_BYTES);
+  if (!read.ok) {
+    if (read.problem === "missing") add("missing_skill_file", "error", MSG.lintNoSkillFile, 1, ".");
+    else if (read.problem === "too_large") add("file_too_large", "error", MSG.fileTooLarge);
+    else if (read.problem === "not_regular") add("skill_file_unreadable", "error", MSG.notRegular);
+    else add("skill_file_unreadable", "error", MSG.unreadable(read.errno ?? "error"));
     return done();
   }
-  if (st.size > MAX_SKILL_FILE_BYTES) {
-    add("file_too_large", "error", MSG.fileTooLarge);
-    return done();
-  }
-  let bytes: Uint8Array;
-  try {
-    bytes = await readFile(file);
-  } catch (err) {
-    add("skill_file_unreadable", "error", MSG.unreadable((err as NodeJS.ErrnoException).code ?? "error"));
-    return done();
-  }
+  const bytes = read.bytes;
   const parsed = await parseSkillFile(bytes);
   if (!parsed.ok) {
     add(parsed.code, "error", parsed.message);

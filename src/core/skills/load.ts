@@ -4,12 +4,12 @@
  * becomes an invalid record with a diagnostic code and message (skills.md §2.2, §2.3).
  */
 import { lstatSync, realpathSync, statSync, type Stats } from "node:fs";
-import { readFile } from "node:fs/promises";
 import type { Manifest } from "../schema/manifest.ts";
 import { isInside } from "../fsx/atomic.ts";
 import { MAX_SKILL_FILE_BYTES, parseSkillFile } from "./frontmatter.ts";
 import { buildManifest, type ManifestWarning } from "./manifest.ts";
 import { MSG } from "./messages.ts";
+import { readRegularFile } from "./regular-file.ts";
 import { fingerprintOf } from "./search/stat-many.ts";
 import type { SkillCandidate } from "./scan.ts";
 
@@ -105,12 +105,15 @@ async function loadFresh(candidate: SkillCandidate, st: Stats, fp: string): Prom
   }
   if (!st.isFile()) return invalid(candidate, fp, "skill_file_unreadable", MSG.notRegular);
   if (st.size > MAX_SKILL_FILE_BYTES) return invalid(candidate, fp, "file_too_large", MSG.fileTooLarge);
-  let bytes: Uint8Array;
-  try {
-    bytes = await readFile(file);
-  } catch (err) {
-    return invalid(candidate, fp, "skill_file_unreadable", MSG.unreadable((err as NodeJS.ErrnoException).code ?? "error"));
+  // The stat above may be of another file than the one opened (swapped in between): the read
+  // checks the open descriptor again, so a FIFO can never block it.
+  const read = readRegularFile(file, MAX_SKILL_FILE_BYTES);
+  if (!read.ok) {
+    if (read.problem === "too_large") return invalid(candidate, fp, "file_too_large", MSG.fileTooLarge);
+    if (read.problem === "not_regular") return invalid(candidate, fp, "skill_file_unreadable", MSG.notRegular);
+    return invalid(candidate, fp, "skill_file_unreadable", MSG.unreadable(read.errno ?? "error"));
   }
+  const bytes = read.bytes;
   const hash = sha256Hex(bytes);
   const parsed = await parseSkillFile(bytes);
   if (!parsed.ok) return invalid(candidate, fp, parsed.code, parsed.message, hash);
