@@ -7,7 +7,10 @@
 import { closeSync, fstatSync, openSync, readFileSync } from "node:fs";
 import { parseJsonc } from "./jsonc.ts";
 
+/** lemon's own files (mcp.json, config.toml): read and rewritten under the same cap. */
 export const MAX_CONFIG_BYTES = 1024 * 1024;
+/** Other tools' files (mcp.md §4.1): `~/.claude.json` holds whole project histories. */
+export const MAX_IMPORT_BYTES = 64 * 1024 * 1024;
 
 export type ReadResult = { kind: "missing" } | { kind: "text"; text: string } | { kind: "error"; reason: string };
 

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
+import { truncateSync } from "node:fs";
 import { effectiveServers, type EffectiveServer } from "../../../src/core/mcp/index.ts";
 import { expandEntry } from "../../../src/core/mcp/expand.ts";
 import { sandbox } from "../../support/sandbox.ts";
@@ -241,10 +242,31 @@ describe("bad input in provider files", () => {
     ]);
   });
 
-  test("files over 1 MiB are skipped with a diagnostic", async () => {
+  test("imported files may hold up to 64 MiB; a bigger one is skipped with a diagnostic naming it", async () => {
     await using box = await sandbox();
-    await box.write(join(box.project, ".cursor", "mcp.json"), `{"mcpServers": {}, "pad": "${"x".repeat(1024 * 1024)}"}`);
+    const pad = "x".repeat(2 * 1024 * 1024);
+    // A real ~/.claude.json carries project histories of several MiB.
+    await box.write(join(box.home, ".claude.json"), `{"history": "${pad}", "mcpServers": {"big-user": {"command": "c"}}}`);
+    await box.write(join(box.project, ".cursor", "mcp.json"), `{"pad": "${pad}", "mcpServers": {"big-project": {"command": "c"}}}`);
+    const huge = join(box.project, ".gemini", "settings.json");
+    await box.write(huge, "");
+    truncateSync(huge, 64 * 1024 * 1024 + 1); // sparse: refused by its size before any read
+    const set = await effectiveServers(ctxFor(box, { LEMON_MCP_EXTERNAL_USER_DISCOVERY: "1" }), {}, "project");
+    expect(set.servers.map((s) => [s.name, s.source])).toEqual([
+      ["big-user", "claude:user"],
+      ["big-project", "cursor:project"],
+    ]);
+    expect(set.diagnostics.map((d) => [d.code, d.path, d.message])).toEqual([
+      ["read_error", huge, `${huge}: file exceeds 67108864 bytes`],
+    ]);
+  });
+
+  test("lemon's own mcp.json keeps the 1 MiB cap", async () => {
+    await using box = await sandbox();
+    const file = join(box.project, ".lemon", "mcp.json");
+    await box.write(file, `{"pad": "${"x".repeat(1024 * 1024)}", "servers": [{"name": "a", "command": "x"}]}`);
     const set = await effectiveServers(ctxFor(box), {}, "project");
-    expect(set.diagnostics.map((d) => d.code)).toEqual(["read_error"]);
+    expect(set.servers).toEqual([]);
+    expect(set.diagnostics.map((d) => [d.code, d.message])).toEqual([["read_error", `${file}: file exceeds 1048576 bytes`]]);
   });
 });

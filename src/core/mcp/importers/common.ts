@@ -9,7 +9,7 @@ import { resolve } from "node:path";
 import type { LemonContext } from "../../context.ts";
 import { diagnostic, type Diagnostic } from "../../diagnostics.ts";
 import { isValidServerName, NAME_MESSAGE } from "../names.ts";
-import { parseText, readCapped, type Format } from "../read.ts";
+import { MAX_IMPORT_BYTES, parseText, readCapped, type Format } from "../read.ts";
 import type { McpSettings } from "../settings.ts";
 import type { McpServerConfig, ProviderId, SourceLevel, SourcedServer, VariableSyntax } from "../types.ts";
 import { isObject, validateEntry } from "../validate.ts";
@@ -65,7 +65,7 @@ export async function readProviderFile(
   diagnostics: Diagnostic[],
   transform?: (text: string) => Promise<string>,
 ): Promise<FileRead> {
-  const r = await readCapped(file);
+  const r = await readCapped(file, MAX_IMPORT_BYTES);
   if (r.kind === "missing") return { state: "missing" };
   if (r.kind === "error") {
     diagnostics.push(diagnostic("warn", "read_error", `${file}: ${r.reason}`, { path: file, source }));
