@@ -13,7 +13,6 @@ export interface ScopePaths {
   skillRoot: string;
   skillsJson: string;
   lockfile: string;
-  auditCache: string;
   usage: string;
   curatorState: string;
   curatorLogs: string;
@@ -27,6 +26,10 @@ export interface LemonPaths {
   configToml: string;
   snapshotDir: string;
   secretsDir: string;
+  /** The global scope's audit cache. */
+  auditCache: string;
+  /** Project audit caches, `<scope-id>.json`: never under P, where a clone could forge verdicts. */
+  auditCacheDir: string;
   global: ScopePaths;
   project: ScopePaths;
 }
@@ -37,7 +40,6 @@ function scopePaths(stateDir: string): ScopePaths {
     skillRoot: join(stateDir, "skill"),
     skillsJson: join(stateDir, "skills.json"),
     lockfile: join(stateDir, "skills.lock.json"),
-    auditCache: join(stateDir, "skills.audit.json"),
     usage: join(stateDir, "skills.usage.json"),
     curatorState: join(stateDir, "skills.curator.json"),
     curatorLogs: join(stateDir, "logs", "curator"),
@@ -53,6 +55,8 @@ export function resolvePaths(ctx: LemonContext): LemonPaths {
     configToml: join(ctx.agentDir, "config.toml"),
     snapshotDir: join(ctx.agentDir, "cache", "skills"),
     secretsDir: join(ctx.agentDir, "secrets"),
+    auditCache: join(ctx.agentDir, "skills.audit.json"),
+    auditCacheDir: join(ctx.agentDir, "cache", "audit"),
     global: scopePaths(ctx.agentDir),
     project: scopePaths(join(ctx.cwd, ".lemon")),
   };

@@ -1,21 +1,27 @@
 /**
  * @module skills/audit/cache
  * `skills.audit.json` (install.md §7.5): records keyed `<kind>:<key>`, reused only when the audit
- * fingerprint (bundle hash, engine, rules and lint versions) matches. Reads never throw for a bad
- * record (it is simply not reused); writes go through one locked transaction per flush.
+ * fingerprint (bundle hash, engine, rules and lint versions) matches. The cache never decides or
+ * aborts an audit: a file that does not parse is set aside (`<file>.corrupt-<timestamp>`) and
+ * reported, an unreadable or unwritable one is reported and the audit runs uncached.
  */
-import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
+import { rename } from "node:fs/promises";
+import { type Diagnostic, diagnostic } from "../../diagnostics.ts";
+import { LemonError } from "../../errors.ts";
+import { jsonCodec, readDocument, update } from "../../fsx/update.ts";
 import { AuditCacheFile, AuditRecord, emptyAuditCache } from "../../schema/audit-cache.ts";
 import { isValid } from "../../schema/check.ts";
-import { jsonCodec, readDocument, update } from "../../fsx/update.ts";
+import { sha256Hex } from "./bundle.ts";
 
 export const ENGINE_VERSION = "lemon-audit-1";
 /** Bumped whenever a rule changes what it reports. */
-export const RULES_VERSION = 1;
+export const RULES_VERSION = 2;
 
 export type AuditKind = "skill" | "draft";
 
 const codec = jsonCodec(AuditCacheFile, emptyAuditCache);
+const KNOWN_FIELDS = new Set(Object.keys(AuditRecord.properties));
 
 export function auditFingerprint(bundleHash: string, lintVersion: number): string {
   const text = [
@@ -24,28 +30,65 @@ export function auditFingerprint(bundleHash: string, lintVersion: number): strin
     `rules_version=${RULES_VERSION}`,
     `lint_version=${lintVersion}`,
   ].join("\n");
-  return createHash("sha256").update(text).digest("hex");
+  return sha256Hex(text);
 }
 
 export const recordId = (kind: AuditKind, key: string) => `${kind}:${key}`;
+
+const errnoOf = (err: unknown): string | undefined =>
+  err instanceof Error && typeof (err as NodeJS.ErrnoException).code === "string"
+    ? (err as NodeJS.ErrnoException).code
+    : undefined;
+
+/** `2026-12-01T072943Z`: sortable, and free of the colons some file systems refuse. */
+const stamp = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, "Z").replaceAll(":", "");
+
+/** Moves an unparsable cache out of the way so the next write starts afresh; returns the new name. */
+async function setAside(file: string, now: Date): Promise<string> {
+  let aside = `${file}.corrupt-${stamp(now)}`;
+  if (existsSync(aside)) aside += `-${crypto.randomUUID().slice(0, 8)}`;
+  await rename(file, aside);
+  return aside;
+}
 
 /** An in-memory view of one scope's audit cache; `flush()` writes pending records. */
 export class AuditCache {
   private readonly pending = new Map<string, AuditRecord>();
   private readonly removed = new Set<string>();
+  /** Problems met reading or writing the file, for the caller to report (each once). */
+  readonly diagnostics: Diagnostic[] = [];
 
   private constructor(
     readonly file: string,
     private readonly records: Record<string, unknown>,
+    /** False when the file could not be read or set aside: nothing is written over it. */
+    private readonly writable: boolean,
   ) {}
 
-  /** Opens the cache; a missing or invalid file reads as empty (it is not overwritten blindly: see flush). */
-  static async open(file: string): Promise<AuditCache> {
+  /** Opens the cache; a missing file reads as empty, a bad one as described in the module doc. */
+  static async open(file: string, opts: { now?: () => Date } = {}): Promise<AuditCache> {
     try {
       const doc = await readDocument(file, codec);
-      return new AuditCache(file, doc.records ?? {});
-    } catch {
-      return new AuditCache(file, {});
+      return new AuditCache(file, doc.records ?? {}, true);
+    } catch (err) {
+      const errno = errnoOf(err);
+      const reason = err instanceof Error ? err.message.split("\n")[0] : String(err);
+      if (errno !== undefined) {
+        const cache = new AuditCache(file, {}, false);
+        cache.diagnostics.push(diagnostic("warn", "audit_cache_unreadable", `audit cache unreadable (${errno}); audit run uncached`, { path: file }));
+        return cache;
+      }
+      try {
+        const aside = await setAside(file, (opts.now ?? (() => new Date()))());
+        const cache = new AuditCache(file, {}, true);
+        cache.diagnostics.push(diagnostic("warn", "audit_cache_invalid", `invalid audit cache (${reason}) set aside as ${aside}`, { path: file }));
+        return cache;
+      } catch (renameErr) {
+        const cache = new AuditCache(file, {}, false);
+        const code = errnoOf(renameErr) ?? "error";
+        cache.diagnostics.push(diagnostic("warn", "audit_cache_invalid", `invalid audit cache (${reason}) could not be set aside (${code}); audit run uncached`, { path: file }));
+        return cache;
+      }
     }
   }
 
@@ -74,23 +117,38 @@ export class AuditCache {
     return this.pending.size > 0 || this.removed.size > 0;
   }
 
-  /** Merges pending changes into the file under its lock. An invalid file is refused (CONFLICT). */
+  /**
+   * Merges pending changes into the file under its lock. Fields of a replaced record that this
+   * version does not know (a newer lemon's) are kept. A failed write becomes a diagnostic.
+   */
   async flush(opts: { now?: () => Date } = {}): Promise<void> {
     if (!this.dirty) return;
     const pending = new Map(this.pending);
     const removed = new Set(this.removed);
-    await update(
-      this.file,
-      codec,
-      (current) => {
-        const records: Record<string, unknown> = { ...(current.records ?? {}) };
-        for (const id of removed) delete records[id];
-        for (const [id, rec] of pending) records[id] = rec;
-        return { next: { ...current, version: 1, records }, result: undefined };
-      },
-      { command: "lemon skill audit", ...(opts.now ? { now: opts.now } : {}) },
-    );
-    for (const id of pending.keys()) this.pending.delete(id);
-    for (const id of removed) this.removed.delete(id);
+    this.pending.clear();
+    this.removed.clear();
+    if (!this.writable) return;
+    try {
+      await update(
+        this.file,
+        codec,
+        (current) => {
+          const records: Record<string, unknown> = { ...(current.records ?? {}) };
+          for (const id of removed) delete records[id];
+          for (const [id, rec] of pending) records[id] = { ...unknownFields(records[id]), ...rec };
+          return { next: { ...current, version: 1, records }, result: undefined };
+        },
+        { command: "lemon skill audit", ...(opts.now ? { now: opts.now } : {}) },
+      );
+    } catch (err) {
+      if (!LemonError.is(err) && errnoOf(err) === undefined) throw err;
+      const reason = err instanceof Error ? err.message.split("\n")[0] : String(err);
+      this.diagnostics.push(diagnostic("warn", "audit_cache_unwritable", `audit cache not written: ${reason}`, { path: this.file }));
+    }
   }
+}
+
+function unknownFields(prev: unknown): Record<string, unknown> {
+  if (typeof prev !== "object" || prev === null || Array.isArray(prev)) return {};
+  return Object.fromEntries(Object.entries(prev).filter(([k]) => !KNOWN_FIELDS.has(k)));
 }

@@ -8,6 +8,7 @@ import { stat } from "node:fs/promises";
 import { basename, resolve } from "node:path";
 import type { Finding, SeverityCounts, Verdict } from "../../schema/finding.ts";
 import type { AuditRecord, LintIssueRecord } from "../../schema/audit-cache.ts";
+import type { Diagnostic } from "../../diagnostics.ts";
 import { invalidRequest, notFound } from "../../errors.ts";
 import { isoSeconds } from "../../fsx/atomic.ts";
 import { bundleHashFromLines, enumerateBundle, hashLine, LIMITS, readEntry, sha256Hex, type Bundle } from "./bundle.ts";
@@ -28,6 +29,8 @@ export interface AuditReport {
   engineVersion: string;
   lintValid: boolean;
   lintIssues: LintIssueRecord[];
+  /** Problems with the audit cache (never fatal: the audit then runs uncached). */
+  diagnostics: Diagnostic[];
 }
 
 export interface AuditOptions {
@@ -142,8 +145,11 @@ function fromRecord(rec: AuditRecord, path: string): AuditReport {
     engineVersion: rec.engine_version,
     lintValid: rec.lint_valid,
     lintIssues: rec.lint_issues,
+    diagnostics: [],
   };
 }
+
+const nowOpt = (opts: { now?: () => Date }) => (opts.now ? { now: opts.now } : {});
 
 /** Audits one skill directory (install.md §7). Throws NOT_FOUND / INVALID_REQUEST for a bad path. */
 export async function auditBundle(dir: string, opts: AuditOptions = {}): Promise<AuditReport> {
@@ -160,10 +166,11 @@ export async function auditBundle(dir: string, opts: AuditOptions = {}): Promise
   const loaded = await load(path, kind);
   const fingerprint = auditFingerprint(loaded.bundleHash, opts.lint === false ? 0 : (opts.lintVersion ?? BUILTIN_LINT_VERSION));
   const own = opts.cache === undefined && opts.cacheFile !== undefined;
-  const cache = opts.cache ?? (opts.cacheFile !== undefined ? await AuditCache.open(opts.cacheFile) : undefined);
+  const cache = opts.cache ?? (opts.cacheFile !== undefined ? await AuditCache.open(opts.cacheFile, nowOpt(opts)) : undefined);
+  const diagnostics = own && cache ? cache.diagnostics : [];
   if (cache && !opts.force) {
     const rec = cache.get(kind, key, fingerprint);
-    if (rec !== null) return fromRecord(rec, path);
+    if (rec !== null) return { ...fromRecord(rec, path), diagnostics };
   }
   const { findings, lintValid, lintIssues } = await analyze(loaded, path, opts);
   const counts = countFindings(findings);
@@ -179,6 +186,7 @@ export async function auditBundle(dir: string, opts: AuditOptions = {}): Promise
     engineVersion: ENGINE_VERSION,
     lintValid,
     lintIssues,
+    diagnostics,
   };
   if (cache) {
     cache.put({
@@ -195,7 +203,7 @@ export async function auditBundle(dir: string, opts: AuditOptions = {}): Promise
       counts,
       approval_required: verdict === "warn",
     });
-    if (own) await cache.flush(opts.now ? { now: opts.now } : {});
+    if (own) await cache.flush(nowOpt(opts));
   }
   return report;
 }
@@ -205,7 +213,7 @@ export async function auditBundles(
   dirs: string[],
   opts: Omit<AuditOptions, "key" | "cache"> & { concurrency?: number; keyOf?: (dir: string) => string } = {},
 ): Promise<AuditReport[]> {
-  const cache = opts.cacheFile !== undefined ? await AuditCache.open(opts.cacheFile) : undefined;
+  const cache = opts.cacheFile !== undefined ? await AuditCache.open(opts.cacheFile, nowOpt(opts)) : undefined;
   const out: AuditReport[] = new Array(dirs.length);
   let next = 0;
   const worker = async () => {
@@ -216,7 +224,11 @@ export async function auditBundles(
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, opts.concurrency ?? 8) }, worker));
-  if (cache) await cache.flush(opts.now ? { now: opts.now } : {});
+  if (cache) {
+    await cache.flush(nowOpt(opts));
+    // Reported once, on the first report, however many bundles shared the cache.
+    if (out[0] !== undefined) out[0].diagnostics = [...cache.diagnostics];
+  }
   return out;
 }
 

@@ -14,5 +14,7 @@ export function auditJson(report: AuditReport): Record<string, unknown> {
     counts: report.counts,
     findings: report.findings,
     cached: report.cached,
+    // Only when there are some, so the document keeps the exact shape of cli.md §2.6 otherwise.
+    ...(report.diagnostics.length > 0 ? { diagnostics: report.diagnostics } : {}),
   };
 }

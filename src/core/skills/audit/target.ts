@@ -2,14 +2,17 @@
  * @module skills/audit/target
  * `skills.audit(target)`: resolves a skill key or a directory path, picks the audit cache of the
  * skill's scope (an arbitrary directory gets no cache, so it can never overwrite an installed
- * skill's record) and runs the audit with the full linter as its `lint` rule input.
+ * skill's record) and runs the audit with the full linter as its `lint` rule input. Every cache
+ * lives under the agent dir (skills.md §1.2): nothing under the project can forge a verdict.
  */
 import { existsSync, realpathSync, statSync } from "node:fs";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { expandUserPath, type LemonContext } from "../../context.ts";
 import { notFound } from "../../errors.ts";
-import { resolvePaths } from "../../paths.ts";
+import { resolvePaths, type Scope } from "../../paths.ts";
 import type { SkillEntry } from "../entry.ts";
+import { resolveRoots } from "../roots.ts";
+import { scopeId } from "../search/identity.ts";
 import { lintSkillDir } from "../lint.ts";
 import { auditBundle, auditForLint, type AuditReport } from "./engine.ts";
 import type { LintHook } from "./lint-bridge.ts";
@@ -39,14 +42,20 @@ const real = (p: string) => {
   }
 };
 
+/** The audit cache of a scope: `A/skills.audit.json`, or `A/cache/audit/<scope-id>.json` for the project. */
+export function auditCacheFile(ctx: LemonContext, scope: Scope): string {
+  const paths = resolvePaths(ctx);
+  if (scope === "global") return paths.auditCache;
+  return join(paths.auditCacheDir, `${scopeId(resolveRoots(ctx).project)}.json`);
+}
+
 export async function auditTarget(
   ctx: LemonContext,
   target: string,
   entries: () => Promise<SkillEntry[]>,
   opts: { force?: boolean } = {},
 ): Promise<AuditReport> {
-  const paths = resolvePaths(ctx);
-  const cacheOf = (e: SkillEntry) => (e.scope === "global" ? paths.global.auditCache : paths.project.auditCache);
+  const cacheOf = (e: SkillEntry) => auditCacheFile(ctx, e.scope);
   let dir: string;
   let key: string | undefined;
   let cacheFile: string | undefined;
