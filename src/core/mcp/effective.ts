@@ -96,8 +96,8 @@ export async function effectiveServers(ctx: LemonContext, opts: McpConfigOptions
       if (decision === null && item.imported) decision = fromOmp(loaded.serverLists, item.name);
     }
     decision ??= item.entry.enabled === false ? { enabled: false, by: "entry" } : { enabled: true, by: null };
-    const { warnings } = expandEntry(item.entry, item.vars, vars);
-    for (const w of warnings)
+    const expanded = expandEntry(item.entry, item.vars, vars).warnings;
+    for (const w of expanded)
       diagnostics.push(diagnostic("warn", "unresolved_variable", `server '${name}': ${w}`, { source: item.source, key: name }));
     return {
       name,
@@ -108,7 +108,7 @@ export async function effectiveServers(ctx: LemonContext, opts: McpConfigOptions
       disabled_by: decision.enabled ? null : decision.by,
       approval: item.entry.approval ?? "never",
       shadowed: shadowed.map((s) => ({ source: s.source })),
-      warnings,
+      warnings: [...(item.warnings ?? []), ...expanded],
       server: item,
     };
   });

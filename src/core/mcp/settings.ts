@@ -4,11 +4,11 @@
  * env, env wins over `config.toml`. Also decides where (if anywhere) user-level files of other
  * tools are read from.
  */
-import { join } from "node:path";
 import type { LemonContext } from "../context.ts";
 import { envValue, expandUserPath } from "../context.ts";
 import type { Diagnostic } from "../diagnostics.ts";
 import { resolvePaths } from "../paths.ts";
+import { GLOBAL_ROOTS } from "../skills/roots.ts";
 import { readMcpAppConfig, type McpAppConfig } from "./app-config.ts";
 
 export interface McpConfigOptions {
@@ -35,9 +35,22 @@ export interface McpSettings {
 const TRUE = /^(1|true|yes)$/i;
 const FALSE = /^(0|false|no)$/i;
 
-function envFlag(v: string | undefined, re: RegExp): boolean | undefined {
-  if (v === undefined || v === "") return undefined;
-  return re.test(v.trim()) ? true : undefined;
+/**
+ * An env switch either way (mcp.md §1: env wins over config.toml in both directions):
+ * 1/true/yes → true, 0/false/no → false, unset, empty or anything else → undefined.
+ */
+function envBool(v: string | undefined): boolean | undefined {
+  if (v === undefined) return undefined;
+  const t = v.trim();
+  if (TRUE.test(t)) return true;
+  if (FALSE.test(t)) return false;
+  return undefined;
+}
+
+/** A skill-root override (skills.md §2.1) moves the runtime away from the user's tools, like LEMON_HOME. */
+function skillRootOverridden(ctx: LemonContext): boolean {
+  if (Object.values(ctx.skillRoots).some((v) => v !== undefined)) return true;
+  return GLOBAL_ROOTS.some((r) => ctx.env[r.env] !== undefined);
 }
 
 export async function resolveSettings(ctx: LemonContext, opts: McpConfigOptions = {}): Promise<McpSettings> {
@@ -47,16 +60,16 @@ export async function resolveSettings(ctx: LemonContext, opts: McpConfigOptions 
   const explicit: McpAppConfig = opts.config ?? {};
   const env = ctx.env;
 
-  const disabled = explicit.disabled ?? envFlag(env.LEMON_MCP_DISABLED, TRUE) ?? fromFile.disabled ?? false;
-  const extOff = envFlag(env.LEMON_MCP_EXTERNAL_DISCOVERY, FALSE);
-  const externalDiscovery = explicit.external_discovery ?? (extOff ? false : undefined) ?? fromFile.external_discovery ?? true;
+  const disabled = explicit.disabled ?? envBool(env.LEMON_MCP_DISABLED) ?? fromFile.disabled ?? false;
+  const externalDiscovery =
+    explicit.external_discovery ?? envBool(env.LEMON_MCP_EXTERNAL_DISCOVERY) ?? fromFile.external_discovery ?? true;
   const userDiscovery =
-    explicit.external_user_discovery ?? envFlag(env.LEMON_MCP_EXTERNAL_USER_DISCOVERY, TRUE) ?? fromFile.external_user_discovery ?? false;
+    explicit.external_user_discovery ?? envBool(env.LEMON_MCP_EXTERNAL_USER_DISCOVERY) ?? fromFile.external_user_discovery ?? false;
   const discoveryHome = explicit.discovery_home ?? envValue(env, "LEMON_MCP_DISCOVERY_HOME") ?? fromFile.discovery_home;
 
   // An isolated runtime (LEMON_HOME / LEMON_AGENT_DIR / skill-root override) reads no user file
-  // of any tool unless a discovery home says where to look.
-  const isolated = ctx.isolated || Object.keys(ctx.skillRoots).length > 0;
+  // of any tool, omp's included, unless a discovery home says where to look.
+  const isolated = ctx.isolated || skillRootOverridden(ctx);
   let userHome: string | null;
   if (discoveryHome !== undefined) userHome = expandUserPath(ctx, discoveryHome);
   else userHome = isolated ? null : ctx.homeDir;
@@ -74,10 +87,4 @@ export async function resolveSettings(ctx: LemonContext, opts: McpConfigOptions 
     configServers: [...(explicit.servers ?? []), ...(fromFile.servers ?? [])],
     diagnostics: file.diagnostics,
   };
-}
-
-/** `$VAR` when set and non-empty, else `<home>/<fallback…>`. */
-export function envDir(env: LemonContext["env"], name: string, home: string, ...fallback: string[]): string {
-  const v = env[name];
-  return v !== undefined && v !== "" ? v : join(home, ...fallback);
 }

@@ -62,6 +62,8 @@ export interface SourcedServer {
   /** omp / mcp-json glob filters over raw tool names (deny wins), kept apart from exact filters. */
   toolGlobs?: { enabled: string[]; disabled: string[] };
   imported: boolean;
+  /** Warnings of the mapping, e.g. `timeout_ms clamped to 300000 ms` (imports only). */
+  warnings?: string[];
 }
 
 export interface ServerFilters {

@@ -29,7 +29,7 @@ const PROJECT_DIRS: readonly [RootLabel, string][] = [
   ["github", ".github/skills"],
 ];
 
-const GLOBAL_ROOTS: readonly { label: GlobalRootLabel; env: string; rel: string }[] = [
+export const GLOBAL_ROOTS: readonly { label: GlobalRootLabel; env: string; rel: string }[] = [
   { label: "agents", env: "LEMON_HARNESS_SKILLS_DIR", rel: ".agents/skills" },
   { label: "omp", env: "LEMON_OMP_SKILLS_DIR", rel: ".omp/agent/skills" },
   { label: "claude", env: "LEMON_CLAUDE_SKILLS_DIR", rel: ".claude/skills" },

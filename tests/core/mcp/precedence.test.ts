@@ -109,7 +109,8 @@ describe("sources and precedence (mcp.md §2)", () => {
     expect(await names(box, { LEMON_MCP_EXTERNAL_DISCOVERY: "no" })).toEqual([]);
     await box.write(join(box.agentDir, "config.toml"), "[mcp]\nexternal_discovery = false\n");
     expect(await names(box)).toEqual([]);
-    expect(await names(box, { LEMON_MCP_EXTERNAL_DISCOVERY: "1" })).toEqual([]); // only 0/false/no switch it
+    // Env wins over config.toml in both directions (mcp.md §1).
+    expect(await names(box, { LEMON_MCP_EXTERNAL_DISCOVERY: "1" })).toEqual([["imp", "cursor:project", true, null]]);
   });
 
   test("isolation reads no user file (omp's included) unless a discovery home is configured", async () => {

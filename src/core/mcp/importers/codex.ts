@@ -24,16 +24,10 @@ import { dirname, join, resolve } from "node:path";
 import { accept, badEntry, eachServer, loadEach, mapEnabled, serverMap, type ImportEnv, type Importer, type Obj } from "./common.ts";
 import { isObject } from "../validate.ts";
 
-const CAP = 300_000;
-
-/** Seconds (int or float) → milliseconds, capped at lemon's limit; other values pass to validation. */
+/** Seconds (int or float) → milliseconds (over-cap values are clamped on acceptance); others pass to validation. */
 function secToMs(v: unknown): unknown {
   if (typeof v !== "number" || !Number.isFinite(v) || v <= 0) return v;
-  return Math.min(Math.round(v * 1000), CAP);
-}
-
-function capMs(v: unknown): unknown {
-  return typeof v === "number" && Number.isInteger(v) && v > CAP ? CAP : v;
+  return Math.round(v * 1000);
 }
 
 function fields(raw: Obj, dir: string, ie: ImportEnv): Obj {
@@ -65,7 +59,7 @@ function fields(raw: Obj, dir: string, ie: ImportEnv): Obj {
     enabled: mapEnabled(raw),
     allow_tools: raw.enabled_tools,
     block_tools: raw.disabled_tools,
-    ready_timeout_ms: raw.startup_timeout_sec !== undefined ? secToMs(raw.startup_timeout_sec) : capMs(raw.startup_timeout_ms),
+    ready_timeout_ms: raw.startup_timeout_sec !== undefined ? secToMs(raw.startup_timeout_sec) : raw.startup_timeout_ms,
     tool_timeout_ms: secToMs(raw.tool_timeout_sec),
     approval: raw.approval,
   };

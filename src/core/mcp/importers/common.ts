@@ -5,7 +5,6 @@
  * invalid name, a command-plus-URL entry, a VS Code `${input:…}` or a failed validation skips the
  * entry without claiming its name.
  */
-import { resolve } from "node:path";
 import type { LemonContext } from "../../context.ts";
 import { diagnostic, type Diagnostic } from "../../diagnostics.ts";
 import { isValidServerName, NAME_MESSAGE } from "../names.ts";
@@ -95,9 +94,32 @@ export function serverMap(root: unknown, key: string, file: string, source: stri
   return m;
 }
 
+const TYPES: Readonly<Record<string, string>> = { stdio: "stdio", http: "http", streamablehttp: "http", sse: "sse" };
+
+/**
+ * A foreign `type` compared case-insensitively with `-` and `_` removed (mcp.md §4.2: Cursor
+ * writes `streamablehttp`); anything else is returned as written for the caller or validation.
+ */
 export function mapType(t: unknown): unknown {
-  if (t === "streamable-http" || t === "streamableHttp" || t === "http") return "http";
-  return t;
+  if (typeof t !== "string") return t;
+  return TYPES[t.toLowerCase().replace(/[-_]/g, "")] ?? t;
+}
+
+/** The §3.1 cap of the timeout fields; foreign tools accept more, so imports clamp (§4.2). */
+const TIMEOUT_CAP = 300_000;
+const TIMEOUT_KEYS = ["timeout_ms", "tool_timeout_ms", "ready_timeout_ms"] as const;
+
+/** Clamps over-cap integer timeouts in place; returns the `<field> clamped to <cap> ms` warnings. */
+function clampTimeouts(entry: McpServerConfig): string[] {
+  const warnings: string[] = [];
+  for (const k of TIMEOUT_KEYS) {
+    const v = entry[k];
+    if (typeof v === "number" && Number.isInteger(v) && v > TIMEOUT_CAP) {
+      entry[k] = TIMEOUT_CAP;
+      warnings.push(`${k} clamped to ${TIMEOUT_CAP} ms`);
+    }
+  }
+  return warnings;
 }
 
 /** Booleans and the strings true/false/1/0; anything else leaves the default. */
@@ -177,11 +199,13 @@ export function accept(id: ProviderId, c: Candidate, out: ImportResult): void {
     );
     return;
   }
+  const clamped = clampTimeouts(entry);
   const v = validateEntry({ ...entry, name: c.name });
   if (!v.ok) {
     out.diagnostics.push(diagnostic("warn", "invalid_entry", `${loc}: ${v.message}`, { ...at, key: c.name }));
     return;
   }
+  for (const w of clamped) out.diagnostics.push(diagnostic("warn", "clamped", `${loc}: ${w}`, { ...at, key: c.name }));
   const s: SourcedServer = {
     name: c.name,
     source,
@@ -192,6 +216,7 @@ export function accept(id: ProviderId, c: Candidate, out: ImportResult): void {
     vars: c.vars,
     imported: true,
   };
+  if (clamped.length > 0) s.warnings = clamped;
   if (c.toolGlobs && (c.toolGlobs.enabled.length > 0 || c.toolGlobs.disabled.length > 0)) s.toolGlobs = c.toolGlobs;
   out.servers.push(s);
 }
@@ -215,11 +240,6 @@ export function badEntry(id: ProviderId, level: SourceLevel, file: string, name:
 
 export function strList(v: unknown): string[] {
   return Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : [];
-}
-
-/** Resolves a path relative to `base` (used where a tool defines that base, e.g. Codex). */
-export function relativeTo(base: string, p: string): string {
-  return resolve(base, p);
 }
 
 export function merge(into: ImportResult, from: ImportResult): void {
