@@ -2,6 +2,7 @@
  * @module cli/output
  * Results on stdout (aligned columns or one JSON document), messages on stderr (cli.md §1.2).
  */
+import type { Diagnostic } from "../core/diagnostics.ts";
 import { LemonError } from "../core/errors.ts";
 import { cell, charCount, clampChars, sanitizeMessage, stripAnsi } from "../core/text.ts";
 import type { CliIo } from "./io.ts";
@@ -32,6 +33,18 @@ export function truncate(s: string, width: number): string {
 
 export function info(io: CliIo, quiet: boolean, message: string): void {
   if (!quiet) io.err(sanitizeMessage(message, 4096) + "\n");
+}
+
+/** Most diagnostics printed on stderr before pointing at `--json` (cli.md §1.2). */
+const MAX_PRINTED_DIAGNOSTICS = 20;
+
+/** `warn: <path>: <message>` (or `error: …`) on stderr for warn/error diagnostics, unless quiet (cli.md §1.2). */
+export function printDiagnostics(io: CliIo, quiet: boolean, diagnostics: readonly Diagnostic[]): void {
+  if (quiet) return;
+  const shown = diagnostics.filter((d) => d.level !== "info");
+  for (const d of shown.slice(0, MAX_PRINTED_DIAGNOSTICS))
+    io.err(`${d.level}: ${d.path !== undefined ? `${cell(d.path)}: ` : ""}${sanitizeMessage(d.message)}\n`);
+  if (shown.length > MAX_PRINTED_DIAGNOSTICS) io.err(`… and ${shown.length - MAX_PRINTED_DIAGNOSTICS} more; see --json\n`);
 }
 
 export function renderError(err: LemonError, io: CliIo, json: boolean, usage?: string): void {

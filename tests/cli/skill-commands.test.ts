@@ -143,6 +143,26 @@ describe("browse, inspect, check, enable/disable, prompt", () => {
     expect((await box.cli(["skill", "enable", "../x"])).code).toBe(2);
   });
 
+  test("an invalid skills.json fails closed: stderr names it in human output, check exits 1", async () => {
+    await using box = await sandbox();
+    await fixture(box);
+    const file = await box.write(join(box.agentDir, "skills.json"), '{"disabled":[],}');
+    const list = await box.cli(["skill", "list"]);
+    expect(list.code).toBe(0);
+    expect(list.stdout).toMatch(/^alpha\s+disabled\s/m);
+    expect(list.stderr).toContain(`error: ${file}: invalid skills.json: `);
+    expect((await box.cli(["skill", "list", "--quiet"])).stderr).toBe("");
+    const check = await box.cli(["skill", "check", "alpha"]);
+    expect(check.code).toBe(1);
+    expect(check.stdout).toMatch(/^alpha\s+disabled/m);
+    expect(check.stderr).toContain(`error: ${file}: invalid skills.json: `);
+    const json = await box.cli(["skill", "check", "alpha", "--json"]);
+    expect(json.code).toBe(1);
+    const doc = json.json();
+    expect(doc.ok).toBe(false);
+    expect(doc.diagnostics).toContainEqual(expect.objectContaining({ level: "error", code: "invalid_settings", path: file }));
+  });
+
   test("a project skills.json that is a symlink out of the project is refused", async () => {
     await using box = await sandbox();
     const outside = await box.write("outside.json", "{}");

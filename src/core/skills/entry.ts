@@ -46,6 +46,8 @@ export interface SkillEntry {
   content_hash: string;
   bundle_hash: string | null;
   locally_modified: boolean | null;
+  /** Present only when a `skills.json` that cannot be read decided the state (skills.md §1.3 rule 4). */
+  disabled_by?: "invalid_settings";
 }
 
 /** camelCase live readiness of cli.md §7. */
@@ -71,6 +73,26 @@ export interface Provenance {
 }
 
 export const NO_PROVENANCE: Provenance = { source_kind: null, source_id: null, trust_level: null, audit_status: null, blocked: false };
+
+/**
+ * The effective disabled set of a view (skills.md §3) plus the scopes whose `skills.json` could not
+ * be read. Those fail closed (§1.3 rule 4): an unreadable global file disables every skill; an
+ * unreadable project file disables the project's skills and every key its `enabled` list might have
+ * re-enabled (the keys of the set, which then holds only the global file's `disabled`).
+ */
+export class EffectiveDisabled extends Set<string> {
+  constructor(
+    keys: Iterable<string>,
+    readonly invalid: { readonly global: boolean; readonly project: boolean } = { global: false, project: false },
+  ) {
+    super(keys);
+  }
+
+  /** True when the key's state is decided by failing closed rather than by a list. */
+  closes(key: string, scope: Scope): boolean {
+    return this.invalid.global || (this.invalid.project && (scope === "project" || this.has(key)));
+  }
+}
 
 export function platformCompatible(platforms: readonly string[], current: string): boolean {
   if (platforms.includes("any")) return true;
@@ -116,7 +138,8 @@ export function toEntry(
   const c = rec.candidate;
   const m = rec.manifest;
   const { missing, unchecked, superseded } = computeMissing(rec, ctx, bins);
-  const isDisabled = disabled.has(c.key);
+  const closed = disabled instanceof EffectiveDisabled && disabled.closes(c.key, c.root.scope);
+  const isDisabled = closed || disabled.has(c.key);
   let state: ActivationState;
   if (isDisabled) state = "disabled";
   else if (!platformCompatible(m.platforms, ctx.platform)) state = "platform_incompatible";
@@ -150,6 +173,7 @@ export function toEntry(
     content_hash: rec.contentHash,
     bundle_hash: null,
     locally_modified: null,
+    ...(closed ? { disabled_by: "invalid_settings" as const } : {}),
   };
 }
 

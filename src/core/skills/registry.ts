@@ -115,7 +115,8 @@ export class SkillRegistry {
           return scopeFromSnapshot(current.snap, current.identity, this.#cache);
         };
     const [{ discover }, { readSettings, effectiveDisabled }] = await Promise.all([catalog(), settingsModule()]);
-    const [discovery, settings] = await Promise.all([discover(ctx, view, this.#cache, loader), readSettings(ctx)]);
+    const settings = readSettings(ctx, paths);
+    const discovery = await discover(ctx, view, this.#cache, loader);
     const disabled = effectiveDisabled(settings, view);
     const bins: BinLookup = new Map();
     const entries = [...discovery.effective.values()].map((r) => toEntry(r, ctx, disabled, undefined, bins)).sort(byKey);
@@ -260,7 +261,10 @@ export class SkillRegistry {
       checks.push(...v.entries.map(fromEntry), ...v.discovery.invalid.map(invalidCheck));
       checks.sort(byKey);
     }
-    const ok = checks.every((c) => c.state !== "invalid" && c.state !== "blocked");
+    // An unreadable skills.json fails the check (skills.md §1.3 rule 4): its diagnostic names the file.
+    const ok =
+      checks.every((c) => c.state !== "invalid" && c.state !== "blocked") &&
+      !v.diagnostics.some((d) => d.code === "invalid_settings");
     return { ok, checks, diagnostics: v.diagnostics };
   }
 

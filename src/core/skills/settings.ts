@@ -4,42 +4,86 @@
  * transactions. Lists stay unique and sorted; unknown keys survive rewrites.
  */
 import { diagnostic, type Diagnostic } from "../diagnostics.ts";
-import { jsonCodec, readDocument, update } from "../fsx/update.ts";
+import { jsonCodec, update } from "../fsx/update.ts";
 import type { LemonContext } from "../context.ts";
-import { resolvePaths, type Scope } from "../paths.ts";
+import { resolvePaths, type LemonPaths, type Scope } from "../paths.ts";
 import { emptySkillsJson, SkillsJson } from "../schema/skills-json.ts";
+import { EffectiveDisabled } from "./entry.ts";
+import { decodeUtf8 } from "./frontmatter.ts";
 import { MSG } from "./messages.ts";
+import { readRegularFile, type RegularFileProblem } from "./regular-file.ts";
 
 export const skillsJsonCodec = jsonCodec(SkillsJson, emptySkillsJson);
 
+/** lemon's own state files are at most 1 MiB, for reads and rewrites alike. */
+const MAX_SETTINGS_BYTES = 1024 * 1024;
+
+/** One scope's `skills.json`: its document, or the reason it could not be read (then the document is empty). */
+export interface SettingsFile {
+  file: string;
+  doc: SkillsJson;
+  error: string | null;
+}
+
 export interface Settings {
-  global: SkillsJson;
-  project: SkillsJson;
+  global: SettingsFile;
+  project: SettingsFile;
   diagnostics: Diagnostic[];
 }
 
-async function readOne(file: string, diagnostics: Diagnostic[]): Promise<SkillsJson> {
+function problemText(problem: RegularFileProblem, errno: string | null): string {
+  if (problem === "not_regular") return "not a regular file";
+  if (problem === "too_large") return `file exceeds ${MAX_SETTINGS_BYTES} bytes`;
+  return `cannot read file (${errno ?? "error"})`;
+}
+
+/** Never throws and never blocks: a missing file is the empty document, anything else unreadable is an error. */
+function readOne(file: string): SettingsFile {
+  const read = readRegularFile(file, MAX_SETTINGS_BYTES);
+  if (!read.ok) {
+    if (read.problem === "missing") return { file, doc: emptySkillsJson(), error: null };
+    return { file, doc: emptySkillsJson(), error: problemText(read.problem, read.errno) };
+  }
+  const text = decodeUtf8(read.bytes);
+  if (text === null) return { file, doc: emptySkillsJson(), error: "file is not valid UTF-8" };
   try {
-    return await readDocument(file, skillsJsonCodec);
+    return { file, doc: skillsJsonCodec.parse(text), error: null };
   } catch (err) {
-    diagnostics.push(diagnostic("warn", "invalid_settings", MSG.invalidSettings((err as Error).message), { path: file }));
-    return emptySkillsJson();
+    return { file, doc: emptySkillsJson(), error: err instanceof Error ? err.message : "invalid document" };
   }
 }
 
-export async function readSettings(ctx: LemonContext): Promise<Settings> {
-  const p = resolvePaths(ctx);
-  const diagnostics: Diagnostic[] = [];
-  const [global, project] = await Promise.all([readOne(p.global.skillsJson, diagnostics), readOne(p.project.skillsJson, diagnostics)]);
+/** Both scopes' files; an unreadable one gets an `invalid_settings` error diagnostic and fails closed. */
+export function readSettings(ctx: LemonContext, paths: LemonPaths = resolvePaths(ctx)): Settings {
+  const global = readOne(paths.global.skillsJson);
+  const project = readOne(paths.project.skillsJson);
+  const diagnostics = [global, project]
+    .filter((f) => f.error !== null)
+    .map((f) => diagnostic("error", "invalid_settings", MSG.invalidSettings(f.error ?? ""), { path: f.file }));
   return { global, project, diagnostics };
 }
 
-/** `(global.disabled ∪ project.disabled) − project.enabled`; global-only views use global.disabled. */
-export function effectiveDisabled(s: Settings, view: "both" | "global" | "project"): Set<string> {
-  if (view === "global") return new Set(s.global.disabled ?? []);
-  const out = new Set([...(s.global.disabled ?? []), ...(s.project.disabled ?? [])]);
-  for (const k of s.project.enabled ?? []) out.delete(k);
-  return out;
+/**
+ * `(global.disabled ∪ project.disabled) − project.enabled`; global-only views use global.disabled.
+ * An unreadable file contributes nothing to the lists and marks its scope as failing closed.
+ */
+export function effectiveDisabled(s: Settings, view: "both" | "global" | "project"): EffectiveDisabled {
+  const globalInvalid = s.global.error !== null;
+  if (view === "global") return new EffectiveDisabled(s.global.doc.disabled ?? [], { global: globalInvalid, project: false });
+  const out = new Set([...(s.global.doc.disabled ?? []), ...(s.project.doc.disabled ?? [])]);
+  for (const k of s.project.doc.enabled ?? []) out.delete(k);
+  return new EffectiveDisabled(out, { global: globalInvalid, project: s.project.error !== null });
+}
+
+/** A key's effective state for a cwd and the file that decides it (null: no file mentions the key). */
+export function keyState(s: Settings, key: string, scope: Scope): { enabled: boolean; file: string | null } {
+  const disabled = effectiveDisabled(s, "both");
+  if (s.global.error !== null) return { enabled: false, file: s.global.file };
+  if (disabled.closes(key, scope)) return { enabled: false, file: s.project.file };
+  if (s.project.doc.enabled?.includes(key)) return { enabled: true, file: s.project.file };
+  if (s.project.doc.disabled?.includes(key)) return { enabled: false, file: s.project.file };
+  if (s.global.doc.disabled?.includes(key)) return { enabled: false, file: s.global.file };
+  return { enabled: true, file: null };
 }
 
 const sorted = (xs: Iterable<string>) => [...new Set(xs)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
@@ -53,11 +97,10 @@ export interface ToggleResult {
 export async function setEnabled(ctx: LemonContext, key: string, enabled: boolean, scope: Scope): Promise<ToggleResult> {
   const p = resolvePaths(ctx);
   const file = scope === "global" ? p.global.skillsJson : p.project.skillsJson;
-  let globalDisabled: string[] = [];
-  if (scope === "project" && enabled) {
-    const diags: Diagnostic[] = [];
-    globalDisabled = (await readOne(p.global.skillsJson, diags)).disabled ?? [];
-  }
+  // An unreadable global file might disable the key: the project then records the override
+  // (it has no effect on a key the global file does not disable).
+  const global = scope === "project" && enabled ? readOne(p.global.skillsJson) : null;
+  const overrides = global !== null && (global.error !== null || (global.doc.disabled ?? []).includes(key));
   const changed = await update(
     file,
     skillsJsonCodec,
@@ -66,7 +109,7 @@ export async function setEnabled(ctx: LemonContext, key: string, enabled: boolea
       const enabledSet = new Set(cur.enabled ?? []);
       if (enabled) {
         disabled.delete(key);
-        if (scope === "project" && globalDisabled.includes(key)) enabledSet.add(key);
+        if (overrides) enabledSet.add(key);
       } else {
         disabled.add(key);
         if (scope === "project") enabledSet.delete(key);

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { createLemon } from "../../../src/core/index.ts";
 import { sandbox, type Sandbox } from "../../support/sandbox.ts";
@@ -46,16 +46,69 @@ describe("skills.json (skills.md §3)", () => {
     expect(JSON.parse(readFileSync(join(box.agentDir, "skills.json"), "utf8")).disabled).toEqual(["not-installed-yet", "s"]);
   });
 
-  test("an invalid skills.json is reported and read as empty, never overwritten", async () => {
+  test("an invalid global skills.json fails closed: every skill disabled, reported, never overwritten", async () => {
     await using box = await sandbox();
     await box.skill(join(box.project, ".lemon/skill"), "s");
-    const file = await box.write(join(box.agentDir, "skills.json"), "{not json");
+    await box.skill(join(box.agentDir, "skill"), "g");
+    // A trailing comma: before, this silently re-enabled every disabled skill.
+    const file = await box.write(join(box.agentDir, "skills.json"), '{"version":1,"disabled":["g"],}');
     const lemon = make(box);
     const list = await lemon.skills.list();
-    expect(list.skills[0]!.activation_state).toBe("active");
-    expect(list.diagnostics.find((d) => d.code === "invalid_settings")!.path).toBe(file);
+    expect(list.skills.map((e) => [e.key, e.activation_state, e.enabled, e.disabled_by])).toEqual([
+      ["g", "disabled", false, "invalid_settings"],
+      ["s", "disabled", false, "invalid_settings"],
+    ]);
+    const d = list.diagnostics.find((x) => x.code === "invalid_settings")!;
+    expect(d).toMatchObject({ level: "error", path: file });
+    expect(d.message).toStartWith("invalid skills.json: ");
+    expect((await lemon.skills.list({ scope: "global" })).skills[0]!.disabled_by).toBe("invalid_settings");
+    expect(await lemon.renderPrompt()).toBe("");
+    expect(await lemon.skills.findRelevant("working on s tasks")).toEqual([]);
     await expect(lemon.skills.disable("s")).rejects.toMatchObject({ code: "CONFLICT" });
-    expect(readFileSync(file, "utf8")).toBe("{not json");
+    expect(readFileSync(file, "utf8")).toBe('{"version":1,"disabled":["g"],}');
+    await lemon.close();
+  });
+
+  test("an invalid project skills.json disables the project's skills and the keys its enabled list could decide", async () => {
+    await using box = await sandbox();
+    await box.skill(join(box.project, ".lemon/skill"), "p");
+    await box.skill(join(box.agentDir, "skill"), "g-on");
+    await box.skill(join(box.agentDir, "skill"), "g-off");
+    await box.write(join(box.agentDir, "skills.json"), JSON.stringify({ version: 1, disabled: ["g-off"] }));
+    const file = await box.write(join(box.project, ".lemon/skills.json"), '{"enabled":["g-off"]');
+    const lemon = make(box);
+    const list = await lemon.skills.list();
+    expect(list.skills.map((e) => [e.key, e.activation_state, e.disabled_by ?? null])).toEqual([
+      ["g-off", "disabled", "invalid_settings"],
+      ["g-on", "active", null],
+      ["p", "disabled", "invalid_settings"],
+    ]);
+    expect(list.diagnostics.filter((x) => x.code === "invalid_settings").map((x) => x.path)).toEqual([file]);
+    // The global view never reads the project file.
+    expect((await lemon.skills.list({ scope: "global" })).skills.map((e) => [e.key, e.activation_state, e.disabled_by])).toEqual([
+      ["g-off", "disabled", undefined],
+      ["g-on", "active", undefined],
+    ]);
+    expect((await lemon.skills.findRelevant("working on p tasks")).map((e) => e.key)).not.toContain("p");
+    await lemon.close();
+  });
+
+  test("a FIFO or a directory as skills.json is invalid too, and never blocks", async () => {
+    await using box = await sandbox();
+    await box.skill(join(box.project, ".lemon/skill"), "s");
+    const file = join(box.agentDir, "skills.json");
+    mkdirSync(file, { recursive: true });
+    const lemon = make(box);
+    expect((await lemon.skills.list()).skills[0]!.disabled_by).toBe("invalid_settings");
+    if (process.platform !== "win32") {
+      rmSync(file, { recursive: true });
+      expect(Bun.spawnSync(["mkfifo", file]).exitCode).toBe(0);
+      const fifo = await lemon.skills.list({ refresh: true });
+      expect(fifo.skills[0]!.disabled_by).toBe("invalid_settings");
+      expect(fifo.diagnostics.find((x) => x.code === "invalid_settings")!.message).toBe("invalid skills.json: not a regular file");
+      expect(await lemon.skills.findRelevant("working on s tasks")).toEqual([]);
+    }
+    await lemon.close();
   });
 });
 

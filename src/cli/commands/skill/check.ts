@@ -5,7 +5,8 @@
 import { defineLemonCommand } from "../../command.ts";
 import { toolsArg } from "../../args.ts";
 import { cliLemon } from "../../context.ts";
-import { formatTable, printJson } from "../../output.ts";
+import { formatTable, printDiagnostics, printJson } from "../../output.ts";
+
 
 export default defineLemonCommand({
   meta: { name: "check", description: "Check readiness and validity of one or every skill" },
@@ -27,8 +28,9 @@ export default defineLemonCommand({
     });
     if (rows.length === 0) io.out("No skills found.\n");
     else io.out(formatTable(["KEY", "STATE", "DETAIL"], rows));
-    for (const d of report.diagnostics.filter((x) => x.level !== "error"))
-      io.err(`${d.level}: ${d.code}: ${d.message}${d.path ? ` (${d.path})` : ""}\n`);
+    // Invalid skills are rows above; every other warn/error (an unreadable skills.json) goes to stderr.
+    const shownAsRows = new Set(report.checks.flatMap((c) => (c.invalid ? [c.invalid.path] : [])));
+    printDiagnostics(io, Boolean(args.quiet), report.diagnostics.filter((d) => d.path === undefined || !shownAsRows.has(d.path)));
     return report.ok ? 0 : 1;
   },
 });

@@ -5,7 +5,7 @@
 import { defineLemonCommand } from "../../command.ts";
 import { scopeArgs, scopeFrom, toolsArg } from "../../args.ts";
 import { cliLemon } from "../../context.ts";
-import { formatTable, printJson, truncate } from "../../output.ts";
+import { formatTable, printDiagnostics, printJson, truncate } from "../../output.ts";
 import type { SkillEntry } from "../../../core/skills/entry.ts";
 
 export function stateLabel(e: SkillEntry): string {
@@ -27,6 +27,7 @@ export default defineLemonCommand({
       printJson(io, { ok: true, cwd: lemon.context.cwd, ...list });
       return 0;
     }
+    printDiagnostics(io, Boolean(args.quiet), list.diagnostics);
     if (list.skills.length === 0 && list.shadowed.length === 0 && list.invalid.length === 0) {
       io.out("No skills found.\n");
       io.err(`hint: create ${lemon.context.cwd}/.lemon/skill/<key>/SKILL.md or run 'lemon skill install <source>'\n`);
