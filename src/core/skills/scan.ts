@@ -97,13 +97,18 @@ function hasSkillFile(dir: string): boolean {
   }
 }
 
-function tick(w: Walk, n: number): boolean {
-  w.entries += n;
-  if (w.entries > MAX_DIR_ENTRIES && !w.stopped) {
-    w.stopped = true;
-    w.diagnostics.push(diagnostic("warn", "scan_limit", MSG.scanLimit(MAX_DIR_ENTRIES), { path: w.root.path }));
-  }
-  return !w.stopped;
+/**
+ * The entries of one listing that fit the root's bound. A listing that crosses it is cut (sorted
+ * order, so the same entries are kept every time), the scan stops after them, and one
+ * `scan_limit` diagnostic says so: a root with 20,001 entries lists its first 20,000, not none.
+ */
+function withinBound(w: Walk, ents: Dirent[]): Dirent[] {
+  const room = MAX_DIR_ENTRIES - w.entries;
+  w.entries += Math.min(ents.length, room);
+  if (ents.length <= room) return ents;
+  w.stopped = true;
+  w.diagnostics.push(diagnostic("warn", "scan_limit", MSG.scanLimit(MAX_DIR_ENTRIES), { path: w.root.path }));
+  return ents.slice(0, room);
 }
 
 function claim(w: Walk, real: string, path: string): boolean {
@@ -130,10 +135,12 @@ export function scanRoot(root: SkillRoot, visited: Map<string, string>, watch: S
   const w: Walk = { root, watch, entries: 0, stopped: false, visited, out: [], diagnostics: [] };
   if (!root.exists) return { candidates: [], diagnostics: [] };
   watch?.(root.path);
-  const top = list(root.path, w, true);
-  if (!top || !tick(w, top.length)) return { candidates: w.out, diagnostics: w.diagnostics };
+  const listed = list(root.path, w, true);
+  if (!listed) return { candidates: w.out, diagnostics: w.diagnostics };
+  const top = withinBound(w, listed);
+  // A cut top level leaves no room to read categories; its skills directly in the root still count.
+  const topCut = w.stopped;
   for (const ent of top) {
-    if (w.stopped) break;
     if (skipName(ent.name)) continue;
     const real = asDir(root.path, root.realPath, ent, w);
     if (real === null) continue;
@@ -142,10 +149,10 @@ export function scanRoot(root: SkillRoot, visited: Map<string, string>, watch: S
       if (claim(w, real, path)) w.out.push({ key: ent.name, root, path, realPath: real, category: null, skillFile: join(path, "SKILL.md") });
       continue;
     }
-    if (real === root.realPath || !claim(w, real, path)) continue;
+    if (topCut || real === root.realPath || !claim(w, real, path)) continue;
     const inner = list(path, w, false);
-    if (!inner || !tick(w, inner.length)) continue;
-    for (const sub of inner) {
+    if (!inner) continue;
+    for (const sub of withinBound(w, inner)) {
       if (skipName(sub.name)) continue;
       const subReal = asDir(path, real, sub, w);
       if (subReal === null) continue;
@@ -154,6 +161,8 @@ export function scanRoot(root: SkillRoot, visited: Map<string, string>, watch: S
       if (claim(w, subReal, subPath))
         w.out.push({ key: sub.name, root, path: subPath, realPath: subReal, category: ent.name, skillFile: join(subPath, "SKILL.md") });
     }
+    // A category crossed the bound: the scan of this root stops there, in sorted order.
+    if (w.stopped) break;
   }
   return { candidates: w.out, diagnostics: w.diagnostics };
 }

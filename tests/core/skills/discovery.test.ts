@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { rmSync } from "node:fs";
 import { mkdir, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { createLemon } from "../../../src/core/index.ts";
@@ -229,6 +230,30 @@ describe("what counts as a skill (skills.md §2.2)", () => {
     expect(Bun.spawnSync(["bash", "-c", "touch f{0..20000}"], { cwd: join(root, "cat") }).exitCode).toBe(0);
     const list = await lemonFor(box).skills.list({ all: true });
     expect(list.diagnostics.filter((d) => d.code === "scan_limit")).toHaveLength(1);
+  });
+
+  test("a root with 20,001 entries lists the skills among its first 20,000 (sorted), not none", async () => {
+    await using box = await sandbox();
+    const root = join(box.home, ".claude/skills");
+    for (const k of ["a0", "a1", "a2", "zz"]) await box.skill(root, k);
+    // 3 skills + 19,997 files + "zz" = 20,001 entries; "zz" sorts last and falls past the bound.
+    expect(Bun.spawnSync(["bash", "-c", "touch f{00001..19997}"], { cwd: root }).exitCode).toBe(0);
+    const list = await lemonFor(box).skills.list({ all: true });
+    expect(list.skills.map((s) => s.key)).toEqual(["a0", "a1", "a2"]);
+    expect(list.diagnostics.filter((d) => d.code === "scan_limit")).toEqual([
+      { level: "warn", code: "scan_limit", message: "scan stopped after 20000 directory entries", path: root },
+    ]);
+    // Human output says the scan stopped; a listing cut by the bound never claims "No skills found."
+    const human = await box.cli(["skill", "list"]);
+    expect(human.stderr).toContain(`warn: ${root}: scan stopped after 20000 directory entries\n`);
+    rmSync(join(root, "a0"), { recursive: true });
+    rmSync(join(root, "a1"), { recursive: true });
+    rmSync(join(root, "a2"), { recursive: true });
+    expect(Bun.spawnSync(["bash", "-c", "touch e{1..3}"], { cwd: root }).exitCode).toBe(0);
+    const empty = await box.cli(["skill", "list"]);
+    expect(empty.code).toBe(0);
+    expect(empty.stdout).not.toContain("No skills found.");
+    expect(empty.stderr).toContain("scan stopped after 20000 directory entries");
   });
 
   test("listings are sorted by key in code-unit order", async () => {

@@ -29,6 +29,11 @@ export default defineLemonCommand({
     }
     printDiagnostics(io, Boolean(args.quiet), list.diagnostics);
     if (list.skills.length === 0 && list.shadowed.length === 0 && list.invalid.length === 0) {
+      // A root cut at its scan bound may hold skills past it: never claim there are none (cli.md §1.2).
+      if (list.diagnostics.some((d) => d.code === "scan_limit")) {
+        io.out("No skills listed: a skill root was not scanned completely.\n");
+        return 0;
+      }
       io.out("No skills found.\n");
       io.err(`hint: create ${lemon.context.cwd}/.lemon/skill/<key>/SKILL.md or run 'lemon skill install <source>'\n`);
       return 0;
