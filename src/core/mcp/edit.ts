@@ -6,16 +6,34 @@
  */
 import type { LemonContext } from "../context.ts";
 import { conflict, invalidParams, notFound } from "../errors.ts";
-import { jsonCodec, update, type Change } from "../fsx/update.ts";
+import { formatJson } from "../fsx/atomic.ts";
+import { update, type Change, type Codec } from "../fsx/update.ts";
+import { parseJson } from "../json.ts";
 import { scopePathsFor, type Scope } from "../paths.ts";
+import { checkSchema } from "../schema/check.ts";
 import { emptyMcpJson, McpJson } from "../schema/mcp-json.ts";
 import { isValidServerName, NAME_MESSAGE } from "./names.ts";
-import { isObject } from "./validate.ts";
+import { MAX_CONFIG_BYTES } from "./read.ts";
 import type { McpServerConfig, ServerView } from "./types.ts";
-import { inferTransport, KNOWN_FIELDS, normalizeEntry, validateEntry } from "./validate.ts";
+import { inferTransport, isObject, KNOWN_FIELDS, normalizeEntry, validateEntry } from "./validate.ts";
 import { serverView } from "./view.ts";
 
-export const mcpJsonCodec = jsonCodec(McpJson, emptyMcpJson);
+/**
+ * What a read of lemon's `mcp.json` accepts, a rewrite accepts: the same size cap, the strict
+ * JSON reader (a duplicate key or `1e400` would be lost on the way back) and the schema. A parse
+ * failure's message is the reason `update()` puts into `refusing to overwrite invalid <file>: …`.
+ */
+export const mcpJsonCodec: Codec<McpJson> = {
+  empty: emptyMcpJson,
+  parse(text) {
+    if (Buffer.byteLength(text) > MAX_CONFIG_BYTES) throw new Error(`file exceeds ${MAX_CONFIG_BYTES} bytes`);
+    const raw = parseJson(text);
+    const problem = checkSchema(McpJson, raw);
+    if (problem !== null) throw new Error(problem);
+    return raw as McpJson;
+  },
+  serialize: (v) => formatJson(v),
+};
 const codec = mcpJsonCodec;
 
 /** Unknown (extension) fields of an old entry survive a replace. */

@@ -4,7 +4,7 @@
  * and the `mcp.config.*` editing API (mcp.md §1–§4). Never loads the MCP SDK.
  */
 import { createContext, withCwd, type ContextOptions, type LemonContext } from "../context.ts";
-import { invalidParams, notFound } from "../errors.ts";
+import { conflict, invalidParams, notFound } from "../errors.ts";
 import type { Diagnostic } from "../diagnostics.ts";
 import { scopePathsFor, type Scope } from "../paths.ts";
 import type { AddResult, RemoveResult, ToggleResult } from "./edit.ts";
@@ -140,6 +140,9 @@ export function createMcpConfig(base: LemonContext, opts: McpConfigOptions = {})
     const ctx = at(o);
     if (!o.force) {
       const set = await effectiveServers(ctx, opts, "project");
+      // An invalid target file is the real problem: say so before "not found" (its entries are unread).
+      const target = o.global ? set.global : set.project;
+      if (target?.invalid) throw conflict(`refusing to overwrite invalid ${target.file}: ${target.invalid}`);
       if (!set.servers.some((s) => s.named && s.name === name)) throw notFound(`MCP server '${name}' not found`);
     }
     return (await edit()).setServerEnabled(ctx, name, enabled, o);

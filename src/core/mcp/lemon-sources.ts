@@ -24,8 +24,8 @@ export interface LemonFile {
   file: string;
   label: LemonSourceLabel;
   exists: boolean;
-  /** False when the file is unreadable or invalid (then it contributes nothing). */
-  valid: boolean;
+  /** Why the file is unreadable or invalid (then it contributes nothing and is never rewritten), else null. */
+  invalid: string | null;
   /** Present only for a valid file. */
   doc: McpJson | null;
   servers: SourcedServer[];
@@ -74,19 +74,21 @@ export async function readLemonFile(file: string, label: LemonSourceLabel): Prom
   const diagnostics: Diagnostic[] = [];
   const base = { file, label, diagnostics };
   const r = await readCapped(file);
-  if (r.kind === "missing") return { ...base, exists: false, valid: true, doc: null, servers: [] };
+  if (r.kind === "missing") return { ...base, exists: false, invalid: null, doc: null, servers: [] };
   if (r.kind === "error") {
     diagnostics.push(diagnostic("error", "read_error", `${file}: ${r.reason}`, { path: file, source: label }));
-    return { ...base, exists: true, valid: false, doc: null, servers: [] };
+    return { ...base, exists: true, invalid: r.reason, doc: null, servers: [] };
   }
   const parsed = await parseText(r.text, "json");
   const problem = parsed.ok ? await check("file", parsed.value) : parsed.reason;
   if (!parsed.ok || problem !== null) {
-    diagnostics.push(diagnostic("error", "parse_error", `${file}: ${problem ?? "invalid"}`, { path: file, source: label }));
-    return { ...base, exists: true, valid: false, doc: null, servers: [] };
+    const code = !parsed.ok && parsed.problem === "duplicate_key" ? "duplicate_key" : "parse_error";
+    const reason = problem ?? "invalid";
+    diagnostics.push(diagnostic("error", code, `${file}: ${reason}`, { path: file, source: label }));
+    return { ...base, exists: true, invalid: reason, doc: null, servers: [] };
   }
   const doc = parsed.value as McpJson;
-  return { ...base, exists: true, valid: true, doc, servers: sourceEntries(label, rawEntries(doc), file, diagnostics) };
+  return { ...base, exists: true, invalid: null, doc, servers: sourceEntries(label, rawEntries(doc), file, diagnostics) };
 }
 
 export async function readEnvSource(value: string | undefined): Promise<{ servers: SourcedServer[]; diagnostics: Diagnostic[] }> {

@@ -5,7 +5,8 @@
  * file, never its content. smol-toml loads only when a TOML file is actually present.
  */
 import { closeSync, fstatSync, openSync, readFileSync } from "node:fs";
-import { parseJsonc } from "./jsonc.ts";
+import { isJsonFormatError, parseJson } from "../json.ts";
+import { flattenLine } from "../text.ts";
 
 /** lemon's own files (mcp.json, config.toml): read and rewritten under the same cap. */
 export const MAX_CONFIG_BYTES = 1024 * 1024;
@@ -54,32 +55,45 @@ export function readCappedSync(file: string, max = MAX_CONFIG_BYTES): ReadResult
 
 export type Format = "json" | "jsonc" | "toml";
 
-/** The first line of a parser's message, without quoting input (TOML parsers echo lines). */
-function reason(err: unknown, format: Format): string {
+/** Why a file is rejected: `duplicate_key` (mcp.md §4.1) is told apart so a diagnostic can say so. */
+export type ParseProblem = "syntax" | "duplicate_key" | "number";
+export type Parsed = { ok: true; value: unknown } | { ok: false; reason: string; problem: ParseProblem };
+
+/** A TOML parser's first line without quoting input (TOML parsers echo lines), or the redefined key. */
+function tomlFailure(err: unknown): Parsed {
   const msg = err instanceof Error ? (err.message.split("\n")[0] ?? "") : "";
-  if (format === "toml") {
-    const m = /line (\d+)/i.exec(msg);
-    return m ? `invalid TOML (line ${m[1]})` : "invalid TOML";
-  }
-  const pos = /position (\d+)|line (\d+)/i.exec(msg);
-  return pos ? `invalid JSON (${pos[0]})` : "invalid JSON";
+  const dup = /Cannot redefine (?:key|table) '([^']*)'/.exec(msg);
+  if (dup) return { ok: false, reason: `duplicate key '${flattenLine(dup[1] ?? "")}'`, problem: "duplicate_key" };
+  const m = /line (\d+)/i.exec(msg);
+  return { ok: false, reason: m ? `invalid TOML (line ${m[1]})` : "invalid TOML", problem: "syntax" };
 }
 
-export async function parseText(text: string, format: Format): Promise<{ ok: true; value: unknown } | { ok: false; reason: string }> {
+/**
+ * JSON and JSONC go through the one strict reader (src/core/json.ts): a duplicate key or a number
+ * that does not round-trip makes a file invalid, whether lemon would rewrite it or only import it.
+ */
+export async function parseText(text: string, format: Format): Promise<Parsed> {
+  if (format !== "toml") {
+    try {
+      return { ok: true, value: parseJson(text, { jsonc: format === "jsonc" }) };
+    } catch (err) {
+      if (!isJsonFormatError(err)) throw err;
+      return { ok: false, reason: err.reason, problem: err.problem };
+    }
+  }
+  // Bun's native TOML parser reads foreign config files without loading smol-toml, which costs
+  // more than the rest of `mcp list`; smol-toml only runs to word the error of a broken file.
   try {
-    if (format === "json") return { ok: true, value: JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text) as unknown };
-    if (format === "jsonc") return { ok: true, value: parseJsonc(text) };
-    // Bun's native TOML parser reads foreign config files without loading smol-toml, which costs
-    // more than the rest of `mcp list`; smol-toml only runs to word the error of a broken file.
     return { ok: true, value: Bun.TOML.parse(text) as unknown };
   } catch (err) {
-    if (format !== "toml") return { ok: false, reason: reason(err, format) };
+    const native = tomlFailure(err);
+    if (!native.ok && native.problem === "duplicate_key") return native;
     try {
       const { parse } = await import("smol-toml");
       parse(text);
-      return { ok: false, reason: reason(err, format) };
+      return native;
     } catch (detailed) {
-      return { ok: false, reason: reason(detailed, format) };
+      return tomlFailure(detailed);
     }
   }
 }

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { validateEntries, validateEntry } from "../../../src/core/mcp/validate.ts";
-import { parseJsonc } from "../../../src/core/mcp/jsonc.ts";
+import { parseText } from "../../../src/core/mcp/read.ts";
 import { expandString } from "../../../src/core/mcp/expand.ts";
 
 const msg = (e: unknown) => {
@@ -80,10 +80,14 @@ describe("validation messages (mcp.md §3.4)", () => {
 });
 
 describe("JSONC and expansion", () => {
-  test("comments and trailing commas, strings untouched", () => {
-    expect(parseJsonc('{\n // c\n "a": "http://x//y", /* b */ "b": [1, 2,],\n}')).toEqual({ a: "http://x//y", b: [1, 2] });
-    expect(parseJsonc('{"a": "/* not a comment */", "b": "x,]"}')).toEqual({ a: "/* not a comment */", b: "x,]" });
-    expect(() => parseJsonc('{"a": ')).toThrow();
+  test("comments and trailing commas, strings untouched", async () => {
+    const jsonc = async (t: string) => {
+      const p = await parseText(t, "jsonc");
+      return p.ok ? p.value : p.problem;
+    };
+    expect(await jsonc('{\n // c\n "a": "http://x//y", /* b */ "b": [1, 2,],\n}')).toEqual({ a: "http://x//y", b: [1, 2] });
+    expect(await jsonc('{"a": "/* not a comment */", "b": "x,]"}')).toEqual({ a: "/* not a comment */", b: "x,]" });
+    expect(await jsonc('{"a": ')).toBe("syntax");
   });
 
   test("lemon and editor dialects; codex none", () => {

@@ -73,7 +73,8 @@ export async function readProviderFile(
   const text = transform ? await transform(r.text) : r.text;
   const parsed = await parseText(text, format);
   if (!parsed.ok) {
-    diagnostics.push(diagnostic("warn", "parse_error", `${file}: ${parsed.reason}`, { path: file, source }));
+    const code = parsed.problem === "duplicate_key" ? "duplicate_key" : "parse_error";
+    diagnostics.push(diagnostic("warn", code, `${file}: ${parsed.reason}`, { path: file, source }));
     return { state: "bad" };
   }
   return { state: "ok", root: parsed.value };
