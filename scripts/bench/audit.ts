@@ -1,6 +1,6 @@
 /**
- * Audit benchmark and corpus report: audits every skill under a corpus (default
- * /work/shared/corpus/skills, laid out <source>/<key>/SKILL.md) cold, then again with the cache,
+ * Audit benchmark and corpus report: audits every skill under a corpus (laid out
+ * <source>/<key>/SKILL.md; default: as scripts/bench/corpus.ts finds it) cold, then again with the cache,
  * and prints pass/warn/block counts, the rules behind every block and warn, and wall times.
  *
  *   npx bun scripts/bench/audit.ts [CORPUS] [--list]
@@ -8,10 +8,11 @@
 import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { requireCorpus } from "./corpus.ts";
 import { auditBundles, formatFinding, type AuditReport } from "../../src/core/skills/audit/index.ts";
 
 const args = process.argv.slice(2);
-const corpus = args.find((a) => !a.startsWith("--")) ?? "/work/shared/corpus/skills";
+const corpus = requireCorpus(args.find((a) => !a.startsWith("--")));
 const list = args.includes("--list");
 
 async function skillDirs(root: string): Promise<string[]> {

@@ -3,7 +3,7 @@
  * @module scripts/bench/mcp-list
  * `lemon mcp list --all --json` with all nine import providers present (project and user files,
  * external user discovery on), beside a compiled hello-world built the same way, alternating runs
- * (DESIGN.md §7). Target: lemon's median wall time ≤ 1.5× hello-world's. The MCP SDK is never
+ * Target: lemon's median wall time ≤ 1.5× hello-world's. The MCP SDK is never
  * loaded by this command.
  *
  *   bun scripts/bench/mcp-list.ts [--runs N] [--bin PATH] [--source]
@@ -21,6 +21,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { hostTarget } from "../targets.ts";
 import { buildHello, buildProgram } from "./hello.ts";
+import { pct } from "./measure.ts";
 
 const REPO = resolve(import.meta.dir, "..", "..");
 const FIXTURES = join(REPO, "tests", "fixtures", "mcp");
@@ -75,11 +76,6 @@ function run(argv: string[], cwd: string, env: Record<string, string>): { sample
     code: p.exitCode,
     stdout: p.stdout.toString(),
   };
-}
-
-function pct(values: number[], p: number): number {
-  const s = [...values].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]!;
 }
 
 function main(): void {

@@ -13,7 +13,10 @@ import MiniSearch from "minisearch";
 import { create, insertMultiple, search as oramaSearch } from "@orama/orama";
 import { tokenizer } from "@orama/orama/components";
 import { createLemon, type Lemon } from "../../src/core/index.ts";
+import { createContext } from "../../src/core/context.ts";
 import { isDisplayable } from "../../src/core/skills/entry.ts";
+import { SkillRegistry } from "../../src/core/skills/registry.ts";
+import { requireCorpus } from "./corpus.ts";
 
 export interface LabelledQuery {
   id: string;
@@ -104,19 +107,26 @@ export async function loadQueries(file: string): Promise<LabelledQuery[]> {
   });
 }
 
-/** A lemon instance whose only global root is the corpus, with a throwaway agent dir. */
-export async function corpusLemon(corpus: string): Promise<{ lemon: Lemon; dir: string; [Symbol.asyncDispose](): Promise<void> }> {
+/**
+ * A lemon instance whose only global root is the corpus, with a throwaway agent dir, and a
+ * registry on the same options for what the public API does not show (the parsed records).
+ */
+export async function corpusLemon(
+  corpus: string,
+): Promise<{ lemon: Lemon; registry: SkillRegistry; dir: string; [Symbol.asyncDispose](): Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), "lemon-bench-"));
-  const lemon = createLemon({
+  const options = {
     cwd: dir,
     agentDir: join(dir, "agent"),
     env: { PATH: process.env.PATH, LEMON_CLAUDE_SKILLS_DIR: corpus, LEMON_SNAPSHOT_WORKER: "never" },
-    curator: false,
     // One platform everywhere, so `platforms:` filtering (and the scores) do not depend on the machine.
     platform: "linux",
-  });
+  };
+  const lemon = createLemon({ ...options, curator: false });
+  const registry = new SkillRegistry(createContext(options));
   return {
     lemon,
+    registry,
     dir,
     async [Symbol.asyncDispose]() {
       await lemon.close();
@@ -126,8 +136,8 @@ export async function corpusLemon(corpus: string): Promise<{ lemon: Lemon; dir: 
 }
 
 /** The displayable skills of the corpus with the fields every engine indexes. */
-export async function corpusDocs(lemon: Lemon): Promise<Doc[]> {
-  const v = await lemon.registry.view();
+export async function corpusDocs(registry: SkillRegistry): Promise<Doc[]> {
+  const v = await registry.view();
   const docs: Doc[] = [];
   for (const e of v.entries) {
     if (!isDisplayable(e)) continue;
@@ -268,7 +278,7 @@ export async function runQuality(
   const baseline = opts.baseline ?? BASELINE_DEFAULTS;
   const queries = (await loadQueries(queriesFile)).filter((q) => !opts.split || q.split === opts.split);
   await using env = await corpusLemon(corpus);
-  const docs = await corpusDocs(env.lemon);
+  const docs = await corpusDocs(env.registry);
   const valid = new Set(docs.map((d) => d.key));
   const build: Record<EngineName, () => Engine | Promise<Engine>> = {
     lemon: () => lemonEngine(env.lemon),
@@ -290,7 +300,7 @@ export async function runQuality(
 async function grid(corpus: string, queriesFile: string): Promise<void> {
   const queries = (await loadQueries(queriesFile)).filter((q) => q.split === "tune");
   await using env = await corpusLemon(corpus);
-  const docs = await corpusDocs(env.lemon);
+  const docs = await corpusDocs(env.registry);
   const valid = new Set(docs.map((d) => d.key));
   const d = BASELINE_DEFAULTS;
   const variants: [string, () => Engine | Promise<Engine>][] = [];
@@ -324,7 +334,7 @@ export function formatQuality(report: QualityReport): string {
 
 if (import.meta.main) {
   const args = process.argv.slice(2);
-  const corpus = args.find((a) => !a.startsWith("--")) ?? join(import.meta.dir, "../../../shared/corpus/skills");
+  const corpus = requireCorpus(args.find((a) => !a.startsWith("--")));
   const queriesFile = join(import.meta.dir, "../../tests/fixtures/relevance/queries.json");
   // `--tune` hides the held-out half (rows and misses), for tuning without peeking.
   const tuneOnly = args.includes("--tune");

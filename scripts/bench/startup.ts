@@ -2,12 +2,13 @@
 /**
  * @module scripts/bench/startup
  * Start-up cost of the compiled binary's hot commands beside a compiled hello-world built the same
- * way (DESIGN.md §7, Appendix). Runs alternate between cases so drift hits all of them alike.
+ * way. Runs alternate between cases so drift hits all of them alike.
  *
  *   bun scripts/bench/startup.ts [--runs N] [--rebuild] [--corpus DIR] [--bin PATH]
  *
  * --rebuild      rebuild dist/lemon-<host>/ even when it exists (`bun build.ts --single --no-archive`)
- * --corpus DIR   a global skills root laid out <source>/<key>/SKILL.md (default: the shared corpus)
+ * --corpus DIR   a global skills root laid out <source>/<key>/SKILL.md (default: as scripts/bench/corpus.ts
+ *                finds it; without one the corpus cases are left out, saying so)
  * --bin PATH     measure this binary instead of dist/
  *
  * Prints median / p90 wall time, CPU (user + sys) and max RSS per case, and CPU against hello-world.
@@ -19,7 +20,9 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { hostTarget } from "../targets.ts";
+import { CORPUS_HINT, findCorpus, requireCorpus } from "./corpus.ts";
 import { buildHello } from "./hello.ts";
+import { gnuTime, pct, peakRssMb } from "./measure.ts";
 
 const REPO = resolve(import.meta.dir, "..", "..");
 
@@ -37,14 +40,11 @@ function parseOptions(argv: string[]): Options {
     const value = () => argv[++i] ?? fail(`${a} needs a value`);
     if (a === "--runs") o.runs = Math.max(1, Number.parseInt(value(), 10) || 0);
     else if (a === "--rebuild") o.rebuild = true;
-    else if (a === "--corpus") o.corpus = resolve(value());
+    else if (a === "--corpus") o.corpus = requireCorpus(value());
     else if (a === "--bin") o.bin = resolve(value());
     else fail(`unknown option '${a}'`);
   }
-  if (o.corpus === null) {
-    // The spec checkout sits beside the clone in CI (../shared) and at /work/shared in development.
-    o.corpus = [join(REPO, "..", "shared", "corpus", "skills"), "/work/shared/corpus/skills"].find((d) => existsSync(d)) ?? null;
-  }
+  o.corpus ??= findCorpus();
   return o;
 }
 
@@ -53,14 +53,17 @@ function fail(msg: string): never {
   process.exit(2);
 }
 
-
 function lemonBinary(o: Options): string {
   if (o.bin) return o.bin;
   const t = hostTarget();
   const bin = join(REPO, "dist", `lemon-${t.name}`, t.exe);
   if (o.rebuild || !existsSync(bin)) {
     console.error(`building ${bin} …`);
-    const p = Bun.spawnSync([process.execPath, "build.ts", "--single", "--no-archive"], { cwd: REPO, stdout: "inherit", stderr: "inherit" });
+    const p = Bun.spawnSync([process.execPath, "build.ts", "--single", "--no-archive"], {
+      cwd: REPO,
+      stdout: "inherit",
+      stderr: "inherit",
+    });
     if (p.exitCode !== 0) fail("bun build.ts --single failed");
   }
   return bin;
@@ -96,31 +99,6 @@ function measure(c: Case, capture: boolean): { sample: Sample; ok: boolean; stdo
   };
 }
 
-/**
- * Linux hands a spawning process's RSS high-water mark to the child it forks, so through
- * Bun.spawnSync a child's max RSS never reads below this (~30 MB) process's own. GNU time is a
- * small process of its own: the child it forks reports its true peak. Null where it is missing.
- */
-function gnuTime(): string | null {
-  const bin = "/usr/bin/time";
-  if (!existsSync(bin)) return null;
-  const p = Bun.spawnSync([bin, "-f", "%M", "true"], { stdout: "ignore", stderr: "pipe" });
-  return p.exitCode === 0 && /^\d+\s*$/.test(p.stderr.toString()) ? bin : null;
-}
-
-/** Peak RSS in MiB of one run through GNU time (`%M` is KiB), or null if the run failed. */
-function rssViaTime(time: string, c: Case): number | null {
-  const p = Bun.spawnSync([time, "-f", "%M", ...c.argv], { cwd: c.cwd, env: c.env(), stdin: "ignore", stdout: "ignore", stderr: "pipe" });
-  const kib = Number.parseInt(p.stderr.toString().trim().split("\n").pop() ?? "", 10);
-  return p.exitCode === 0 && Number.isFinite(kib) ? kib / 1024 : null;
-}
-
-/** Nearest-rank percentile. */
-function pct(values: number[], p: number): number {
-  const s = [...values].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]!;
-}
-
 function pad(s: string, n: number, right = false): string {
   return right ? s.padStart(n) : s.padEnd(n);
 }
@@ -143,10 +121,19 @@ async function main(): Promise<void> {
       { name: "hello-world", argv: [hello], cwd: empty, env: () => base },
       { name: "--version", argv: [lemon, "--version"], cwd: empty, env: () => base },
       { name: "--help", argv: [lemon, "--help"], cwd: empty, env: () => base },
-      { name: "skill list --json (example project)", argv: [lemon, "skill", "list", "--json"], cwd: REPO, env: () => base },
+      {
+        name: "skill list --json (example project)",
+        argv: [lemon, "skill", "list", "--json"],
+        cwd: REPO,
+        env: () => base,
+      },
     ];
     if (o.corpus) {
-      const corpusEnv = (agentDir: string) => ({ ...base, LEMON_AGENT_DIR: agentDir, LEMON_CLAUDE_SKILLS_DIR: o.corpus! });
+      const corpusEnv = (agentDir: string) => ({
+        ...base,
+        LEMON_AGENT_DIR: agentDir,
+        LEMON_CLAUDE_SKILLS_DIR: o.corpus!,
+      });
       cases.push(
         {
           name: "skill list --json (corpus, cold)",
@@ -154,9 +141,14 @@ async function main(): Promise<void> {
           cwd: empty,
           env: () => corpusEnv(join(scratch, `agent-cold-${fresh++}`)),
         },
-        { name: "skill list --json (corpus, warm)", argv: [lemon, "skill", "list", "--json"], cwd: empty, env: () => corpusEnv(warmAgent) },
+        {
+          name: "skill list --json (corpus, warm)",
+          argv: [lemon, "skill", "list", "--json"],
+          cwd: empty,
+          env: () => corpusEnv(warmAgent),
+        },
       );
-    } else console.error("no corpus found; pass --corpus DIR to measure skill list over one");
+    } else console.error(CORPUS_HINT);
 
     // One unmeasured round: primes the page cache and the warm agent dir, and checks each case works.
     const broken = new Set<string>();
@@ -185,15 +177,27 @@ async function main(): Promise<void> {
       for (const c of live) {
         const s = measure(c, false).sample;
         // A separate run for memory, so the timed one carries no wrapper.
-        if (time) s.rssMb = rssViaTime(time, c) ?? s.rssMb;
+        if (time) s.rssMb = peakRssMb(time, c.argv, c.cwd, c.env()) ?? s.rssMb;
         samples.get(c.name)!.push(s);
       }
 
-    const helloCpu = pct(samples.get("hello-world")!.map((s) => s.cpuMs), 50);
+    const helloCpu = pct(
+      samples.get("hello-world")!.map((s) => s.cpuMs),
+      50,
+    );
     const t = hostTarget();
     console.log(`lemon startup — ${t.name}, Bun ${Bun.version}, ${o.runs} alternating runs per case`);
     console.log(`binary: ${lemon}${o.corpus ? `\ncorpus: ${o.corpus}` : ""}\n`);
-    const header = [pad("case", 38), pad("wall p50", 9, true), pad("p90", 7, true), pad("cpu p50", 8, true), pad("p90", 7, true), pad("rss p50", 8, true), pad("max", 7, true), pad("cpu×hello", 10, true)];
+    const header = [
+      pad("case", 38),
+      pad("wall p50", 9, true),
+      pad("p90", 7, true),
+      pad("cpu p50", 8, true),
+      pad("p90", 7, true),
+      pad("rss p50", 8, true),
+      pad("max", 7, true),
+      pad("cpu×hello", 10, true),
+    ];
     console.log(header.join(" "));
     for (const c of live) {
       const s = samples.get(c.name)!;

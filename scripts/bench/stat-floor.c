@@ -4,8 +4,8 @@
  * (scripts/bench/relevance.md). The relevance benchmark writes the lists it uses to
  * $TMPDIR/lemon-bench-relevance/floor/paths-<scale>.txt.
  *
- *   cc -O2 -pthread -o /tmp/stat-floor scripts/bench/stat-floor.c
- *   /tmp/stat-floor $TMPDIR/lemon-bench-relevance/floor/paths-11k.txt
+ *   cc -O2 -pthread -o "$TMPDIR/stat-floor" scripts/bench/stat-floor.c
+ *   "$TMPDIR/stat-floor" $TMPDIR/lemon-bench-relevance/floor/paths-11k.txt
  */
 #include <pthread.h>
 #include <stdio.h>

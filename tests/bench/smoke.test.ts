@@ -1,37 +1,124 @@
-// The benchmarks the README documents run end to end with the fewest runs, so a change that breaks
-// one fails CI instead of the next person measuring. Nothing here asserts a timing (the figures
-// are for people, in scripts/bench/*.md); only that each prints its table, floors included.
-import { afterAll, expect, test } from "bun:test";
+// The benchmarks the README documents run end to end on tiny inputs (a generated 20-skill corpus,
+// one run each, one binary built once), so a change that breaks one fails CI instead of the next
+// person measuring. Nothing here asserts a timing (the figures are for people, in
+// scripts/bench/*.md); only that each prints its table, floors included, and that one without a
+// corpus says how to get one instead of printing an empty table.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { corpusAvailable } from "../support/corpus.ts";
+import { CORPUS_HINT } from "../../scripts/bench/corpus.ts";
+import { hostTarget } from "../../scripts/targets.ts";
+import { tinyCorpus } from "./tiny-corpus.ts";
 
 const REPO = join(import.meta.dir, "..", "..");
 const scratch = mkdtempSync(join(tmpdir(), "lemon-bench-smoke-"));
+const corpus = join(scratch, "corpus");
+const t = hostTarget();
+const bin = join(scratch, "dist", `lemon-${t.name}`, t.exe);
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-function bench(args: string[]): string {
-  const p = Bun.spawnSync([process.execPath, ...args], { cwd: REPO, env: { ...process.env, TMPDIR: scratch }, stdout: "pipe", stderr: "pipe" });
-  const out = p.stdout.toString();
-  if (p.exitCode !== 0) throw new Error(`${args.join(" ")} exited ${p.exitCode}:\n${p.stderr.toString()}\n${out}`);
-  return out;
+beforeAll(async () => {
+  await tinyCorpus(corpus);
+  const p = Bun.spawnSync(
+    [process.execPath, "build.ts", "--single", "--no-archive", "--outdir", join(scratch, "dist")],
+    {
+      cwd: REPO,
+      stdout: "ignore",
+      stderr: "pipe",
+    },
+  );
+  if (p.exitCode !== 0) throw new Error(`bun build.ts failed:\n${p.stderr.toString()}`);
+}, 120_000);
+
+function bench(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+): { code: number | null; out: string; err: string } {
+  const p = Bun.spawnSync([process.execPath, ...args], {
+    cwd: REPO,
+    env: { ...process.env, TMPDIR: scratch, ...env },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  return { code: p.exitCode, out: p.stdout.toString(), err: p.stderr.toString() };
+}
+
+function ok(args: string[]): string {
+  const r = bench(args);
+  if (r.code !== 0) throw new Error(`${args.join(" ")} exited ${r.code}:\n${r.err}\n${r.out}`);
+  return r.out;
 }
 
 test("mcp-list.ts prints lemon, hello-world and the floor", () => {
-  const out = bench(["scripts/bench/mcp-list.ts", "--runs", "1"]);
+  const out = ok(["scripts/bench/mcp-list.ts", "--runs", "1", "--bin", bin]);
   expect(out).toContain("mcp list --all --json");
   expect(out).toContain("floor: read+parse");
   expect(out).toMatch(/wall ratio vs hello-world: [\d.]+x/);
+}, 60_000);
+
+test("startup.ts prints every start-up case, the corpus ones included", () => {
+  const out = ok(["scripts/bench/startup.ts", "--runs", "1", "--bin", bin, "--corpus", corpus]);
+  for (const c of [
+    "hello-world",
+    "--version",
+    "--help",
+    "skill list --json (example project) [3]",
+    "skill list --json (corpus, cold) [20]",
+  ])
+    expect(out).toContain(c);
+}, 60_000);
+
+test("relevance.ts prints speed rows, per-turn cost, floors and the quality table at three sizes", () => {
+  const args = [
+    "--corpus",
+    corpus,
+    "--cache",
+    join(scratch, "relevance"),
+    "--bin",
+    bin,
+    "--runs",
+    "5",
+    "--cli-runs",
+    "1",
+  ];
+  const out = ok(["scripts/bench/relevance.ts", ...args]);
+  for (const row of [
+    "findRelevant warm p50",
+    "per turn (identity check + score)",
+    "identity check, 200 SKILL.md",
+    "rebuild after one SKILL.md edit",
+    "skill relevant (cold process)",
+    "floor: runtime + node:fs + stat every SKILL.md",
+    "heldout  lemon",
+  ])
+    expect(out).toContain(row);
+  for (const scale of ["20 ", "200 ", "2.0k "]) expect(out).toContain(`\n${scale}`);
 }, 120_000);
 
-test.skipIf(!corpusAvailable())("startup.ts prints every start-up case", () => {
-  const out = bench(["scripts/bench/startup.ts", "--runs", "1"]);
-  for (const c of ["hello-world", "--version", "--help", "skill list --json"]) expect(out).toContain(c);
-}, 180_000);
+test("audit.ts and relevance-quality.ts run over a corpus given on the command line", () => {
+  expect(ok(["scripts/bench/audit.ts", corpus])).toContain("verdicts: pass 20, warn 0, block 0");
+  expect(ok(["scripts/bench/relevance-quality.ts", corpus])).toContain("heldout  fts5");
+}, 60_000);
 
-test.skipIf(!corpusAvailable())("relevance.ts (1.1k and 11k, no quality half) prints speed rows and floors", () => {
-  const out = bench(["scripts/bench/relevance.ts", "--cache", join(scratch, "relevance"), "--runs", "5", "--cli-runs", "1", "--skip-112k", "--skip-quality"]);
-  for (const row of ["findRelevant warm p50", "identity check, 11230 SKILL.md", "rebuild after one SKILL.md edit", "skill relevant (cold process)", "floor: runtime + node:fs + stat every SKILL.md"])
-    expect(out).toContain(row);
-}, 300_000);
+describe("without a corpus", () => {
+  const none = { LEMON_CORPUS: join(scratch, "no-such-corpus") };
+  for (const script of ["relevance.ts", "relevance-quality.ts", "audit.ts"])
+    test(`${script} exits 2 with the one line saying how to get one`, () => {
+      const r = bench([`scripts/bench/${script}`], none);
+      expect([r.code, r.err, r.out]).toEqual([2, `${CORPUS_HINT}\n`, ""]);
+    });
+
+  test("startup.ts measures the rest and says why the corpus cases are missing", () => {
+    const r = bench(["scripts/bench/startup.ts", "--runs", "1", "--bin", bin], none);
+    expect(r.code).toBe(0);
+    expect(r.err).toContain(`${CORPUS_HINT}\n`);
+    expect(r.out).toContain("skill list --json (example project)");
+    expect(r.out).not.toContain("(corpus, cold)");
+  }, 60_000);
+
+  test("LEMON_CORPUS is where the benchmarks look first", () => {
+    const r = bench(["scripts/bench/audit.ts"], { LEMON_CORPUS: corpus });
+    expect(r.out).toContain(`corpus: ${corpus} (20 skills)`);
+  });
+});

@@ -1,11 +1,22 @@
-// The shared corpus of real public skills: `../shared/corpus/skills` beside the repository,
-// read-only (CI lays a read-only copy there). Tests never write into it.
-import { existsSync } from "node:fs";
-import { join, resolve } from "node:path";
+// The real corpus of public skills, read-only (tests never write into it): found as
+// scripts/bench/corpus.ts says (LEMON_CORPUS, else ../shared/corpus/skills beside the repository).
+// A clone without one still passes: the tests that need it skip, and the run says once how to
+// get it.
+import { CORPUS_HINT, findCorpus } from "../../scripts/bench/corpus.ts";
 
-export const SHARED_DIR = resolve(import.meta.dir, "../../../shared");
-export const CORPUS_DIR = join(SHARED_DIR, "corpus", "skills");
+/** The corpus directory; "" when there is none (every test using it is skipped then). */
+export const CORPUS_DIR = findCorpus() ?? "";
 
+// Test files may each load this module afresh; the note is for the whole run.
+const NOTED = Symbol.for("lemon.tests.corpus-hint");
+
+/** Whether the corpus is there; when not, prints CORPUS_HINT once per test run. */
 export function corpusAvailable(): boolean {
-  return existsSync(CORPUS_DIR);
+  if (CORPUS_DIR !== "") return true;
+  const g = globalThis as { [NOTED]?: boolean };
+  if (!g[NOTED]) {
+    g[NOTED] = true;
+    console.error(`corpus tests skipped: ${CORPUS_HINT}`);
+  }
+  return false;
 }

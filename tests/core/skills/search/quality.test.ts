@@ -1,17 +1,16 @@
-// CI run of the quality half of scripts/bench/relevance.ts on the shared corpus (skills.md §7.2).
+// CI run of the quality half of scripts/bench/relevance.ts on the real corpus (skills.md §7.2).
 // The assertions hold on the held-out half, whose queries were never used to choose weights (nor
 // the baselines' settings, which were picked on the tune half too). The corpus is read once and
 // each engine indexes it once.
 import { expect, test } from "bun:test";
-import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { formatQuality, runQuality } from "../../../../scripts/bench/relevance-quality.ts";
+import { corpusAvailable, CORPUS_DIR } from "../../../support/corpus.ts";
 
-const corpus = join(import.meta.dir, "../../../../../shared/corpus/skills");
 const queries = join(import.meta.dir, "../../../fixtures/relevance/queries.json");
 
-test.skipIf(!existsSync(corpus))("lemon out-ranks MiniSearch, Orama and SQLite FTS5 on the held-out queries", async () => {
-  const { report } = await runQuality(corpus, queries, { split: "heldout" });
+test.skipIf(!corpusAvailable())("lemon out-ranks MiniSearch, Orama and SQLite FTS5 on the held-out queries", async () => {
+  const { report } = await runQuality(CORPUS_DIR, queries, { split: "heldout" });
   console.log(formatQuality(report));
   const lemon = report.lemon.heldout;
   expect(lemon.n).toBeGreaterThanOrEqual(90);
