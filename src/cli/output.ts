@@ -38,10 +38,13 @@ export function info(io: CliIo, quiet: boolean, message: string): void {
 /** Most diagnostics printed on stderr before pointing at `--json` (cli.md §1.2). */
 const MAX_PRINTED_DIAGNOSTICS = 20;
 
-/** `warn: <path>: <message>` (or `error: …`) on stderr for warn/error diagnostics, unless quiet (cli.md §1.2). */
-export function printDiagnostics(io: CliIo, quiet: boolean, diagnostics: readonly Diagnostic[]): void {
+/**
+ * `warn: <path>: <message>` (or `error: …`) on stderr for warn/error diagnostics, unless quiet
+ * (cli.md §1.2); `info` ones too when `withInfo` (a check-style report).
+ */
+export function printDiagnostics(io: CliIo, quiet: boolean, diagnostics: readonly Diagnostic[], withInfo = false): void {
   if (quiet) return;
-  const shown = diagnostics.filter((d) => d.level !== "info");
+  const shown = withInfo ? diagnostics : diagnostics.filter((d) => d.level !== "info");
   for (const d of shown.slice(0, MAX_PRINTED_DIAGNOSTICS))
     io.err(`${d.level}: ${d.path !== undefined ? `${cell(d.path)}: ` : ""}${sanitizeMessage(d.message)}\n`);
   if (shown.length > MAX_PRINTED_DIAGNOSTICS) io.err(`… and ${shown.length - MAX_PRINTED_DIAGNOSTICS} more; see --json\n`);

@@ -51,7 +51,7 @@ export interface Lemon extends AsyncDisposable {
 
 export function createLemon(options: LemonOptions = {}): Lemon {
   const context = createContext(options);
-  const registry = new SkillRegistry(context);
+  const registry = new SkillRegistry(context, options.readConfigFile !== undefined ? { readConfigFile: options.readConfigFile } : {});
   const skills: SkillsApi = {
     list: (o) => registry.list(o),
     get: (k, o) => registry.get(k, o),

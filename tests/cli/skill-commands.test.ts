@@ -163,6 +163,35 @@ describe("browse, inspect, check, enable/disable, prompt", () => {
     expect(doc.diagnostics).toContainEqual(expect.objectContaining({ level: "error", code: "invalid_settings", path: file }));
   });
 
+  test("check reports config.toml: unknown keys as info, an unparsable file as error, values never quoted", async () => {
+    await using box = await sandbox();
+    await box.skill(join(box.project, ".lemon/skill"), "alpha", { name: "alpha", description: "Use alpha when you need the first letter." });
+    const file = await box.write(
+      join(box.agentDir, "config.toml"),
+      'colour = "red"\n[skills]\nwrite_approval = true\ntypo_key = 1\n[skills.curator]\nenabled = false\n[mcp]\ndisabled = false\n' +
+        '[[mcp.servers]]\nname = "x"\nwhatever = 1\n[agents.reviewer]\ncommand = ["claude"]\nbogus = 2\n[blueprints.profiles.p]\nworkspace = "/w"\n',
+    );
+    const r = await box.cli(["skill", "check", "--json"]);
+    expect(r.code).toBe(0);
+    const config = (r.json().diagnostics as { level: string; code: string; message: string; path: string }[]).filter((d) => d.path === file);
+    expect(config.map((d) => [d.level, d.code, d.message])).toEqual([
+      ["info", "unknown_config_key", "unknown config key 'colour' is ignored"],
+      ["info", "unknown_config_key", "unknown config key 'skills.typo_key' is ignored"],
+      ["info", "unknown_config_key", "unknown config key 'agents.reviewer.bogus' is ignored"],
+    ]);
+    const human = await box.cli(["skill", "check"]);
+    expect(human.stderr).toContain(`info: ${file}: unknown config key 'skills.typo_key' is ignored\n`);
+    await box.write(file, '[skills]\nregistry_url = "https://secret.example/token"\nbroken = = 1\n');
+    const bad = await box.cli(["skill", "check", "--json"]);
+    expect(bad.code).toBe(0);
+    const err = (bad.json().diagnostics as { level: string; code: string; message: string; path: string }[]).find((d) => d.path === file)!;
+    expect(err).toEqual({ level: "error", code: "invalid_config", message: "config.toml is ignored: invalid TOML (line 3)", path: file });
+    expect((await box.cli(["skill", "check"])).stderr).toContain(`error: ${file}: config.toml is ignored: invalid TOML (line 3)\n`);
+    const { createLemon } = await import("../../src/core/index.ts");
+    const lemon = createLemon({ cwd: box.project, env: box.env, readConfigFile: false, curator: false });
+    expect((await lemon.registry.check(undefined)).diagnostics.filter((d) => d.path === file)).toEqual([]);
+  });
+
   test("a project skills.json that is a symlink out of the project is refused", async () => {
     await using box = await sandbox();
     const outside = await box.write("outside.json", "{}");

@@ -87,12 +87,20 @@ export interface CheckReport {
   diagnostics: Diagnostic[];
 }
 
+/** Options of a registry beyond its context. */
+export interface RegistryOptions {
+  /** Whether `check` reads `<agentDir>/config.toml` to report its problems (default true). */
+  readConfigFile?: boolean;
+}
+
 export class SkillRegistry {
   readonly #ctx: LemonContext;
   readonly #cache: RecordCache = new Map();
+  readonly #readConfigFile: boolean;
 
-  constructor(ctx: LemonContext) {
+  constructor(ctx: LemonContext, opts: RegistryOptions = {}) {
     this.#ctx = ctx;
+    this.#readConfigFile = opts.readConfigFile !== false;
   }
 
   /** Discovery plus live entries for a cwd and view (the shared base of every read command). */
@@ -265,7 +273,9 @@ export class SkillRegistry {
     const ok =
       checks.every((c) => c.state !== "invalid" && c.state !== "blocked") &&
       !v.diagnostics.some((d) => d.code === "invalid_settings");
-    return { ok, checks, diagnostics: v.diagnostics };
+    // config.toml problems are reported (skills.md §1.1) but never fail the check: the file is ignored.
+    const config = this.#readConfigFile ? await (await import("./config-check.ts")).checkConfigFile(resolvePaths(v.ctx).configToml) : [];
+    return { ok, checks, diagnostics: [...v.diagnostics, ...config] };
   }
 
   /** The entry plus its normalised manifest, for `inspect`. */

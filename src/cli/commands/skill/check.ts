@@ -30,7 +30,7 @@ export default defineLemonCommand({
     else io.out(formatTable(["KEY", "STATE", "DETAIL"], rows));
     // Invalid skills are rows above; every other warn/error (an unreadable skills.json) goes to stderr.
     const shownAsRows = new Set(report.checks.flatMap((c) => (c.invalid ? [c.invalid.path] : [])));
-    printDiagnostics(io, Boolean(args.quiet), report.diagnostics.filter((d) => d.path === undefined || !shownAsRows.has(d.path)));
+    printDiagnostics(io, Boolean(args.quiet), report.diagnostics.filter((d) => d.path === undefined || !shownAsRows.has(d.path)), true);
     return report.ok ? 0 : 1;
   },
 });
