@@ -112,7 +112,17 @@ export async function buildTarget(t: Target, opts: BuildOptions): Promise<BuildR
       entrypoints,
       // Pinned so embedded paths stay `./cli/entry.ts`, `./core/workers/…` whatever the entry set.
       root: join(opts.root, EMBED_ROOT),
-      compile: { target: t.bun, outfile: binary, autoloadDotenv: false, autoloadBunfig: false },
+      // Nothing of the cwd is read at start (issue 9 §2.4): no .env, no bunfig.toml preload, no
+      // tsconfig.json or package.json (Bun's defaults for those two, pinned). core/context.ts
+      // trusts the whole environment of a binary that has LEMON_TARGET defined because of this.
+      compile: {
+        target: t.bun,
+        outfile: binary,
+        autoloadDotenv: false,
+        autoloadBunfig: false,
+        autoloadTsconfig: false,
+        autoloadPackageJson: false,
+      },
       // ESM + bytecode: CommonJS bytecode freezes import.meta.url and rejects top-level await.
       format: "esm",
       bytecode: true,

@@ -6,6 +6,7 @@
 
 const { spawn } = require("node:child_process");
 const fs = require("node:fs");
+const os = require("node:os");
 const path = require("node:path");
 const { candidates, hostFacts } = require("./platform.cjs");
 
@@ -36,7 +37,9 @@ function locate() {
   for (const dir of (process.env.PATH || "").split(path.delimiter).filter(Boolean)) {
     for (const ext of exts) {
       const bun = path.join(dir, `bun${ext}`);
-      if (fs.existsSync(bun) && fs.existsSync(source)) return { cmd: bun, args: [source] };
+      // As the bin's shebang: never the cwd's .env, bunfig.toml (preload) or tsconfig.json (paths).
+      const flags = ["--no-env-file", `--config=${os.devNull}`, `--tsconfig-override=${os.devNull}`];
+      if (fs.existsSync(bun) && fs.existsSync(source)) return { cmd: bun, args: [...flags, source] };
     }
   }
   tried.push("bun on PATH (not found)");

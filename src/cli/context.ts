@@ -5,11 +5,12 @@
 import { createLemon, type Lemon } from "../core/index.ts";
 import type { CliIo } from "./io.ts";
 import { parseToolsFlag } from "./args.ts";
+import { projectDir } from "./project-dir.ts";
 
 export function cliLemon(io: CliIo, args: Record<string, unknown>): Lemon {
   const tools = parseToolsFlag(args.tools);
   return createLemon({
-    cwd: typeof args.cwd === "string" && args.cwd !== "" ? args.cwd : io.cwd,
+    cwd: projectDir(io, args),
     env: io.env,
     curator: false,
     ...(tools ? { availableTools: tools } : {}),

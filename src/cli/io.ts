@@ -2,25 +2,69 @@
  * @module cli/io
  * The streams and process facts a CLI run may touch, so tests run the CLI in-process.
  */
+import { processEnv } from "../core/context.ts";
 
 export interface CliIo {
   out(text: string): void;
   err(text: string): void;
   env: Record<string, string | undefined>;
-  cwd: string;
+  /** The process's working directory; null when it has been removed (only `--cwd` can help). */
+  cwd: string | null;
   stdoutIsTTY: boolean;
   stdinIsTTY: boolean;
   /** Reads one line from the terminal for y/N prompts; null when there is no terminal. */
   readLine?: () => Promise<string | null>;
 }
 
-// Bun's console writes natively; node:fs writeSync and node:tty each cost milliseconds to load at
-// start-up, more than a whole `lemon mcp list`. Text without a final newline (prompts) is rare and
-// goes through the Node stream.
-function write(stream: "stdout" | "stderr", text: string): void {
+/**
+ * A write to stdout or stderr failed (closed pipe, full disk): the run ends with exit 1
+ * (cli.md §1.2) instead of carrying on as if the output had been delivered.
+ */
+export class OutputError extends Error {
+  override readonly name = "OutputError";
+  constructor(
+    readonly stream: "stdout" | "stderr",
+    readonly errno: string,
+  ) {
+    super(`cannot write to ${stream}: ${errno}`);
+  }
+}
+
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * Synchronous, complete and checked: console.log drops write errors, so a full disk or a closed
+ * pipe would still exit 0. node:fs is loaded by the command's own work before anything prints.
+ */
+function writeAll(fd: 1 | 2, text: string): void {
   if (text === "") return;
-  if (text.endsWith("\n")) (stream === "stdout" ? console.log : console.error)(text.slice(0, -1));
-  else process[stream].write(text);
+  const fs = require("node:fs") as typeof import("node:fs");
+  const bytes = Buffer.from(text, "utf8");
+  let done = 0;
+  while (done < bytes.length) {
+    try {
+      done += fs.writeSync(fd, bytes, done);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? "EIO";
+      // A non-blocking pipe that is full: wait for the reader instead of failing the run.
+      if (code === "EAGAIN") Atomics.wait(pause, 0, 0, 1);
+      else throw new OutputError(fd === 1 ? "stdout" : "stderr", code);
+    }
+  }
+}
+
+/** One stream: after its first failure nothing more is attempted on it. */
+function stream(fd: 1 | 2): (text: string) => void {
+  let failed: OutputError | null = null;
+  return (text) => {
+    if (failed) throw failed;
+    try {
+      writeAll(fd, text);
+    } catch (err) {
+      if (err instanceof OutputError) failed = err;
+      throw err;
+    }
+  };
 }
 
 function isatty(fd: number): boolean {
@@ -28,14 +72,22 @@ function isatty(fd: number): boolean {
   return tty.isatty(fd);
 }
 
+function currentDir(): string | null {
+  try {
+    return process.cwd();
+  } catch {
+    return null;
+  }
+}
+
 export function processIo(): CliIo {
   let out: boolean | undefined;
   let inp: boolean | undefined;
   return {
-    out: (t) => write("stdout", t),
-    err: (t) => write("stderr", t),
-    env: process.env,
-    cwd: process.cwd(),
+    out: stream(1),
+    err: stream(2),
+    env: processEnv(),
+    cwd: currentDir(),
     get stdoutIsTTY() {
       return (out ??= isatty(1));
     },

@@ -8,8 +8,8 @@ import { VERSION, TARGET } from "../core/build-info.ts";
 import { commonArgs, parseArgv, type ParsedValues } from "./args.ts";
 import { commands } from "./commands/index.ts";
 import type { LemonCommand } from "./command.ts";
-import { EXIT_OK, EXIT_USAGE, exitCodeFor } from "./exit.ts";
-import type { CliIo } from "./io.ts";
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, exitCodeFor } from "./exit.ts";
+import { OutputError, type CliIo } from "./io.ts";
 import { printJson, renderError } from "./output.ts";
 import { renderCommandUsage, TOP_USAGE } from "./usage.ts";
 import type { ParsedArgs } from "citty";
@@ -131,9 +131,27 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   try {
     return await dispatch(argv, io);
   } catch (err) {
+    if (err instanceof OutputError) return outputFailed(err, io);
     const e = toLemonError(err);
     const usage = e.code === "INVALID_PARAMS" && !wantsJson(argv) ? "run 'lemon --help' for details" : undefined;
-    renderError(e, io, wantsJson(argv), usage);
+    try {
+      renderError(e, io, wantsJson(argv), usage);
+    } catch (failed) {
+      if (!(failed instanceof OutputError)) throw failed;
+      return EXIT_FAILED;
+    }
     return exitCodeFor(e.code);
   }
+}
+
+/** Exit 1; a closed stdout (EPIPE) quietly, anything else with one line on stderr if it still works. */
+function outputFailed(err: OutputError, io: CliIo): number {
+  if (err.stream === "stdout" && err.errno !== "EPIPE") {
+    try {
+      io.err(`error [OPERATION_FAILED]: ${err.message}\n`);
+    } catch {
+      // stderr is gone too: the exit code is all that is left
+    }
+  }
+  return EXIT_FAILED;
 }

@@ -5,6 +5,8 @@
  */
 import { isAbsolute, join, resolve } from "node:path";
 
+declare const LEMON_TARGET: string | undefined;
+
 export type GlobalRootLabel = "agents" | "omp" | "claude" | "codex";
 
 export interface LogEntry {
@@ -18,6 +20,10 @@ export interface ContextOptions {
   home?: string;
   agentDir?: string;
   homeDir?: string;
+  /**
+   * The environment lemon reads (LEMON_*, HOME, …). Default: a snapshot of `process.env` without
+   * the location variables a `.env` in the current directory may have supplied (see processEnv).
+   */
   env?: Record<string, string | undefined>;
   skillRoots?: Partial<Record<GlobalRootLabel, string | null>>;
   availableTools?: string[];
@@ -70,8 +76,87 @@ export function envValue(env: LemonContext["env"], name: string): string | undef
   return v === undefined || v === "" ? undefined : v;
 }
 
+/**
+ * Variables that steer where lemon reads its configuration, skills and MCP servers. A project's
+ * `.env` must never set them: a cloned repository could otherwise move the agent dir or inject
+ * MCP servers (issue 9 §2.4).
+ */
+export function isLocationVariable(name: string): boolean {
+  return name.startsWith("LEMON_") || LOCATION_VARIABLES.has(name);
+}
+
+const LOCATION_VARIABLES = new Set([
+  "HOME",
+  "USERPROFILE",
+  "XDG_CONFIG_HOME",
+  "CODEX_HOME",
+  "CLAUDE_CONFIG_DIR",
+  "COPILOT_HOME",
+]);
+
+/** Largest `.env` whose keys are read; a bigger or unreadable one distrusts every location variable. */
+const DOTENV_MAX_BYTES = 1 << 20;
+
+/**
+ * The names a dotenv file may define, over-approximated (a line of a multi-line value that looks
+ * like an assignment counts too): dropping a variable is safe, trusting an injected one is not.
+ * Null when the file exists but cannot be read as a small regular file.
+ */
+function dotenvKeys(file: string): Set<string> | null {
+  const fs = require("node:fs") as typeof import("node:fs");
+  let st: import("node:fs").Stats;
+  try {
+    st = fs.statSync(file);
+  } catch {
+    return new Set();
+  }
+  if (!st.isFile() || st.size > DOTENV_MAX_BYTES) return null;
+  let text: string;
+  try {
+    text = fs.readFileSync(file, "utf8");
+  } catch {
+    return null;
+  }
+  const keys = new Set<string>();
+  for (const m of text.matchAll(/^[ \t]*(?:export[ \t]+)?([A-Za-z_][A-Za-z0-9_.-]*)[ \t]*[=:]/gm)) keys.add(m[1]!);
+  return keys;
+}
+
+/**
+ * The process environment minus the location variables that Bun may have loaded from the current
+ * directory's `.env` files before lemon ran (`bun agent.ts` in a cloned repository). Bun merges
+ * those files into `process.env` without marking them, so a location variable that any of them
+ * defines is dropped even when the real environment set it too. Nothing is dropped when Bun read
+ * no `.env`: lemon's compiled binary (built with `autoloadDotenv: false`) and a process started
+ * with `--no-env-file` (lemon's bin, `npm run lemon` and the npm launcher).
+ */
+export function processEnv(
+  log: (entry: LogEntry) => void = () => {},
+): Record<string, string | undefined> {
+  const env = { ...process.env };
+  if (typeof LEMON_TARGET === "string" || process.execArgv.includes("--no-env-file")) return env;
+  let cwd: string | null;
+  try {
+    cwd = process.cwd();
+  } catch {
+    cwd = null; // removed since start: its files cannot be checked, so none is trusted
+  }
+  const mode = env.NODE_ENV !== undefined && env.NODE_ENV !== "" ? env.NODE_ENV : "development";
+  for (const name of [".env", `.env.${mode}`, ".env.local", `.env.${mode}.local`]) {
+    const file = cwd === null ? name : join(cwd, name);
+    const keys = cwd === null ? null : dotenvKeys(file);
+    for (const key of Object.keys(env)) {
+      if (!isLocationVariable(key) || (keys !== null && !keys.has(key))) continue;
+      delete env[key];
+      log({ level: "warn", message: `ignoring ${key}: ${file} may have set it, and lemon never reads .env files` });
+    }
+  }
+  return env;
+}
+
 export function createContext(opts: ContextOptions = {}): LemonContext {
-  const env = Object.freeze({ ...(opts.env ?? process.env) });
+  const log = opts.log ?? (() => {});
+  const env = Object.freeze(opts.env !== undefined ? { ...opts.env } : processEnv(log));
   const cwd = resolve(opts.cwd ?? process.cwd());
   const platform = opts.platform ?? process.platform;
   const envHome = platform === "win32" ? (env.USERPROFILE ?? env.HOME) : (env.HOME ?? env.USERPROFILE);
@@ -81,7 +166,6 @@ export function createContext(opts: ContextOptions = {}): LemonContext {
   const home = homeOpt !== undefined ? absolute(homeOpt, cwd, homeDir) : join(homeDir, ".lemon");
   const agentDir = agentOpt !== undefined ? absolute(agentOpt, cwd, homeDir) : join(home, "agent");
   const isolated = homeOpt !== undefined || agentOpt !== undefined;
-  const log = opts.log ?? (() => {});
   const now = opts.now ?? (() => new Date());
   return Object.freeze({
     cwd,

@@ -33,12 +33,14 @@ async function project(): Promise<Sandbox> {
       "LEMON_HOME=/nonexistent-should-be-ignored",
       "LEMON_AGENT_DIR=/nonexistent-should-be-ignored/agent",
       `LEMON_CLAUDE_SKILLS_DIR=${join(box.root, "dotenv-root")}`,
+      `LEMON_MCP_SERVERS='${JSON.stringify([{ name: "dotenv-evil", type: "stdio", command: "evil" }])}'`,
       "",
     ].join("\n"),
   );
   await box.skill(join(box.root, "dotenv-root"), "dotenv-leak");
-  // If bunfig.toml were loaded: its preload throws before lemon runs.
+  // If bunfig.toml were loaded: its preload throws before lemon runs; tsconfig.json paths likewise.
   await box.write(join(box.project, "bunfig.toml"), 'preload = ["./boom.ts"]\n');
+  await box.write(join(box.project, "tsconfig.json"), JSON.stringify({ compilerOptions: { paths: { "*": ["./boom.ts"] } } }));
   await box.write(join(box.project, "boom.ts"), 'throw new Error("bunfig.toml was loaded");\n');
   await box.skill(join(box.project, ".lemon", "skill"), "smoke-project");
   await box.skill(join(box.agentDir, "skill"), "smoke-global");
@@ -95,6 +97,13 @@ describe(`compiled binary (${host.name})`, () => {
     expect(keys).toContain("smoke-global");
     expect(keys).not.toContain("dotenv-leak");
     expect(r.stdout).not.toContain("nonexistent-should-be-ignored");
+  });
+
+  test("mcp list --all ignores LEMON_MCP_SERVERS from .env", async () => {
+    await using box = await project();
+    const r = run(box, ["mcp", "list", "--all", "--json"]);
+    expect(r.code).toBe(0);
+    expect((JSON.parse(r.stdout) as { effective: unknown[] }).effective).toEqual([]);
   });
 
   test("an unknown flag exits 2 with the error line and the usage lines", async () => {

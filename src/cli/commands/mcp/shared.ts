@@ -7,9 +7,10 @@ import { invalidParams } from "../../../core/errors.ts";
 import { createContext, type LemonContext } from "../../../core/context.ts";
 import { createMcpConfig, type McpConfigApi } from "../../../core/mcp/index.ts";
 import type { CliIo } from "../../io.ts";
+import { projectDir } from "../../project-dir.ts";
 
 export function mcpContext(io: CliIo, args: Record<string, unknown>): LemonContext {
-  return createContext({ cwd: typeof args.cwd === "string" && args.cwd !== "" ? args.cwd : io.cwd, env: io.env });
+  return createContext({ cwd: projectDir(io, args), env: io.env });
 }
 
 export function mcpApi(io: CliIo, args: Record<string, unknown>): McpConfigApi {
