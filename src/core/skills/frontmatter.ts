@@ -93,7 +93,9 @@ export async function parseYamlReference(header: string): Promise<Record<string,
   if (err) return MSG.yamlError(firstLine(err.message));
   let value: unknown;
   try {
-    value = doc.toJS({ maxAliasCount: MAX_ALIASES });
+    // yaml counts the anchored node's own resolution as the first pass (and multiplies nested
+    // ones), so 100 aliases of one value are 101 passes: the limit is the contract's plus one.
+    value = doc.toJS({ maxAliasCount: MAX_ALIASES + 1 });
   } catch (e) {
     const msg = (e as Error).message;
     if (/alias/i.test(msg)) return MSG.yamlAliases;

@@ -82,6 +82,16 @@ describe("frontmatter parsing (skills.md §4.1)", () => {
     expect(r.message).toBe("invalid YAML frontmatter: more than 100 aliases");
   });
 
+  test("the alias limit is 100: 100 aliases parse, 101 do not; nested aliases count every pass", async () => {
+    const header = (n: number, anchor = "v") => ["a: &x " + anchor, ...Array.from({ length: n }, (_, i) => `b${i}: *x`)].join("\n");
+    expect(Object.keys((await data(`---\n${header(100)}\n---\nbody\n`)).data)).toHaveLength(101);
+    expect(Object.keys((await data(`---\n${header(100, "[1, 2]")}\n---\nbody\n`)).data)).toHaveLength(101);
+    expect((await failure(`---\n${header(101)}\n---\nbody\n`)).message).toBe("invalid YAML frontmatter: more than 100 aliases");
+    // 10 aliases of a list that itself holds 10 aliases: 110 passes over the anchored values.
+    const nested = ["a: &a [x]", `b: &b [${Array(10).fill("*a").join(", ")}]`, ...Array.from({ length: 10 }, (_, i) => `c${i}: *b`)];
+    expect((await failure(`---\n${nested.join("\n")}\n---\nbody\n`)).message).toBe("invalid YAML frontmatter: more than 100 aliases");
+  });
+
   test("a few aliases are fine", async () => {
     expect((await data("---\nx: &t [a]\ntags: *t\n---\n")).data).toEqual({ x: ["a"], tags: ["a"] });
   });
