@@ -1,6 +1,5 @@
 import { describe, expect, test } from "bun:test";
 import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
-import { hostname } from "node:os";
 import { join } from "node:path";
 import { update } from "../../src/core/fsx/update.ts";
 import { mcpJsonCodec } from "../../src/core/mcp/edit.ts";
@@ -116,7 +115,7 @@ describe("lemon mcp add", () => {
     });
   });
 
-  test("refuses to overwrite an invalid file; a stale lock fails with the owner; a busy file", async () => {
+  test("refuses to overwrite an invalid file; another host's lock fails with the owner; a busy file", async () => {
     await using box = await sandbox();
     await box.write(projectFile(box), '{"servers": [ {"name": "x", "command": "' + SECRET);
     const bad = await box.cli(["mcp", "add", "y", "--stdio", "z"]);
@@ -127,14 +126,14 @@ describe("lemon mcp add", () => {
 
     await writeFile(projectFile(box), '{"servers": []}');
     await mkdir(`${projectFile(box)}.lock`);
-    await writeFile(`${projectFile(box)}.lock/owner.json`, JSON.stringify({ pid: 999999, host: hostname(), started_at: "2026-01-01T00:00:00Z", command: "mcp add" }));
+    await writeFile(`${projectFile(box)}.lock/owner.json`, JSON.stringify({ pid: 999999, host: "other-host", started_at: "2026-01-01T00:00:00Z", command: "mcp add" }));
     const locked = await box.cli(["mcp", "add", "y", "--stdio", "z", "--json"]);
     expect(locked.code).toBe(1);
     expect(locked.json()).toEqual({
       ok: false,
       error: {
         code: "CONFLICT",
-        message: `${projectFile(box)} is locked by pid 999999 on ${hostname()} since 2026-01-01T00:00:00Z (not running); remove ${projectFile(box)}.lock only if no lemon command is writing`,
+        message: `${projectFile(box)} is locked by pid 999999 on other-host since 2026-01-01T00:00:00Z (alive); remove ${projectFile(box)}.lock only if no lemon command is writing`,
       },
     });
     expect(await readFile(projectFile(box), "utf8")).toBe('{"servers": []}');
@@ -146,7 +145,7 @@ describe("lemon mcp add", () => {
     const run = update(projectFile(box), mcpJsonCodec, async (doc) => {
       await writeFile(projectFile(box), '{"servers": [{"name": "sneaky", "command": "x"}]}');
       return { next: { ...doc, servers: [{ name: "mine", command: "y" }] }, result: null };
-    });
+    }, { confineTo: box.project });
     await expect(run).rejects.toThrow(`${projectFile(box)} changed while it was being updated; retry`);
     expect(await read(projectFile(box))).toEqual({ servers: [{ name: "sneaky", command: "x" }] });
   });

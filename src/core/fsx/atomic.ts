@@ -3,15 +3,21 @@
  * Atomic file writes (skills.md §1.3): exclusive 0600 temp file beside the real target, write,
  * fsync, rename, fsync the directory. A symlinked target is written through, keeping the link.
  */
-import { mkdir, open, readlink, realpath, rename, rm } from "node:fs/promises";
+import { mkdir, open, readdir, readlink, realpath, rename, rm } from "node:fs/promises";
 import { lstatSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve, sep } from "node:path";
 import { forbidden } from "../errors.ts";
+import { holdPath, releasePath } from "./cleanup.ts";
+import { pidAlive } from "./pid.ts";
 
 export interface AtomicWriteOptions {
   mode?: number;
-  /** Refuse to write when the resolved target lies outside this (real) directory. */
-  confineTo?: string;
+  /**
+   * The project directory `C` when the file is under `P` (`<C>/.lemon`), else null. Required so
+   * no writer under `P` can forget it: the resolved target must lie inside C's real path
+   * (skills.md §1.3 rule 1), checked before any directory, lock or temp file is created.
+   */
+  confineTo: string | null;
   /** Create missing parent directories with this mode (default 0755). */
   dirMode?: number;
   /**
@@ -25,36 +31,69 @@ export interface AtomicWriteOptions {
  * Hex of random bytes from Web Crypto: importing node:crypto would set up Node's stream classes,
  * ~10 ms at the start of every command that may write a file.
  */
-function randomHex(bytes: number): string {
+export function randomHex(bytes: number): string {
   return Buffer.from(crypto.getRandomValues(new Uint8Array(bytes))).toString("hex");
 }
 
-/** Follows a chain of symlinks at `target` (which may dangle) to the file that should be written. */
-export async function resolveWriteTarget(target: string): Promise<string> {
-  let current = resolve(target);
-  for (let hops = 0; hops < 40; hops++) {
-    let st;
-    try {
-      st = lstatSync(current);
-    } catch {
-      break;
-    }
-    if (!st.isSymbolicLink()) break;
-    const link = await readlink(current);
-    current = isAbsolute(link) ? link : resolve(dirname(current), link);
-  }
-  // Resolve the parent directory's own symlinks so the temp file and rename share one directory.
+/**
+ * The real path `path` has, or would have once created: every existing component's symlinks
+ * resolved, a dangling link followed to where it points, missing components appended. So a
+ * missing `.lemon/cache/` under a `.lemon` symlink resolves to the link's side, not to C's.
+ */
+async function realOrPlanned(path: string, hops = 0): Promise<string> {
+  if (hops > 64) throw Object.assign(new Error(`too many symbolic links: ${path}`), { code: "ELOOP" });
   try {
-    const parent = await realpath(dirname(current));
-    return join(parent, basename(current));
-  } catch {
-    return current;
+    return await realpath(path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
   }
+  const parent = dirname(path);
+  if (parent === path) return path;
+  let link: string | null = null;
+  try {
+    if (lstatSync(path).isSymbolicLink()) link = await readlink(path);
+  } catch {
+    // Missing: appended to its parent's real path below.
+  }
+  const realParent = await realOrPlanned(parent, hops + 1);
+  if (link === null) return join(realParent, basename(path));
+  return realOrPlanned(isAbsolute(link) ? link : resolve(realParent, link), hops + 1);
+}
+
+/** The file a write of `target` changes: its symlinks (the file's and its directories') resolved. */
+export async function resolveWriteTarget(target: string): Promise<string> {
+  return realOrPlanned(resolve(target));
+}
+
+/** `resolveWriteTarget`, refusing (FORBIDDEN) a real path outside `confineTo`'s real path. */
+export async function confinedTarget(target: string, confineTo: string | null): Promise<string> {
+  const real = await resolveWriteTarget(target);
+  if (confineTo !== null && !isInside(real, await realOrPlanned(resolve(confineTo)))) {
+    throw forbidden(`refusing to write through symlink: ${target}`);
+  }
+  return real;
 }
 
 export function isInside(child: string, parent: string): boolean {
   const p = parent.endsWith(sep) ? parent : parent + sep;
   return child === parent || child.startsWith(p);
+}
+
+/** Removes `.<base>.tmp-<pid>-*` files beside a target whose writing process is gone. */
+async function removeDeadTemps(dir: string, base: string): Promise<void> {
+  const prefix = `.${base}.tmp-`;
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!name.startsWith(prefix)) continue;
+    const pid = Number(name.slice(prefix.length).split("-")[0]);
+    if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid || pidAlive(pid)) continue;
+    await rm(join(dir, name), { force: true });
+  }
 }
 
 async function fsyncDir(dir: string): Promise<void> {
@@ -90,21 +129,14 @@ async function renameWithRetry(from: string, to: string): Promise<void> {
 export async function writeFileAtomic(
   target: string,
   data: string | Uint8Array,
-  opts: AtomicWriteOptions = {},
+  opts: AtomicWriteOptions,
 ): Promise<string> {
-  const real = await resolveWriteTarget(target);
-  if (opts.confineTo !== undefined) {
-    let root = opts.confineTo;
-    try {
-      root = await realpath(root);
-    } catch {
-      // A root that does not exist yet cannot contain the target's real path either.
-    }
-    if (!isInside(real, root)) throw forbidden(`refusing to write through symlink: ${target}`);
-  }
+  const real = await confinedTarget(target, opts.confineTo);
   const dir = dirname(real);
   await mkdir(dir, { recursive: true, mode: opts.dirMode ?? 0o755 });
+  await removeDeadTemps(dir, basename(real));
   const tmp = join(dir, `.${basename(real)}.tmp-${process.pid}-${randomHex(6)}`);
+  holdPath(tmp, "file");
   try {
     const fh = await open(tmp, "wx", opts.mode ?? 0o600);
     try {
@@ -117,6 +149,8 @@ export async function writeFileAtomic(
   } catch (err) {
     await rm(tmp, { force: true });
     throw err;
+  } finally {
+    releasePath(tmp);
   }
   if (opts.sync !== false) await fsyncDir(dir);
   return real;

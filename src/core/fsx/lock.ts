@@ -1,13 +1,16 @@
 /**
  * @module fsx/lock
- * `<file>.lock/` lock directories with an owner record (skills.md §1.3). A stale lock is reported,
- * never broken: the message says whether the owner is alive and how to remove it.
+ * `<file>.lock/` lock directories with an owner record (skills.md §1.3 rule 2). A lock whose
+ * owner is gone (same host, pid not running or reused) is stale and recovered; a lock of a live
+ * owner or of another host is never taken, and the CONFLICT message says which it is.
  */
 import { hostname } from "node:os";
-import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { conflict } from "../errors.ts";
-import { isoSeconds } from "./atomic.ts";
+import { isoSeconds, randomHex } from "./atomic.ts";
+import { holdPath, isHeld, releasePath } from "./cleanup.ts";
+import { pidAlive, pidReusedSince } from "./pid.ts";
 
 export interface LockOwner {
   pid: number;
@@ -32,15 +35,6 @@ export interface FileLock extends AsyncDisposable {
 // Writers of one file inside one process queue here instead of spinning on mkdir.
 const queues = new Map<string, Promise<void>>();
 
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 async function readOwner(lockDir: string): Promise<LockOwner | null> {
   try {
     const raw: unknown = JSON.parse(await readFile(`${lockDir}/owner.json`, "utf8"));
@@ -54,32 +48,93 @@ async function readOwner(lockDir: string): Promise<LockOwner | null> {
       };
     }
   } catch {
-    // Owner record missing or torn: reported as unknown below.
+    // Owner record missing or torn (a writer between mkdir and its write): never judged stale.
   }
   return null;
 }
 
-export async function lockedMessage(file: string): Promise<string> {
-  const owner = await readOwner(`${file}.lock`);
-  const host = hostname();
-  const pid = owner?.pid ?? -1;
-  const ownerHost = owner?.host ?? "unknown";
-  const since = owner?.started_at ?? "unknown";
-  const alive = owner && ownerHost === host && pid > 0 ? (pidAlive(pid) ? "alive" : "not running") : "alive";
-  return `${file} is locked by pid ${pid} on ${ownerHost} since ${since} (${alive}); remove ${file}.lock only if no lemon command is writing`;
+type OwnerState = "alive" | "not running" | "reused" | "unknown";
+
+/** Whether a recorded owner still holds its lock, as far as this host can tell. */
+function ownerState(owner: LockOwner | null, lockDir: string): OwnerState {
+  if (owner === null || owner.pid <= 0 || owner.host !== hostname()) return "unknown";
+  if (owner.pid === process.pid && isHeld(lockDir)) return "alive";
+  if (!pidAlive(owner.pid)) return "not running";
+  return pidReusedSince(owner.pid, owner.started_at) ? "reused" : "alive";
 }
 
-async function tryAcquire(file: string, owner: LockOwner): Promise<boolean> {
-  const lockDir = `${file}.lock`;
-  await mkdir(dirname(file), { recursive: true });
+const isStale = (state: OwnerState) => state === "not running" || state === "reused";
+
+function lockedMessage(file: string, owner: LockOwner | null, state: OwnerState): string {
+  const pid = owner?.pid ?? -1;
+  const host = owner?.host ?? "unknown";
+  const since = owner?.started_at ?? "unknown";
+  // Another host's pid cannot be checked from here: it counts as alive, like an unreadable record.
+  const alive = isStale(state) ? "not running" : "alive";
+  return (
+    `${file} is locked by pid ${pid} on ${host} since ${since} (${alive}); ` +
+    `remove ${file}.lock only if no lemon command is writing`
+  );
+}
+
+function sameOwner(a: LockOwner | null, b: LockOwner): boolean {
+  return a !== null && a.pid === b.pid && a.host === b.host && a.started_at === b.started_at;
+}
+
+/**
+ * Moves a stale lock aside and removes it. Of two writers that both judged it stale only one
+ * rename succeeds; the other sees ENOENT and goes back to mkdir, where again only one wins. The
+ * record is read again after the rename: if a fresh owner took the lock between our read and
+ * our rename, its lock is put back.
+ */
+async function breakStale(lockDir: string, stale: LockOwner): Promise<boolean> {
+  const aside = `${lockDir}.stale-${randomHex(6)}`;
   try {
-    await mkdir(lockDir);
+    await rename(lockDir, aside);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "EEXIST") return false;
+    // Gone: another writer recovered it first. Anything else (a read-only directory): the
+    // lock stays, and the CONFLICT names its owner as not running.
+    return (err as NodeJS.ErrnoException).code === "ENOENT";
+  }
+  if (!sameOwner(await readOwner(aside), stale)) {
+    try {
+      await rename(aside, lockDir);
+      return true;
+    } catch {
+      // A third writer made a new lock meanwhile; the displaced one is gone either way.
+    }
+  }
+  await rm(aside, { recursive: true, force: true });
+  return true;
+}
+
+type Attempt = { ok: true } | { ok: false; owner: LockOwner | null; state: OwnerState };
+
+async function tryAcquire(file: string, owner: LockOwner): Promise<Attempt> {
+  const lockDir = `${file}.lock`;
+  await mkdir(dirname(file), { recursive: true, mode: 0o755 });
+  for (let breaks = 0; ; breaks++) {
+    try {
+      await mkdir(lockDir, { mode: 0o755 });
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+    }
+    const current = await readOwner(lockDir);
+    const state = ownerState(current, lockDir);
+    if (current === null || !isStale(state) || breaks >= 3 || !(await breakStale(lockDir, current))) {
+      return { ok: false, owner: current, state };
+    }
+  }
+  holdPath(lockDir, "dir");
+  try {
+    await writeFile(`${lockDir}/owner.json`, JSON.stringify(owner) + "\n", { mode: 0o600 });
+  } catch (err) {
+    await rm(lockDir, { recursive: true, force: true });
+    releasePath(lockDir);
     throw err;
   }
-  await writeFile(`${lockDir}/owner.json`, JSON.stringify(owner) + "\n", { mode: 0o600 });
-  return true;
+  return { ok: true };
 }
 
 /** Takes `<file>.lock/`; fails with CONFLICT naming the owner after the timeout. */
@@ -97,11 +152,14 @@ export async function acquireLock(file: string, opts: LockOptions = {}): Promise
     started_at: isoSeconds((opts.now ?? (() => new Date()))()),
     command: opts.command ?? "lemon",
   };
+  const lockDir = `${file}.lock`;
   const deadline = Date.now() + (opts.timeoutMs ?? 2000);
   let delay = 10;
   try {
-    while (!(await tryAcquire(file, owner))) {
-      if (Date.now() >= deadline) throw conflict(await lockedMessage(file));
+    for (;;) {
+      const attempt = await tryAcquire(file, owner);
+      if (attempt.ok) break;
+      if (Date.now() >= deadline) throw conflict(lockedMessage(file, attempt.owner, attempt.state));
       await Bun.sleep(delay + Math.floor(Math.random() * delay));
       delay = Math.min(delay * 2, 200);
     }
@@ -116,11 +174,12 @@ export async function acquireLock(file: string, opts: LockOptions = {}): Promise
     if (released) return;
     released = true;
     try {
-      await rm(`${file}.lock`, { recursive: true, force: true });
+      await rm(lockDir, { recursive: true, force: true });
     } finally {
+      releasePath(lockDir);
       releaseQueue();
       if (queues.get(file) === tail) queues.delete(file);
     }
   };
-  return { path: `${file}.lock`, release, [Symbol.asyncDispose]: release };
+  return { path: lockDir, release, [Symbol.asyncDispose]: release };
 }

@@ -6,7 +6,7 @@
 import { readFile } from "node:fs/promises";
 import type { TSchema, Static } from "@sinclair/typebox";
 import { conflict } from "../errors.ts";
-import { formatJson, resolveWriteTarget, writeFileAtomic } from "./atomic.ts";
+import { confinedTarget, formatJson, writeFileAtomic } from "./atomic.ts";
 import { acquireLock } from "./lock.ts";
 import { checkSchema } from "../schema/check.ts";
 
@@ -38,7 +38,8 @@ export function jsonCodec<S extends TSchema>(schema: S, empty: () => Static<S>):
 export interface UpdateOptions {
   command?: string;
   lockTimeoutMs?: number;
-  confineTo?: string;
+  /** `C` for a file under `P`, else null: see `AtomicWriteOptions.confineTo`. Also confines the lock. */
+  confineTo: string | null;
   mode?: number;
   now?: () => Date;
 }
@@ -69,9 +70,10 @@ export async function update<T, R>(
   file: string,
   codec: Codec<T>,
   change: (current: T) => Change<T, R> | Promise<Change<T, R>>,
-  opts: UpdateOptions = {},
+  opts: UpdateOptions,
 ): Promise<R> {
-  const real = await resolveWriteTarget(file);
+  // Before the lock: its directory must not be created through a symlink leaving C either.
+  const real = await confinedTarget(file, opts.confineTo);
   const lock = await acquireLock(real, {
     command: opts.command ?? "lemon",
     ...(opts.lockTimeoutMs !== undefined ? { timeoutMs: opts.lockTimeoutMs } : {}),
@@ -93,10 +95,7 @@ export async function update<T, R>(
     const now = await readBytes(real);
     const same = before === null ? now === null : now !== null && Buffer.compare(before, now) === 0;
     if (!same) throw conflict(`${file} changed while it was being updated; retry`);
-    await writeFileAtomic(real, codec.serialize(next), {
-      mode: opts.mode ?? 0o600,
-      ...(opts.confineTo !== undefined ? { confineTo: opts.confineTo } : {}),
-    });
+    await writeFileAtomic(real, codec.serialize(next), { mode: opts.mode ?? 0o600, confineTo: opts.confineTo });
     return result;
   } finally {
     await lock.release();

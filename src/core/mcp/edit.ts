@@ -102,7 +102,7 @@ export function targetFile(ctx: LemonContext, opts: TargetOptions): { scope: Sco
 
 const writeOpts = (ctx: LemonContext, scope: Scope, command: string) => ({
   command,
-  ...(scope === "project" ? { confineTo: ctx.cwd } : {}),
+  confineTo: scope === "project" ? ctx.cwd : null,
   now: () => ctx.now(),
 });
 

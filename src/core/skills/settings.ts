@@ -121,7 +121,7 @@ export async function setEnabled(ctx: LemonContext, key: string, enabled: boolea
     {
       command: enabled ? "skill enable" : "skill disable",
       now: ctx.now,
-      ...(scope === "project" ? { confineTo: ctx.cwd } : {}),
+      confineTo: scope === "project" ? ctx.cwd : null,
     },
   );
   return { file, changed };

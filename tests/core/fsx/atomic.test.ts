@@ -10,7 +10,7 @@ describe("writeFileAtomic", () => {
   test("creates the file 0600 with parents and leaves no temp file", async () => {
     await using box = await sandbox();
     const file = join(box.root, "a", "b", "state.json");
-    await writeFileAtomic(file, "hello");
+    await writeFileAtomic(file, "hello", { confineTo: null });
     expect(readFileSync(file, "utf8")).toBe("hello");
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(readdirSync(join(box.root, "a", "b"))).toEqual(["state.json"]);
@@ -20,7 +20,7 @@ describe("writeFileAtomic", () => {
     await using box = await sandbox();
     const file = await box.write("x.json", "old");
     const before = statSync(file).ino;
-    await writeFileAtomic(file, "new");
+    await writeFileAtomic(file, "new", { confineTo: null });
     expect(readFileSync(file, "utf8")).toBe("new");
     expect(statSync(file).ino).not.toBe(before);
     expect(readdirSync(box.root).filter((n) => n.includes(".tmp-"))).toEqual([]);
@@ -31,7 +31,7 @@ describe("writeFileAtomic", () => {
     const real = await box.write("real/skills.json", "{}");
     const link = join(box.root, "link.json");
     await symlink(real, link);
-    await writeFileAtomic(link, "[1]");
+    await writeFileAtomic(link, "[1]", { confineTo: null });
     expect(lstatSync(link).isSymbolicLink()).toBe(true);
     expect(await readlink(link)).toBe(real);
     expect(readFileSync(real, "utf8")).toBe("[1]");
@@ -42,10 +42,11 @@ describe("writeFileAtomic", () => {
     const outside = await box.write("outside/secret.json", "{}");
     await mkdir(join(box.project, ".lemon"), { recursive: true });
     await symlink(outside, join(box.project, ".lemon", "skills.json"));
-    const err = await writeFileAtomic(join(box.project, ".lemon", "skills.json"), "{}", { confineTo: box.project }).catch((e) => e);
+    const file = join(box.project, ".lemon", "skills.json");
+    const err = await writeFileAtomic(file, "{}", { confineTo: box.project }).catch((e) => e);
     expect(LemonError.is(err)).toBe(true);
     expect((err as LemonError).code).toBe("FORBIDDEN");
-    expect((err as LemonError).message).toBe(`refusing to write through symlink: ${join(box.project, ".lemon", "skills.json")}`);
+    expect((err as LemonError).message).toBe(`refusing to write through symlink: ${file}`);
     expect(readFileSync(outside, "utf8")).toBe("{}");
   });
 
@@ -55,7 +56,7 @@ describe("writeFileAtomic", () => {
       await using box = await sandbox();
       const dir = join(box.root, "target");
       await mkdir(join(dir, "inner"), { recursive: true });
-      await expect(writeFileAtomic(dir, "x")).rejects.toThrow();
+      await expect(writeFileAtomic(dir, "x", { confineTo: null })).rejects.toThrow();
       expect(readdirSync(box.root).filter((n) => n.includes(".tmp-"))).toEqual([]);
       expect(statSync(dir).isDirectory()).toBe(true);
       return;
@@ -63,7 +64,7 @@ describe("writeFileAtomic", () => {
     await using box = await sandbox();
     const file = await box.write("ro/file", "keep");
     await chmod(join(box.root, "ro"), 0o500);
-    await expect(writeFileAtomic(file, "x")).rejects.toThrow();
+    await expect(writeFileAtomic(file, "x", { confineTo: null })).rejects.toThrow();
     await chmod(join(box.root, "ro"), 0o700);
     expect(readFileSync(file, "utf8")).toBe("keep");
   });
@@ -78,7 +79,7 @@ describe("writeFileAtomic", () => {
     const target = join(box.root, "made", "here.json");
     await mkdir(join(box.root, "made"));
     await symlink(target, join(box.root, "dangling.json"));
-    await writeFileAtomic(join(box.root, "dangling.json"), "1");
+    await writeFileAtomic(join(box.root, "dangling.json"), "1", { confineTo: null });
     expect(readFileSync(target, "utf8")).toBe("1");
     await writeFile(join(box.root, "unused"), "");
   });

@@ -138,7 +138,7 @@ export class AuditCache {
           for (const [id, rec] of pending) records[id] = { ...unknownFields(records[id]), ...rec };
           return { next: { ...current, version: 1, records }, result: undefined };
         },
-        { command: "lemon skill audit", ...(opts.now ? { now: opts.now } : {}) },
+        { command: "lemon skill audit", confineTo: null, ...(opts.now ? { now: opts.now } : {}) },
       );
     } catch (err) {
       if (!LemonError.is(err) && errnoOf(err) === undefined) throw err;

@@ -49,7 +49,7 @@ export async function writeSnapshotFile(file: string, bytes: Uint8Array): Promis
     // Loaded here: a query against a current snapshot never writes, and the writer pulls in
     // node:fs/promises (with node:events) at start-up otherwise.
     const { writeFileAtomic } = await import("../../fsx/atomic.ts");
-    await writeFileAtomic(file, bytes, { mode: 0o644, sync: false });
+    await writeFileAtomic(file, bytes, { mode: 0o600, sync: false, confineTo: null });
     return null;
   } catch (err) {
     return err instanceof Error ? err.message : String(err);
