@@ -66,6 +66,24 @@ describe("lemon skill lint (skills.md §15.1)", () => {
     expect(r.doc.results.filter((x) => x.valid).map((x) => x.key).sort()).toEqual(["Bad_Key", "long", "multi", "nofm"]);
   });
 
+  test("leniency of skills.md §4.3 item 7 is reported: value_coerced warns, requires.env is unknown_field", async () => {
+    await using box = await sandbox();
+    const dir = join(box.root, "skills");
+    await box.skill(dir, "real", "---\nname: real\ndescription: A skill written the way real ones are.\nversion: 1.10\nrequires:\n  env: [TOKEN]\n---\nbody\n");
+    await box.skill(dir, "empty-req", "---\nname: empty-req\ndescription: A skill whose requires is an empty list.\nrequires: []\n---\nbody\n");
+    const r = await lint(box, dir);
+    expect(r.code).toBe(0);
+    const issues = (key: string) => r.doc.results.find((x) => x.key === key)!.issues.map((i) => [i.code, i.severity, i.message, i.line]);
+    expect(issues("real")).toEqual([
+      ["value_coerced", "warn", 'version: the number 1.10 is taken as the string "1.10"', 4],
+      ["unknown_field", "info", "unknown field 'requires.env'", 5],
+    ]);
+    expect(issues("empty-req")).toEqual([["value_coerced", "warn", "requires: an empty list counts as absent", 4]]);
+    const list = await box.cli(["skill", "list", "--json"], { env: { LEMON_CLAUDE_SKILLS_DIR: dir } });
+    const skills = list.json().skills as { key: string }[];
+    expect(skills.map((s) => s.key)).toEqual(["empty-req", "real"]);
+  });
+
   test("--strict fails on warnings; categories are linted one level down", async () => {
     await using box = await sandbox();
     const dir = join(box.root, "root");

@@ -101,6 +101,9 @@ export const MANIFEST_FIELDS: ReadonlySet<string> = new Set([
   "required_environment_variables", "verification", "references", "prerequisites",
 ]);
 
+/** Keys of `requires` (§4.2); any other is kept without effect and reported by lint (§4.3 item 7). */
+export const REQUIRES_FIELDS: ReadonlySet<string> = new Set(["bins", "config"]);
+
 /** Foreign keys lint does not report as unknown (skills.md §15.1). */
 export const KNOWN_FOREIGN_FIELDS: ReadonlySet<string> = new Set([
   "license", "compatibility", "allowed-tools", "argument-hint", "user-invocable", "metadata",

@@ -13,7 +13,7 @@ const MAX_ALIASES = 100;
 export type FrontmatterKind = "yaml" | "toml" | "none";
 
 export type ParsedSkillFile =
-  | { ok: true; kind: FrontmatterKind; data: Record<string, unknown>; body: string; bodyStartLine: number }
+  | { ok: true; kind: FrontmatterKind; data: Record<string, unknown>; header: string; body: string; bodyStartLine: number }
   | { ok: false; code: "parse_error" | "invalid_utf8" | "file_too_large"; message: string };
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
@@ -130,12 +130,12 @@ export async function parseSkillFile(bytes: Uint8Array): Promise<ParsedSkillFile
 export async function parseSkillText(text: string): Promise<ParsedSkillFile> {
   const split = splitFrontmatter(text);
   if ("error" in split) return { ok: false, code: "parse_error", message: split.error };
-  if (split.kind === "none") return { ok: true, kind: "none", data: {}, body: split.body, bodyStartLine: 1 };
+  if (split.kind === "none") return { ok: true, kind: "none", data: {}, header: "", body: split.body, bodyStartLine: 1 };
   if (Buffer.byteLength(split.header, "utf8") > MAX_HEADER_BYTES)
     return { ok: false, code: "parse_error", message: MSG.headerTooLarge };
   if (split.header.trim() === "")
-    return { ok: true, kind: split.kind, data: {}, body: split.body, bodyStartLine: split.bodyStartLine };
+    return { ok: true, kind: split.kind, data: {}, header: split.header, body: split.body, bodyStartLine: split.bodyStartLine };
   const parsed = split.kind === "yaml" ? await parseYaml(split.header) : await parseToml(split.header);
   if (typeof parsed === "string") return { ok: false, code: "parse_error", message: parsed };
-  return { ok: true, kind: split.kind, data: parsed, body: split.body, bodyStartLine: split.bodyStartLine };
+  return { ok: true, kind: split.kind, data: parsed, header: split.header, body: split.body, bodyStartLine: split.bodyStartLine };
 }

@@ -6,7 +6,7 @@
 import { lstatSync, readdirSync, realpathSync, statSync } from "node:fs";
 import { basename, isAbsolute, join, relative, resolve } from "node:path";
 import { isInside } from "../fsx/atomic.ts";
-import { KNOWN_FOREIGN_FIELDS, MANIFEST_FIELDS } from "../schema/manifest.ts";
+import { KNOWN_FOREIGN_FIELDS, MANIFEST_FIELDS, REQUIRES_FIELDS } from "../schema/manifest.ts";
 import { charCount } from "../text.ts";
 import { MAX_SKILL_FILE_BYTES, parseSkillFile, decodeUtf8 } from "./frontmatter.ts";
 import { buildManifest } from "./manifest.ts";
@@ -111,7 +111,7 @@ export async function lintSkillDir(dir: string, opts: { audit?: LintAuditHook; s
   const text = decodeUtf8(bytes) ?? "";
   const headerLines = text.split(/\r?\n/).slice(1, Math.max(1, parsed.bodyStartLine - 2));
   if (parsed.kind === "none") add("missing_frontmatter", "warn", MSG.lintNoFrontmatter);
-  const built = buildManifest(parsed.data);
+  const built = buildManifest(parsed.data, parsed.header);
   for (const w of built.warnings) add(w.code, w.code === "description_multiline" ? "info" : "warn", w.message, lineOfKey(headerLines, w.code === "description_multiline" ? "description" : w.message.split(/[ :]/)[0]!));
   if (!built.ok) {
     add("invalid_manifest", "error", built.message, lineOfKey(headerLines, built.message.split(/[ .]/)[0]!));
@@ -126,6 +126,11 @@ export async function lintSkillDir(dir: string, opts: { audit?: LintAuditHook; s
   for (const f of Object.keys(built.raw)) {
     if (!MANIFEST_FIELDS.has(f) && !KNOWN_FOREIGN_FIELDS.has(f) && f !== "hermes_requires")
       add("unknown_field", "info", MSG.lintUnknownField(f), lineOfKey(headerLines, f));
+  }
+  const requires = built.raw.requires;
+  if (requires !== null && typeof requires === "object" && !Array.isArray(requires)) {
+    for (const f of Object.keys(requires))
+      if (!REQUIRES_FIELDS.has(f)) add("unknown_field", "info", MSG.lintUnknownField(`requires.${f}`), lineOfKey(headerLines, "requires"));
   }
   const realDir = (() => {
     try {

@@ -117,7 +117,7 @@ async function loadFresh(candidate: SkillCandidate, st: Stats, fp: string): Prom
   const hash = sha256Hex(bytes);
   const parsed = await parseSkillFile(bytes);
   if (!parsed.ok) return invalid(candidate, fp, parsed.code, parsed.message, hash);
-  const built = buildManifest(parsed.data);
+  const built = buildManifest(parsed.data, parsed.header);
   if (!built.ok) return invalid(candidate, fp, "invalid_manifest", built.message, hash);
   return {
     valid: true,

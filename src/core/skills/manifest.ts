@@ -15,7 +15,7 @@ import {
 import { isSafeText, utf8Bytes } from "../text.ts";
 
 export interface ManifestWarning {
-  code: "list_item_dropped" | "description_multiline";
+  code: "list_item_dropped" | "description_multiline" | "value_coerced";
   message: string;
 }
 
@@ -57,6 +57,34 @@ function ensureMap(obj: Obj, key: string): Obj | null {
     return m;
   }
   return isMap(v) ? v : null;
+}
+
+/**
+ * How a number was written: `version: 1.10` parses as 1.1, but the author meant "1.10". The
+ * header's own top-level line holds the text (TOML: before its first table); without a header
+ * (or on a line the scan cannot read) the number's shortest spelling stands in.
+ */
+function numberSource(header: string, key: string, value: number): string {
+  for (const line of header.split(/\r?\n/)) {
+    if (/^\s*\[/.test(line)) break;
+    if (!line.startsWith(key)) continue;
+    const m = /^[ \t]*[:=][ \t]*([^\s#,]+)/.exec(line.slice(key.length));
+    if (m && Number(m[1]!.replace(/_/g, "")) === value) return m[1]!;
+  }
+  return String(value);
+}
+
+/** skills.md §4.3 item 7: what real skills write that the contract reads leniently. */
+function coerce(m: Obj, raw: Record<string, unknown>, header: string, warnings: ManifestWarning[]): void {
+  if (raw.requires === null || (Array.isArray(raw.requires) && raw.requires.length === 0)) {
+    delete m.requires;
+    warnings.push({ code: "value_coerced", message: `requires: ${raw.requires === null ? "null" : "an empty list"} counts as absent` });
+  }
+  if (typeof m.version === "number") {
+    const text = numberSource(header, "version", m.version);
+    warnings.push({ code: "value_coerced", message: `version: the number ${text} is taken as the string "${text}"` });
+    m.version = text;
+  }
 }
 
 function normalise(m: Obj, warnings: ManifestWarning[]): void {
@@ -161,9 +189,14 @@ function validate(m: Obj): string | null {
 
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : []);
 
-export function buildManifest(data: Record<string, unknown>): ManifestResult {
+/**
+ * Normalises and validates a parsed frontmatter mapping (skills.md §4.3–§4.4). `header` is the
+ * frontmatter's text (default none), which a numeric `version` is read back from.
+ */
+export function buildManifest(data: Record<string, unknown>, header = ""): ManifestResult {
   const warnings: ManifestWarning[] = [];
   const m = dropNulls(data) as Obj;
+  coerce(m, data, header, warnings);
   normalise(m, warnings);
   const problem = validate(m);
   if (problem !== null) return { ok: false, message: problem, warnings, raw: m };

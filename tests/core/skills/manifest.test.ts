@@ -143,6 +143,45 @@ describe("normalisation (skills.md §4.3)", () => {
   });
 });
 
+describe("leniency for real skills (skills.md §4.3 item 7)", () => {
+  const coerced = (r: ReturnType<typeof buildManifest>) => r.warnings.filter((w) => w.code === "value_coerced").map((w) => w.message);
+
+  test("requires: [] and requires: null count as absent, each a value_coerced warning", () => {
+    const empty = ok({ requires: [], prerequisites: { commands: ["jq"] } });
+    expect(empty.manifest.requires).toEqual({ bins: ["jq"], config: [] });
+    expect(coerced(empty)).toEqual(["requires: an empty list counts as absent"]);
+    const nul = ok({ requires: null });
+    expect(nul.manifest.requires).toEqual({ bins: [], config: [] });
+    expect(coerced(nul)).toEqual(["requires: null counts as absent"]);
+    expect(fail({ requires: ["git"] })).toBe("requires must be a map");
+  });
+
+  test("a numeric version is taken as its source text", async () => {
+    const { parseSkillText } = await import("../../../src/core/skills/frontmatter.ts");
+    const version = async (text: string) => {
+      const p = await parseSkillText(text);
+      if (!p.ok) throw new Error(p.message);
+      const r = buildManifest(p.data, p.header);
+      if (!r.ok) throw new Error(r.message);
+      return [r.manifest.version, coerced(r)];
+    };
+    expect(await version("---\nversion: 1.10\n---\nbody\n")).toEqual(["1.10", ['version: the number 1.10 is taken as the string "1.10"']]);
+    expect(await version("---\nname: x\nversion: 0.1 # first\n---\nbody\n")).toEqual(["0.1", ['version: the number 0.1 is taken as the string "0.1"']]);
+    expect(await version("---\nversion: 2\n---\nbody\n")).toEqual(["2", ['version: the number 2 is taken as the string "2"']]);
+    expect(await version('+++\nversion = 1.10\n[metadata]\nversion = 3.0\n+++\nbody\n')).toEqual(["1.10", ['version: the number 1.10 is taken as the string "1.10"']]);
+    expect(await version('---\nversion: "1.10"\n---\nbody\n')).toEqual(["1.10", []]);
+    // Without the header text the number's own spelling stands in.
+    expect(ok({ version: 0.5 }).manifest.version).toBe("0.5");
+  });
+
+  test("an unknown key under requires is kept and has no effect", () => {
+    const r = ok({ requires: { env: ["TOKEN"], bins: ["git"] } });
+    expect(r.manifest.requires).toEqual({ bins: ["git"], config: [] });
+    expect(r.manifest.required_environment_variables).toEqual([]);
+    expect(r.raw.requires).toEqual({ env: ["TOKEN"], bins: ["git"] });
+  });
+});
+
 describe("TOML datetimes fail every field", () => {
   test.each(["requires", "metadata", "verification", "name", "tags"])("%s", (field) => {
     const r = buildManifest({ [field]: new Date(0) });
