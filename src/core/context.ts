@@ -4,6 +4,7 @@
  * reads process globals (cwd, env, home directory, platform); everything below it gets them here.
  */
 import { isAbsolute, join, resolve } from "node:path";
+import { checkArg, checkOptions, invalidParams, type ArgKind } from "./errors.ts";
 
 declare const LEMON_TARGET: string | undefined;
 
@@ -154,10 +155,42 @@ export function processEnv(
   return env;
 }
 
-export function createContext(opts: ContextOptions = {}): LemonContext {
+const CONTEXT_FIELDS: Record<string, ArgKind> = {
+  cwd: "string",
+  home: "string",
+  agentDir: "string",
+  homeDir: "string",
+  env: "object",
+  skillRoots: "object",
+  availableTools: "string[]",
+  now: "function",
+  log: "function",
+  platform: "string",
+};
+
+/** The context options as given by any caller; INVALID_PARAMS for a wrong type. */
+function checkContextOptions(opts: unknown, what: string): void {
+  checkOptions(opts, CONTEXT_FIELDS, what);
+  const o = opts as ContextOptions | undefined;
+  for (const [k, v] of Object.entries(o?.env ?? {}))
+    if (v !== undefined) checkArg(v, "string", `${what}: env.${k}`);
+  for (const [k, v] of Object.entries(o?.skillRoots ?? {}))
+    if (v !== undefined && v !== null) checkArg(v, "string", `${what}: skillRoots.${k}`);
+}
+
+function processCwd(): string {
+  try {
+    return process.cwd();
+  } catch {
+    throw invalidParams("the current directory no longer exists; pass the cwd option");
+  }
+}
+
+export function createContext(opts: ContextOptions = {}, what = "createContext"): LemonContext {
+  checkContextOptions(opts, what);
   const log = opts.log ?? (() => {});
   const env = Object.freeze(opts.env !== undefined ? { ...opts.env } : processEnv(log));
-  const cwd = resolve(opts.cwd ?? process.cwd());
+  const cwd = resolve(opts.cwd ?? processCwd());
   const platform = opts.platform ?? process.platform;
   const envHome = platform === "win32" ? (env.USERPROFILE ?? env.HOME) : (env.HOME ?? env.USERPROFILE);
   const homeDir = resolve(opts.homeDir ?? (envHome && envHome !== "" ? envHome : osHome()));
@@ -185,6 +218,7 @@ export function createContext(opts: ContextOptions = {}): LemonContext {
 /** A copy of the context for another project directory. */
 export function withCwd(ctx: LemonContext, cwd: string | undefined): LemonContext {
   if (cwd === undefined) return ctx;
+  checkArg(cwd, "string", "option 'cwd'");
   const abs = absolute(cwd, ctx.cwd, ctx.homeDir);
   return abs === ctx.cwd ? ctx : Object.freeze({ ...ctx, cwd: abs });
 }

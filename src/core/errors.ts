@@ -14,18 +14,6 @@ export type ErrorCode =
   | "TIMEOUT"
   | "OPERATION_FAILED";
 
-export const ERROR_CODES: readonly ErrorCode[] = [
-  "INVALID_REQUEST",
-  "INVALID_PARAMS",
-  "NOT_FOUND",
-  "CONFLICT",
-  "FORBIDDEN",
-  "UNAUTHORIZED",
-  "UNAVAILABLE",
-  "TIMEOUT",
-  "OPERATION_FAILED",
-];
-
 export interface LemonErrorOptions {
   hint?: string;
   /** Redacted structured values only (hashes, reasons, key lists); never raw config or secrets. */
@@ -60,8 +48,6 @@ export const invalidRequest = (message: string, opts?: LemonErrorOptions) =>
 export const notFound = (message: string, opts?: LemonErrorOptions) => new LemonError("NOT_FOUND", message, opts);
 export const conflict = (message: string, opts?: LemonErrorOptions) => new LemonError("CONFLICT", message, opts);
 export const forbidden = (message: string, opts?: LemonErrorOptions) => new LemonError("FORBIDDEN", message, opts);
-export const operationFailed = (message: string, opts?: LemonErrorOptions) =>
-  new LemonError("OPERATION_FAILED", message, opts);
 
 /** Anything thrown becomes a LemonError; unknown failures are OPERATION_FAILED without leaking a stack. */
 export function toLemonError(err: unknown): LemonError {
@@ -74,4 +60,60 @@ export function toLemonError(err: unknown): LemonError {
     return new LemonError("OPERATION_FAILED", msg || "internal error", { cause: err });
   }
   return new LemonError("OPERATION_FAILED", "internal error");
+}
+
+/** What an argument of the public API must be; a list of strings is an enumeration. */
+export type ArgKind =
+  | "string"
+  | "boolean"
+  | "number"
+  | "integer"
+  | "function"
+  | "object"
+  | "array"
+  | "string[]"
+  | readonly string[];
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+function matches(v: unknown, kind: ArgKind): boolean {
+  if (typeof kind !== "string") return typeof v === "string" && kind.includes(v);
+  switch (kind) {
+    case "integer":
+      return Number.isInteger(v);
+    case "object":
+      return isRecord(v);
+    case "array":
+      return Array.isArray(v);
+    case "string[]":
+      return Array.isArray(v) && v.every((x) => typeof x === "string");
+    default:
+      return typeof v === kind;
+  }
+}
+
+function expected(kind: ArgKind): string {
+  if (typeof kind !== "string") return kind.map((k) => `'${k}'`).join(" or ");
+  if (kind === "string[]") return "an array of strings";
+  return `${/^[aeiou]/.test(kind) ? "an" : "a"} ${kind}`;
+}
+
+const got = (v: unknown) => (v === null ? "null" : Array.isArray(v) ? "an array" : typeof v);
+
+/**
+ * Checks one argument of a public function: JavaScript callers (and casts) can pass anything, and
+ * a wrong type must fail as INVALID_PARAMS naming the argument, not as a TypeError deeper down.
+ */
+export function checkArg(v: unknown, kind: ArgKind, what: string): void {
+  if (!matches(v, kind)) throw invalidParams(`${what} must be ${expected(kind)} (got ${got(v)})`);
+}
+
+/** Checks an optional options object and the listed fields of it that are set. */
+export function checkOptions(v: unknown, fields: Record<string, ArgKind>, what: string): void {
+  if (v === undefined) return;
+  if (!isRecord(v)) throw invalidParams(`${what}: options must be an object (got ${got(v)})`);
+  for (const [name, kind] of Object.entries(fields)) {
+    const x = v[name];
+    if (x !== undefined) checkArg(x, kind, `${what}: option '${name}'`);
+  }
 }

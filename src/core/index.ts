@@ -10,6 +10,7 @@ import type { AuditReport } from "./skills/audit/engine.ts";
 import type { SearchResult } from "./skills/search/search.ts";
 import type { McpAppConfig, McpConfigApi } from "./mcp/index.ts";
 import { validateEntries } from "./mcp/validate.ts";
+import { checkArg, checkOptions, toLemonError, type ArgKind } from "./errors.ts";
 
 export interface LemonOptions extends ContextOptions {
   /** The `config.toml` settings as options; a key given here wins over the file. */
@@ -49,19 +50,64 @@ export interface Lemon extends AsyncDisposable {
   close(): Promise<void>;
 }
 
+/**
+ * A public async method: its arguments are checked first (INVALID_PARAMS naming the argument), and
+ * whatever it throws reaches the caller as a LemonError (cli.md §7: every failure is one).
+ */
+function method<A extends unknown[], R>(check: (...args: NoInfer<A>) => void, run: (...args: A) => Promise<R>) {
+  return async (...args: A): Promise<R> => {
+    try {
+      check(...args);
+      return await run(...args);
+    } catch (err) {
+      throw toLemonError(err);
+    }
+  };
+}
+
+const CWD = { cwd: "string" } as const satisfies Record<string, ArgKind>;
+const SCOPE = ["global", "project"] as const;
+const LEMON_FIELDS: Record<string, ArgKind> = { readConfigFile: "boolean", config: "object" };
+
 export function createLemon(options: LemonOptions = {}): Lemon {
-  const context = createContext(options);
+  const context = createContext(options, "createLemon");
+  checkOptions(options, LEMON_FIELDS, "createLemon");
+  if (options.curator !== undefined && options.curator !== false) checkArg(options.curator, "object", "createLemon: option 'curator'");
   const registry = new SkillRegistry(context, options.readConfigFile !== undefined ? { readConfigFile: options.readConfigFile } : {});
+  const key = (what: string) => (k: unknown, o?: unknown) => {
+    checkArg(k, "string", `${what}: key`);
+    checkOptions(o, { ...CWD, refresh: "boolean", global: "boolean" }, what);
+  };
+  const query = (what: string, fields: Record<string, ArgKind>) => (q: unknown, o?: unknown) => {
+    checkArg(q, "string", `${what}: query`);
+    checkOptions(o, { ...CWD, ...fields }, what);
+  };
   const skills: SkillsApi = {
-    list: (o) => registry.list(o),
-    get: (k, o) => registry.get(k, o),
-    status: (k, o) => registry.status(k, o),
-    refresh: (o) => registry.refresh(o),
-    enable: async (k, o) => void (await registry.enable(k, o)),
-    disable: async (k, o) => void (await registry.disable(k, o)),
-    audit: (t, o) => registry.audit(t, o),
-    findRelevant: (q, o) => registry.findRelevant(q, o),
-    search: (q, o) => registry.search(q, o),
+    list: method(
+      (o?: unknown) => checkOptions(o, { ...CWD, refresh: "boolean", all: "boolean", scope: SCOPE }, "skills.list"),
+      (o) => registry.list(o),
+    ),
+    get: method(key("skills.get"), (k, o) => registry.get(k, o)),
+    status: method(key("skills.status"), (k, o) => registry.status(k, o)),
+    refresh: method(
+      (o?: unknown) => checkOptions(o, CWD, "skills.refresh"),
+      (o) => registry.refresh(o),
+    ),
+    enable: method(key("skills.enable"), async (k, o) => void (await registry.enable(k, o))),
+    disable: method(key("skills.disable"), async (k, o) => void (await registry.disable(k, o))),
+    audit: method(
+      (t: unknown, o?: unknown) => {
+        checkArg(t, "string", "skills.audit: target");
+        checkOptions(o, { ...CWD, force: "boolean" }, "skills.audit");
+      },
+      (t, o) => registry.audit(t, o),
+    ),
+    findRelevant: method(query("skills.findRelevant", { refresh: "boolean", maxResults: "number" }), (q, o) =>
+      registry.findRelevant(q, o),
+    ),
+    search: method(query("skills.search", { maxLocal: "number", maxOnline: "number", online: "boolean" }), (q, o) =>
+      registry.search(q, o),
+    ),
   };
   // The MCP configuration code loads on first use, so skill commands never pay for it.
   let mcpConfig: Promise<McpConfigApi> | null = null;
@@ -72,16 +118,50 @@ export function createLemon(options: LemonOptions = {}): Lemon {
         ...(options.readConfigFile !== undefined ? { readConfigFile: options.readConfigFile } : {}),
       }),
     ));
-  const config: McpConfigApi = {
-    list: (async (o?: Parameters<McpConfigApi["list"]>[0]) => (await cfg()).list(o)) as McpConfigApi["list"],
-    add: async (e, o) => (await cfg()).add(e, o),
-    addDetailed: async (e, o) => (await cfg()).addDetailed(e, o),
-    remove: async (n, o) => (await cfg()).remove(n, o),
-    enable: async (n, o) => (await cfg()).enable(n, o),
-    disable: async (n, o) => (await cfg()).disable(n, o),
-    validate: (entries) => validateEntries(entries),
+  const scoped = (what: string, fields: Record<string, ArgKind> = {}) => (o?: unknown) =>
+    checkOptions(o, { ...CWD, global: "boolean", ...fields }, what);
+  const named = (what: string, fields: Record<string, ArgKind> = {}) => (n: unknown, o?: unknown) => {
+    checkArg(n, "string", `${what}: name`);
+    scoped(what, fields)(o);
   };
-  const mcp: McpApi = { config, validate: (entries) => validateEntries(entries) };
+  const validate = (entries: unknown[]) => {
+    try {
+      checkArg(entries, "array", "mcp.validate: entries");
+      return validateEntries(entries);
+    } catch (err) {
+      throw toLemonError(err);
+    }
+  };
+  const config: McpConfigApi = {
+    list: method(scoped("mcp.config.list", { all: "boolean" }), async (o?: Parameters<McpConfigApi["list"]>[0]) =>
+      (await cfg()).list(o),
+    ) as McpConfigApi["list"],
+    add: method(
+      (e: unknown, o?: unknown) => {
+        checkArg(e, "object", "mcp.config.add: entry");
+        scoped("mcp.config.add", { replace: "boolean" })(o);
+      },
+      async (e, o?: Parameters<McpConfigApi["add"]>[1]) => (await cfg()).add(e, o),
+    ),
+    addDetailed: method(
+      (e: unknown, o?: unknown) => {
+        checkArg(e, "object", "mcp.config.add: entry");
+        scoped("mcp.config.add", { replace: "boolean" })(o);
+      },
+      async (e, o?: Parameters<McpConfigApi["add"]>[1]) => (await cfg()).addDetailed(e, o),
+    ),
+    remove: method(named("mcp.config.remove"), async (n: string, o?: Parameters<McpConfigApi["remove"]>[1]) =>
+      (await cfg()).remove(n, o),
+    ),
+    enable: method(named("mcp.config.enable", { force: "boolean" }), async (n: string, o?: Parameters<McpConfigApi["enable"]>[1]) =>
+      (await cfg()).enable(n, o),
+    ),
+    disable: method(named("mcp.config.disable", { force: "boolean" }), async (n: string, o?: Parameters<McpConfigApi["disable"]>[1]) =>
+      (await cfg()).disable(n, o),
+    ),
+    validate,
+  };
+  const mcp: McpApi = { config, validate };
   const close = async () => {
     await registry.close();
   };
@@ -90,8 +170,19 @@ export function createLemon(options: LemonOptions = {}): Lemon {
     mcp,
     skills,
     registry,
-    renderPrompt: (o) => registry.renderPrompt(o),
-    renderRelevant: (e) => registry.renderRelevant(e),
+    renderPrompt: method(
+      (o?: unknown) => checkOptions(o, CWD, "renderPrompt"),
+      (o) => registry.renderPrompt(o),
+    ),
+    renderRelevant: (entries) => {
+      try {
+        checkArg(entries, "array", "renderRelevant: entries");
+        entries.forEach((e, i) => checkArg(e, "object", `renderRelevant: entries[${i}]`));
+        return registry.renderRelevant(entries);
+      } catch (err) {
+        throw toLemonError(err);
+      }
+    },
     close,
     [Symbol.asyncDispose]: close,
   };

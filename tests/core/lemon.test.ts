@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createLemon } from "../../src/core/index.ts";
+import { createLemon, LemonError } from "../../src/core/index.ts";
 import { sandbox } from "../support/sandbox.ts";
 
 describe("createLemon", () => {
@@ -42,5 +42,54 @@ describe("createLemon", () => {
     const listing = await lemon.mcp.config.list();
     expect(listing.servers.map((s) => s.name)).toEqual(["everything"]);
     expect(lemon.mcp.validate([{ name: "bad name!", type: "stdio", command: "x" }]).ok).toBe(false);
+  });
+});
+
+describe("bad input rejects with LemonError INVALID_PARAMS, never a TypeError (cli.md §7, issue 9 §2.15)", () => {
+  /** Runs `f` (sync or async) and returns the code of the LemonError it failed with. */
+  async function codeOf(f: () => unknown): Promise<string> {
+    try {
+      await f();
+    } catch (err) {
+      expect(LemonError.is(err)).toBe(true);
+      expect(err).toBeInstanceOf(LemonError);
+      return (err as LemonError).code;
+    }
+    throw new Error("did not throw");
+  }
+  // Values a JavaScript caller (or a caller past `as`) can hand over.
+  const wild = <T,>(v: unknown): T => v as T;
+
+  test("createLemon options", async () => {
+    for (const options of [{ cwd: 42 }, { env: "x" }, { env: { A: 1 } }, { availableTools: "read" }, { now: 5 }, { log: {} }, { home: [] }, { skillRoots: { claude: 3 } }, "x"])
+      expect([options, await codeOf(() => createLemon(wild(options)))]).toEqual([options, "INVALID_PARAMS"]);
+  });
+
+  test("every method of the instance", async () => {
+    await using box = await sandbox();
+    await using lemon = createLemon({ cwd: box.project, env: box.env });
+    const calls: [string, () => unknown][] = [
+      ["skills.list", () => lemon.skills.list(wild(5))],
+      ["skills.list cwd", () => lemon.skills.list({ cwd: wild(5) })],
+      ["skills.get", () => lemon.skills.get(wild(42))],
+      ["skills.status", () => lemon.skills.status(wild(undefined))],
+      ["skills.refresh", () => lemon.skills.refresh(wild("x"))],
+      ["skills.enable", () => lemon.skills.enable(wild(null))],
+      ["skills.disable", () => lemon.skills.disable("x", wild(7))],
+      ["skills.audit", () => lemon.skills.audit(wild({}))],
+      ["skills.findRelevant", () => lemon.skills.findRelevant(wild(null))],
+      ["skills.findRelevant max", () => lemon.skills.findRelevant("q", { maxResults: wild("3") })],
+      ["skills.search", () => lemon.skills.search(wild(1))],
+      ["mcp.validate", () => lemon.mcp.validate(wild(null))],
+      ["mcp.validate item", () => lemon.mcp.config.validate(wild("abc"))],
+      ["mcp.config.add", () => lemon.mcp.config.add(wild(null))],
+      ["mcp.config.remove", () => lemon.mcp.config.remove(wild(5))],
+      ["mcp.config.enable", () => lemon.mcp.config.enable(wild(undefined))],
+      ["mcp.config.list", () => lemon.mcp.config.list(wild({ cwd: 9 }))],
+      ["renderPrompt", () => lemon.renderPrompt(wild({ cwd: 1 }))],
+      ["renderRelevant", () => lemon.renderRelevant(wild(null))],
+      ["renderRelevant item", () => lemon.renderRelevant(wild([1]))],
+    ];
+    for (const [name, call] of calls) expect([name, await codeOf(call)]).toEqual([name, "INVALID_PARAMS"]);
   });
 });

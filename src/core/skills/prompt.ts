@@ -1,3 +1,4 @@
+/// <reference path="../../types/assets.d.ts" />
 /**
  * @module skills/prompt
  * The stable skill listing and the per-turn relevant block (skills.md §6). Every field is
