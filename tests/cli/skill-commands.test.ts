@@ -192,12 +192,38 @@ describe("browse, inspect, check, enable/disable, prompt", () => {
     expect((await lemon.registry.check(undefined)).diagnostics.filter((d) => d.path === file)).toEqual([]);
   });
 
+  test("enable/disable: unknown keys need --force; enabled is the effective state, with effective_by and a hint", async () => {
+    await using box = await sandbox();
+    await fixture(box);
+    const projectFile = join(box.project, ".lemon/skills.json");
+    const ghost = await box.cli(["skill", "disable", "ghost"]);
+    expect(ghost.code).toBe(1);
+    expect(ghost.stderr).toBe("error [NOT_FOUND]: skill 'ghost' not found; use --force to record it anyway\n");
+    const forced = await box.cli(["skill", "disable", "ghost", "--force", "--json"]);
+    expect(forced.json()).toEqual({ ok: true, key: "ghost", scope: "global", file: join(box.agentDir, "skills.json"), enabled: false, changed: true });
+    // Invalid skills are discovered too.
+    expect((await box.cli(["skill", "disable", "broken"])).code).toBe(0);
+    // The project's file still disables it: the global enable reports the effective state.
+    await box.cli(["skill", "disable", "alpha", "--local"]);
+    const still = await box.cli(["skill", "enable", "alpha", "--json"]);
+    expect(still.json()).toEqual({ ok: true, key: "alpha", scope: "global", file: join(box.agentDir, "skills.json"), enabled: false, changed: false, effective_by: projectFile });
+    const human = await box.cli(["skill", "enable", "alpha"]);
+    expect(human.stderr).toBe(`hint: still disabled by ${projectFile}\n`);
+    // The project's enabled list overrides a global disable.
+    await box.cli(["skill", "disable", "kube"]);
+    await box.cli(["skill", "enable", "kube", "--local"]);
+    const on = await box.cli(["skill", "disable", "kube"]);
+    expect(on.stderr).toBe(`hint: still enabled by ${projectFile}\n`);
+    expect((await box.cli(["skill", "disable", "kube", "--json"])).json()).toMatchObject({ enabled: true, changed: false, effective_by: projectFile });
+    expect((await box.cli(["skill", "disable", "kube", "--local", "--json"])).json()).toEqual({ ok: true, key: "kube", scope: "project", file: projectFile, enabled: false, changed: true });
+  });
+
   test("a project skills.json that is a symlink out of the project is refused", async () => {
     await using box = await sandbox();
     const outside = await box.write("outside.json", "{}");
     await mkdir(join(box.project, ".lemon"), { recursive: true });
     await symlink(outside, join(box.project, ".lemon/skills.json"));
-    const r = await box.cli(["skill", "disable", "x", "--local"]);
+    const r = await box.cli(["skill", "disable", "x", "--local", "--force"]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("error [FORBIDDEN]: refusing to write through symlink:");
   });

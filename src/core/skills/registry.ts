@@ -17,7 +17,6 @@ import type { Manifest } from "../schema/manifest.ts";
 import { notFound } from "../errors.ts";
 import { resolve } from "node:path";
 import type { AuditReport } from "./audit/engine.ts";
-import type { ToggleResult } from "./settings.ts";
 
 // The catalog (scan, SKILL.md parsing, TypeBox), settings, lint and messages load on first use:
 // `findRelevant` against a current snapshot needs none of them, and it runs on every agent turn.
@@ -68,6 +67,32 @@ export const KEY_PATTERN = /^[^/\\\0]+$/;
 export function assertKey(key: string): void {
   if (typeof key !== "string" || key === "" || key === "." || key === ".." || !KEY_PATTERN.test(key) || key.length > 255)
     throw invalidParams(`invalid skill key '${key}'`);
+}
+
+/** Options of `enable` / `disable`. */
+export interface ToggleOptions {
+  /** Project directory (default: the instance's cwd). */
+  cwd?: string;
+  /** Global scope (default true); false writes the project's `skills.json`. */
+  global?: boolean;
+  /**
+   * Refuse a key no root holds with NOT_FOUND (default false: skills.md §3 records it for when the
+   * skill appears). The CLI sets it unless `--force` (cli.md §2.15).
+   */
+  requireDiscovered?: boolean;
+}
+
+/** The result of `enable` / `disable`, as cli.md §2.15's JSON. */
+export interface ToggleResult {
+  key: string;
+  scope: Scope;
+  /** The `skills.json` written (or left unchanged). */
+  file: string;
+  /** The key's effective state after the change, both scopes considered. */
+  enabled: boolean;
+  changed: boolean;
+  /** The other scope's file when it still decides otherwise. */
+  effective_by?: string;
 }
 
 export interface SkillCheck {
@@ -179,16 +204,41 @@ export class SkillRegistry {
     this.#refreshRelevance = true;
   }
 
-  async enable(key: string, opts: { cwd?: string; global?: boolean } = {}): Promise<ToggleResult> {
-    assertKey(key);
-    const { setEnabled } = await settingsModule();
-    return setEnabled(withCwd(this.#ctx, opts.cwd), key, true, opts.global === false ? "project" : "global");
+  /** Removes the key from the scope's disabled list (skills.md §3); see {@link ToggleOptions}. */
+  async enable(key: string, opts: ToggleOptions = {}): Promise<ToggleResult> {
+    return this.#toggle(key, true, opts);
   }
 
-  async disable(key: string, opts: { cwd?: string; global?: boolean } = {}): Promise<ToggleResult> {
+  /** Adds the key to the scope's disabled list (skills.md §3); see {@link ToggleOptions}. */
+  async disable(key: string, opts: ToggleOptions = {}): Promise<ToggleResult> {
+    return this.#toggle(key, false, opts);
+  }
+
+  async #toggle(key: string, enabled: boolean, opts: ToggleOptions): Promise<ToggleResult> {
     assertKey(key);
-    const { setEnabled } = await settingsModule();
-    return setEnabled(withCwd(this.#ctx, opts.cwd), key, false, opts.global === false ? "project" : "global");
+    const ctx = withCwd(this.#ctx, opts.cwd);
+    const scope: Scope = opts.global === false ? "project" : "global";
+    const { discovery } = await this.view({ cwd: opts.cwd });
+    // The scope whose skill the key names decides how a failing-closed file applies to it.
+    const found = [
+      ...discovery.effective.values(),
+      ...discovery.shadowed.map((s) => s.record),
+      ...discovery.invalid,
+    ].filter((r) => r.candidate.key === key);
+    if (found.length === 0 && opts.requireDiscovered === true)
+      throw notFound(`skill '${key}' not found; use --force to record it anyway`);
+    const { setEnabled, readSettings, keyState } = await settingsModule();
+    const write = await setEnabled(ctx, key, enabled, scope);
+    const keyScope = discovery.effective.get(key)?.candidate.root.scope ?? found[0]?.candidate.root.scope ?? "global";
+    const state = keyState(readSettings(ctx), key, keyScope);
+    return {
+      key,
+      scope,
+      file: write.file,
+      enabled: state.enabled,
+      changed: write.changed,
+      ...(state.enabled !== enabled && state.file !== null && state.file !== write.file ? { effective_by: state.file } : {}),
+    };
   }
 
   async renderPrompt(opts: { cwd?: string } = {}): Promise<string> {

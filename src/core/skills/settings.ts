@@ -88,13 +88,14 @@ export function keyState(s: Settings, key: string, scope: Scope): { enabled: boo
 
 const sorted = (xs: Iterable<string>) => [...new Set(xs)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 
-export interface ToggleResult {
+/** What `setEnabled` did to the scope's file. */
+export interface ToggleWrite {
   file: string;
   changed: boolean;
 }
 
 /** Applies enable/disable for one key in one scope (skills.md §3 table). */
-export async function setEnabled(ctx: LemonContext, key: string, enabled: boolean, scope: Scope): Promise<ToggleResult> {
+export async function setEnabled(ctx: LemonContext, key: string, enabled: boolean, scope: Scope): Promise<ToggleWrite> {
   const p = resolvePaths(ctx);
   const file = scope === "global" ? p.global.skillsJson : p.project.skillsJson;
   // An unreadable global file might disable the key: the project then records the override
