@@ -93,6 +93,23 @@ describe("skills.json (skills.md §3)", () => {
     await lemon.close();
   });
 
+  test("a duplicate key or a number that does not round-trip makes skills.json invalid (fails closed)", async () => {
+    await using box = await sandbox();
+    await box.skill(join(box.project, ".lemon/skill"), "s");
+    // A reader sees the first list, a parser keeps the last: neither may decide.
+    const file = await box.write(join(box.agentDir, "skills.json"), '{"disabled":["s"],"disabled":[]}');
+    const lemon = make(box);
+    const dup = await lemon.skills.list();
+    expect(dup.skills[0]!.disabled_by).toBe("invalid_settings");
+    expect(dup.diagnostics.find((x) => x.code === "invalid_settings")!.message).toContain("duplicate key 'disabled'");
+    await box.write(file, '{"version":1e400,"disabled":[]}');
+    const big = await lemon.skills.list({ refresh: true });
+    expect(big.skills[0]!.disabled_by).toBe("invalid_settings");
+    await expect(lemon.skills.enable("s")).rejects.toMatchObject({ code: "CONFLICT" });
+    expect(readFileSync(file, "utf8")).toBe('{"version":1e400,"disabled":[]}');
+    await lemon.close();
+  });
+
   test("a FIFO or a directory as skills.json is invalid too, and never blocks", async () => {
     await using box = await sandbox();
     await box.skill(join(box.project, ".lemon/skill"), "s");
