@@ -45,9 +45,24 @@ const MAX_PRINTED_DIAGNOSTICS = 20;
 export function printDiagnostics(io: CliIo, quiet: boolean, diagnostics: readonly Diagnostic[], withInfo = false): void {
   if (quiet) return;
   const shown = withInfo ? diagnostics : diagnostics.filter((d) => d.level !== "info");
-  for (const d of shown.slice(0, MAX_PRINTED_DIAGNOSTICS))
-    io.err(`${d.level}: ${d.path !== undefined ? `${cell(d.path)}: ` : ""}${sanitizeMessage(d.message)}\n`);
+  for (const d of shown.slice(0, MAX_PRINTED_DIAGNOSTICS)) {
+    const where = d.path ?? d.source;
+    io.err(`${d.level}: ${where !== undefined ? `${cell(where)}: ` : ""}${sanitizeMessage(d.message)}\n`);
+  }
   if (shown.length > MAX_PRINTED_DIAGNOSTICS) io.err(`… and ${shown.length - MAX_PRINTED_DIAGNOSTICS} more; see --json\n`);
+}
+
+/**
+ * The empty-listing line: `No skills found.` only when every root was read completely; a root cut
+ * at its scan bound may hold skills past it (cli.md §1.2). True when it was the plain "none".
+ */
+export function printNoSkills(io: CliIo, diagnostics: readonly Diagnostic[]): boolean {
+  if (diagnostics.some((d) => d.code === "scan_limit")) {
+    io.out("No skills listed: a skill root was not scanned completely.\n");
+    return false;
+  }
+  io.out("No skills found.\n");
+  return true;
 }
 
 export function renderError(err: LemonError, io: CliIo, json: boolean, usage?: string): void {

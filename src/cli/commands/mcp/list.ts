@@ -6,7 +6,7 @@
 import type { McpEffectiveListing, McpFileListing } from "../../../core/mcp/index.ts";
 import { defineLemonCommand } from "../../command.ts";
 import type { CliIo } from "../../io.ts";
-import { formatTable, info, printJson } from "../../output.ts";
+import { formatTable, info, printDiagnostics, printJson } from "../../output.ts";
 import { globalArg, mcpApi } from "./shared.ts";
 
 function printFile(io: CliIo, l: McpFileListing, quiet: boolean): void {
@@ -26,7 +26,7 @@ function printFile(io: CliIo, l: McpFileListing, quiet: boolean): void {
         ]),
       ),
     );
-  for (const d of l.diagnostics) info(io, quiet, `${d.level}: ${d.message}`);
+  printDiagnostics(io, quiet, l.diagnostics);
 }
 
 function printAll(io: CliIo, l: McpEffectiveListing, quiet: boolean): void {
@@ -43,7 +43,7 @@ function printAll(io: CliIo, l: McpEffectiveListing, quiet: boolean): void {
         }),
       ),
     );
-  for (const d of l.diagnostics) info(io, quiet, `${d.level}: ${d.message}`);
+  printDiagnostics(io, quiet, l.diagnostics);
 }
 
 export default defineLemonCommand({

@@ -5,7 +5,7 @@
  */
 import { defineLemonCommand } from "../../command.ts";
 import { cliLemon } from "../../context.ts";
-import { info, printJson } from "../../output.ts";
+import { printDiagnostics, printJson } from "../../output.ts";
 import { cell } from "../../../core/text.ts";
 import { auditJson, formatFinding } from "../../../core/skills/audit/index.ts";
 
@@ -22,7 +22,7 @@ export default defineLemonCommand({
     else {
       io.out(`${cell(report.key)}: ${report.verdict} (sha256 ${report.bundleHash})\n`);
       for (const f of report.findings) io.out(`${cell(formatFinding(f))}\n`);
-      for (const d of report.diagnostics) info(io, Boolean(args.quiet), `${d.level}: ${d.path ?? ""}: ${d.message}`);
+      printDiagnostics(io, Boolean(args.quiet), report.diagnostics);
     }
     return report.verdict === "block" ? 1 : 0;
   },

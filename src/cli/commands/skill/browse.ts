@@ -6,7 +6,7 @@ import { defineLemonCommand } from "../../command.ts";
 import { invalidParams } from "../../../core/errors.ts";
 import { isDisplayable } from "../../../core/skills/entry.ts";
 import { cliLemon } from "../../context.ts";
-import { formatTable, printJson, truncate } from "../../output.ts";
+import { formatTable, info, printDiagnostics, printJson, printNoSkills, truncate } from "../../output.ts";
 
 export default defineLemonCommand({
   meta: { name: "browse", description: "Browse skills by activation state" },
@@ -20,7 +20,7 @@ export default defineLemonCommand({
     if (picked > 1) throw invalidParams("use only one of --active, --not-ready, --all");
     const filter = args.active ? "active" : args["not-ready"] ? "not_ready" : args.all ? "all" : "displayable";
     const lemon = cliLemon(io, args);
-    const { skills } = await lemon.skills.list();
+    const { skills, diagnostics } = await lemon.skills.list();
     const shown = skills.filter((e) =>
       filter === "all" ? true : filter === "displayable" ? isDisplayable(e) : e.activation_state === filter && !e.hidden,
     );
@@ -28,9 +28,9 @@ export default defineLemonCommand({
       printJson(io, { ok: true, filter, skills: shown });
       return 0;
     }
+    printDiagnostics(io, Boolean(args.quiet), diagnostics);
     if (shown.length === 0) {
-      io.out("No skills found.\n");
-      io.err("hint: use --all to include disabled and unavailable skills\n");
+      if (printNoSkills(io, diagnostics)) info(io, Boolean(args.quiet), "hint: use --all to include disabled and unavailable skills");
       return 0;
     }
     io.out(

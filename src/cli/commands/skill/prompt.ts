@@ -6,7 +6,7 @@
 import { defineLemonCommand } from "../../command.ts";
 import { toolsArg } from "../../args.ts";
 import { cliLemon } from "../../context.ts";
-import { printJson } from "../../output.ts";
+import { printDiagnostics, printJson } from "../../output.ts";
 import { isDisplayable } from "../../../core/skills/entry.ts";
 
 export default defineLemonCommand({
@@ -17,7 +17,7 @@ export default defineLemonCommand({
   },
   async run({ args, io }) {
     const lemon = cliLemon(io, args);
-    const { skills } = await lemon.skills.list();
+    const { skills, diagnostics } = await lemon.skills.list();
     const listing = await lemon.renderPrompt();
     const query = typeof args.relevant === "string" ? args.relevant : null;
     const relevant = query === null ? null : lemon.renderRelevant(await lemon.skills.findRelevant(query));
@@ -26,6 +26,7 @@ export default defineLemonCommand({
       printJson(io, { ok: true, listing, relevant, listing_count: skills.filter(isDisplayable).length });
       return 0;
     }
+    printDiagnostics(io, Boolean(args.quiet), diagnostics);
     io.out(listing);
     if (relevant !== null) io.out(`\n${relevant}`);
     return 0;
