@@ -4,10 +4,11 @@
  * except the top-level `.git/` and, for drafts, the top-level `.draft_meta.json`; and its
  * deterministic hash (§7.2). Symlinks are never followed and special files are never opened.
  */
-import { createHash } from "node:crypto";
-import { lstat, readdir, readFile, readlink } from "node:fs/promises";
+import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+import { lstat, readdir, readlink } from "node:fs/promises";
 import { join } from "node:path";
-import { invalidRequest } from "../../errors.ts";
+import { conflict, invalidRequest } from "../../errors.ts";
+import { readRegularFile } from "../regular-file.ts";
 
 export type EntryKind = "file" | "symlink" | "special";
 
@@ -20,6 +21,9 @@ export interface BundleEntry {
   depth: number;
   /** Link target text, for symlinks. */
   target?: string;
+  /** Identity of what was listed: a read that finds another file there refuses it. */
+  ino?: number;
+  dev?: number;
 }
 
 export interface BundleProblem {
@@ -109,7 +113,7 @@ export async function enumerateBundle(dir: string, opts: EnumerateOptions = {}):
         entries.push({ rel, kind: "symlink", size: 0, depth, target: await readlink(abs) });
         problems.push({ code: "symlink_not_allowed", detail: rel });
       } else if (st.isFile()) {
-        entries.push({ rel, kind: "file", size: st.size, depth });
+        entries.push({ rel, kind: "file", size: st.size, depth, ino: st.ino, dev: st.dev });
         totalBytes += st.size;
         if (st.size > LIMITS.maxFileBytes)
           problems.push({ code: "bundle_limits_exceeded", detail: `file over 16 MiB: ${rel}` });
@@ -135,7 +139,8 @@ export function assertInstallable(bundle: Bundle): void {
   throw invalidRequest(message, { details: { reasons: bundle.problems.slice(0, 10).map((x) => `${x.code}: ${x.detail}`) } });
 }
 
-export const sha256Hex = (data: string | Uint8Array): string => createHash("sha256").update(data).digest("hex");
+/** The one sha256 of lemon's core, hex. Bun's hasher: node:crypto costs milliseconds to load. */
+export const sha256Hex = (data: string | Uint8Array): string => new Bun.CryptoHasher("sha256").update(data).digest("hex");
 
 /** The hash line of one entry (§7.2); special files, which installs refuse, hash their kind. */
 export function hashLine(entry: BundleEntry, contentHash: string): string {
@@ -149,16 +154,51 @@ export function bundleHashFromLines(lines: string[]): string {
   return sha256Hex(lines.join("\n"));
 }
 
-/** Reads one regular file of the bundle. */
-export function readEntry(bundle: Bundle, entry: BundleEntry): Promise<Buffer> {
-  return readFile(join(bundle.dir, ...entry.rel.split("/")));
+/** A file's bytes (when it fits `maxBytes`) and its sha256; `bytes` null when only hashed. */
+export interface EntryRead {
+  bytes: Uint8Array | null;
+  hash: string;
 }
 
-/** The bundle hash of a skill directory (install.md §7.2). */
+const CHUNK = 1024 * 1024;
+
+/** Hashes a file too large to hold, chunk by chunk, on an already vetted descriptor. */
+function hashDescriptor(fd: number): string {
+  const hasher = new Bun.CryptoHasher("sha256");
+  const buf = Buffer.allocUnsafe(CHUNK);
+  for (let n = readSync(fd, buf, 0, CHUNK, null); n > 0; n = readSync(fd, buf, 0, CHUNK, null)) hasher.update(buf.subarray(0, n));
+  return hasher.digest("hex");
+}
+
+const swapped = (rel: string) => conflict(`${rel} changed while the bundle was read; retry`);
+
+/**
+ * Reads one regular file of the bundle, never blocking and never holding more than `maxBytes`
+ * (default: the §7.1 file limit; larger files are only hashed). The file must still be the one
+ * listed (same inode): a FIFO, a symlink or another file swapped in meanwhile is refused.
+ */
+export function readEntry(bundle: Bundle, entry: BundleEntry, maxBytes: number = LIMITS.maxFileBytes): EntryRead {
+  const path = join(bundle.dir, ...entry.rel.split("/"));
+  const same = (st: { ino: number; dev: number; isFile(): boolean }) =>
+    st.isFile() && (entry.ino === undefined || (st.ino === entry.ino && st.dev === entry.dev));
+  const r = readRegularFile(path, maxBytes);
+  if (r.ok) {
+    if (!same(r.stat)) throw swapped(entry.rel);
+    return { bytes: r.bytes, hash: sha256Hex(r.bytes) };
+  }
+  if (r.problem !== "too_large") throw swapped(entry.rel);
+  const fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  try {
+    if (!same(fstatSync(fd))) throw swapped(entry.rel);
+    return { bytes: null, hash: hashDescriptor(fd) };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The bundle hash of a skill directory (install.md §7.2), computed from its current bytes. */
 export async function computeBundleHash(dir: string, opts: EnumerateOptions = {}): Promise<string> {
   const bundle = await enumerateBundle(dir, opts);
-  const lines = await Promise.all(
-    bundle.entries.map(async (e) => hashLine(e, e.kind === "file" ? sha256Hex(await readEntry(bundle, e)) : "")),
-  );
+  const lines = bundle.entries.map((e) => hashLine(e, e.kind === "file" ? readEntry(bundle, e, CHUNK).hash : ""));
   return bundleHashFromLines(lines);
 }

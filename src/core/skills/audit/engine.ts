@@ -9,9 +9,9 @@ import { basename, resolve } from "node:path";
 import type { Finding, SeverityCounts, Verdict } from "../../schema/finding.ts";
 import type { AuditRecord, LintIssueRecord } from "../../schema/audit-cache.ts";
 import type { Diagnostic } from "../../diagnostics.ts";
-import { invalidRequest, notFound } from "../../errors.ts";
+import { conflict, invalidRequest, notFound } from "../../errors.ts";
 import { isoSeconds } from "../../fsx/atomic.ts";
-import { bundleHashFromLines, enumerateBundle, hashLine, LIMITS, readEntry, sha256Hex, type Bundle } from "./bundle.ts";
+import { bundleHashFromLines, enumerateBundle, hashLine, LIMITS, readEntry, type Bundle, type BundleEntry } from "./bundle.ts";
 import { AuditCache, auditFingerprint, ENGINE_VERSION, type AuditKind } from "./cache.ts";
 import { builtinLint, BUILTIN_LINT_VERSION, lintFindings, lintRecords, type LintHook } from "./lint-bridge.ts";
 import { severityRank } from "./rules/types.ts";
@@ -96,29 +96,50 @@ export function formatFinding(f: Finding): string {
 
 interface Loaded {
   bundle: Bundle;
+  /** Bytes kept from hashing (within KEEP_BYTES); other files are read again to be scanned. */
   bytes: Map<string, Uint8Array>;
+  hashes: Map<string, string>;
   bundleHash: string;
 }
 
-async function load(dir: string, kind: AuditKind): Promise<Loaded> {
-  const bundle = await enumerateBundle(dir, { kind });
+/**
+ * What the hashing pass keeps for the scan. A cache hit needs no bytes at all, so a large bundle
+ * is read twice rather than held whole (the second read must hash the same).
+ */
+const KEEP_BYTES = 8 * 1024 * 1024;
+
+function load(bundle: Bundle): Loaded {
   const bytes = new Map<string, Uint8Array>();
-  const lines = await Promise.all(
-    bundle.entries.map(async (e) => {
-      if (e.kind !== "file") return hashLine(e, "");
-      const b = await readEntry(bundle, e);
-      bytes.set(e.rel, b);
-      return hashLine(e, sha256Hex(b));
-    }),
-  );
-  return { bundle, bytes, bundleHash: bundleHashFromLines(lines) };
+  const hashes = new Map<string, string>();
+  let kept = 0;
+  const lines = bundle.entries.map((e) => {
+    if (e.kind !== "file") return hashLine(e, "");
+    const r = readEntry(bundle, e);
+    hashes.set(e.rel, r.hash);
+    if (r.bytes !== null && (e.rel === "SKILL.md" || kept + r.bytes.length <= KEEP_BYTES)) {
+      bytes.set(e.rel, r.bytes);
+      kept += r.bytes.length;
+    }
+    return hashLine(e, r.hash);
+  });
+  return { bundle, bytes, hashes, bundleHash: bundleHashFromLines(lines) };
+}
+
+/** The bytes of a file for the scan: kept from hashing, or read again (null when over 16 MiB). */
+function bytesOf(loaded: Loaded, e: BundleEntry): Uint8Array | null {
+  const kept = loaded.bytes.get(e.rel);
+  if (kept !== undefined) return kept;
+  const r = readEntry(loaded.bundle, e);
+  if (r.hash !== loaded.hashes.get(e.rel)) throw conflict(`${e.rel} changed while the bundle was audited; retry`);
+  return r.bytes;
 }
 
 async function analyze(loaded: Loaded, dir: string, opts: AuditOptions): Promise<{ findings: Finding[]; lintValid: boolean; lintIssues: LintIssueRecord[] }> {
   const findings: Finding[] = bundleStructure(loaded.bundle);
   for (const e of loaded.bundle.entries) {
-    const b = loaded.bytes.get(e.rel);
-    if (b === undefined) continue;
+    if (e.kind !== "file") continue;
+    const b = bytesOf(loaded, e);
+    if (b === null) continue;
     const text = asText(b);
     findings.push(...fileStructure(e, b, text !== null));
     if (text !== null) findings.push(...scanText(e.rel, text));
@@ -163,7 +184,7 @@ export async function auditBundle(dir: string, opts: AuditOptions = {}): Promise
   if (!st.isDirectory()) throw invalidRequest(`not a skill directory: ${path}`);
   const kind = opts.kind ?? "skill";
   const key = opts.key ?? basename(path);
-  const loaded = await load(path, kind);
+  const loaded = load(await enumerateBundle(path, { kind }));
   const fingerprint = auditFingerprint(loaded.bundleHash, opts.lint === false ? 0 : (opts.lintVersion ?? BUILTIN_LINT_VERSION));
   const own = opts.cache === undefined && opts.cacheFile !== undefined;
   const cache = opts.cache ?? (opts.cacheFile !== undefined ? await AuditCache.open(opts.cacheFile, nowOpt(opts)) : undefined);
