@@ -81,7 +81,7 @@ describe("README", () => {
     const r = Bun.spawnSync([process.execPath, join(dir, "embed.ts")], { cwd: dir, env: box.env });
     expect(r.stderr.toString()).toBe("");
     expect(JSON.parse(r.stdout.toString())).toEqual({ n: 3, d: 0, ready: true, prompt: true, hint: true, top: "bun-file-io", verdict: "pass", mcp: 1 });
-    writeFileSync(join(dir, "mcp.ts"), mcp + "\nconsole.log(JSON.stringify({ names: effective.map((s) => s.name), d: diagnostics.length, v: mcp.validate([{ name: 'x', url: 'ftp://nope' }]) }));\n");
+    writeFileSync(join(dir, "mcp.ts"), mcp + "\nconsole.log(JSON.stringify({ names: effective.map((s) => s.name), d: diagnostics.length, v: validate([{ name: 'x', url: 'ftp://nope' }]) }));\n");
     const m = Bun.spawnSync([process.execPath, join(dir, "mcp.ts")], { cwd: dir, env: box.env });
     expect(m.stderr.toString()).toBe("");
     expect(JSON.parse(m.stdout.toString())).toEqual({

@@ -8,7 +8,7 @@ import type { SkillEntry } from "./skills/entry.ts";
 import { SkillRegistry } from "./skills/registry.ts";
 import type { AuditReport } from "./skills/audit/engine.ts";
 import type { SearchResult } from "./skills/search/search.ts";
-import type { McpAppConfig, McpConfigApi } from "./mcp/index.ts";
+import type { McpAppConfig, McpConfigApi, ValidateResult } from "./mcp/index.ts";
 import { validateEntries } from "./mcp/validate.ts";
 import { checkArg, checkOptions, toLemonError, type ArgKind } from "./errors.ts";
 
@@ -36,7 +36,8 @@ export interface SkillsApi {
 export interface McpApi {
   /** lemon's own `mcp.json` files plus the imports from other tools (mcp.md §1–§4). */
   readonly config: McpConfigApi;
-  validate: McpConfigApi["validate"];
+  /** Every entry's first mcp.md §3.4 problem, or the normalised entries. */
+  validate(entries: unknown[]): ValidateResult;
 }
 
 export interface Lemon extends AsyncDisposable {
@@ -159,7 +160,6 @@ export function createLemon(options: LemonOptions = {}): Lemon {
     disable: method(named("mcp.config.disable", { force: "boolean" }), async (n: string, o?: Parameters<McpConfigApi["disable"]>[1]) =>
       (await cfg()).disable(n, o),
     ),
-    validate,
   };
   const mcp: McpApi = { config, validate };
   const close = async () => {

@@ -81,7 +81,7 @@ describe("bad input rejects with LemonError INVALID_PARAMS, never a TypeError (c
       ["skills.findRelevant max", () => lemon.skills.findRelevant("q", { maxResults: wild("3") })],
       ["skills.search", () => lemon.skills.search(wild(1))],
       ["mcp.validate", () => lemon.mcp.validate(wild(null))],
-      ["mcp.validate item", () => lemon.mcp.config.validate(wild("abc"))],
+      ["mcp.validate item", () => lemon.mcp.validate(wild("abc"))],
       ["mcp.config.add", () => lemon.mcp.config.add(wild(null))],
       ["mcp.config.remove", () => lemon.mcp.config.remove(wild(5))],
       ["mcp.config.enable", () => lemon.mcp.config.enable(wild(undefined))],

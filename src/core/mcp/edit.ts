@@ -8,14 +8,13 @@ import type { LemonContext } from "../context.ts";
 import { conflict, invalidParams, notFound } from "../errors.ts";
 import { formatJson } from "../fsx/atomic.ts";
 import { update, type Change, type Codec } from "../fsx/update.ts";
-import { parseJson } from "../json.ts";
 import { scopePathsFor, type Scope } from "../paths.ts";
-import { checkSchema } from "../schema/check.ts";
-import { emptyMcpJson, McpJson } from "../schema/mcp-json.ts";
+import type { McpJson } from "../schema/mcp-json.ts";
+import { shapeProblem } from "./lemon-sources.ts";
 import { isValidServerName, NAME_MESSAGE } from "./names.ts";
-import { MAX_CONFIG_BYTES } from "./read.ts";
+import { MAX_CONFIG_BYTES, parseJsonText } from "./read.ts";
 import type { McpServerConfig, ServerView } from "./types.ts";
-import { inferTransport, isObject, KNOWN_FIELDS, normalizeEntry, validateEntry } from "./validate.ts";
+import { ENTRY_FIELDS, inferTransport, isObject, KNOWN_FIELDS, normalizeEntry, validateEntry } from "./validate.ts";
 import { serverView } from "./view.ts";
 
 /**
@@ -24,13 +23,14 @@ import { serverView } from "./view.ts";
  * failure's message is the reason `update()` puts into `refusing to overwrite invalid <file>: …`.
  */
 export const mcpJsonCodec: Codec<McpJson> = {
-  empty: emptyMcpJson,
+  empty: () => ({ servers: [] }),
   parse(text) {
     if (Buffer.byteLength(text) > MAX_CONFIG_BYTES) throw new Error(`file exceeds ${MAX_CONFIG_BYTES} bytes`);
-    const raw = parseJson(text);
-    const problem = checkSchema(McpJson, raw);
+    const parsed = parseJsonText(text);
+    if (!parsed.ok) throw new Error(parsed.reason);
+    const problem = shapeProblem("file", parsed.value);
     if (problem !== null) throw new Error(problem);
-    return raw as McpJson;
+    return parsed.value as McpJson;
   },
   serialize: (v) => formatJson(v),
 };
@@ -39,17 +39,10 @@ const codec = mcpJsonCodec;
 /** Unknown (extension) fields of an old entry survive a replace. */
 const isKnown = (k: string) => KNOWN_FIELDS.has(k) || KNOWN_FIELDS.has(k.replace(/-/g, "_"));
 
-/** Canonical key order for entries lemon writes. */
-const ORDER = [
-  "name", "type", "enabled", "command", "args", "env", "env_vars", "cwd", "url", "headers", "oauth",
-  "persist_oauth_tokens", "oauth_token_secret", "approval", "tool_approvals", "allow_tools", "block_tools",
-  "allow_resources", "block_resources", "allow_prompts", "block_prompts", "timeout_ms", "tool_timeout_ms",
-  "ready_timeout_ms", "sampling",
-];
-
+/** The schema's field order first, extension fields after, as written. */
 function ordered(e: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const k of ORDER) if (e[k] !== undefined) out[k] = e[k];
+  for (const k of ENTRY_FIELDS) if (e[k] !== undefined) out[k] = e[k];
   for (const [k, v] of Object.entries(e)) if (!(k in out) && v !== undefined) out[k] = v;
   return out;
 }

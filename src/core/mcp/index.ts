@@ -13,7 +13,7 @@ import { readLemonFile, rawEntries } from "./lemon-sources.ts";
 import { isValidServerName, NAME_MESSAGE } from "./names.ts";
 import type { McpConfigOptions } from "./settings.ts";
 import type { McpServerConfig, ServerView } from "./types.ts";
-import { validateEntries, validateEntry, type ValidateResult } from "./validate.ts";
+import { validateEntry } from "./validate.ts";
 import { serverView } from "./view.ts";
 
 export type { McpServerConfig, ServerView, Transport, Approval, SourcedServer } from "./types.ts";
@@ -22,7 +22,8 @@ export type { McpAppConfig } from "./app-config.ts";
 export type { EffectiveSet, EffectiveServer } from "./effective.ts";
 export type { AddResult, RemoveResult, ToggleResult } from "./edit.ts";
 export type { ValidateResult } from "./validate.ts";
-export { validateEntries, validateEntry } from "./validate.ts";
+/** `validate(entries)`: every entry's first §3.4 problem, or the normalised entries (the one `mcp.validate`). */
+export { validateEntries as validate } from "./validate.ts";
 export { isValidServerName } from "./names.ts";
 export { effectiveServers } from "./effective.ts";
 export { IMPORTERS } from "./sources.ts";
@@ -85,7 +86,6 @@ export interface McpConfigApi {
   remove(name: string, opts?: ScopeOptions): Promise<RemoveResult>;
   enable(name: string, opts?: ScopeOptions & { force?: boolean }): Promise<ToggleResult>;
   disable(name: string, opts?: ScopeOptions & { force?: boolean }): Promise<ToggleResult>;
-  validate(entries: unknown[]): ValidateResult;
 }
 
 async function listFile(ctx: LemonContext, opts: ScopeOptions): Promise<McpFileListing> {
@@ -162,7 +162,6 @@ export function createMcpConfig(base: LemonContext, opts: McpConfigOptions = {})
     remove: async (name, o = {}) => (await edit()).removeServer(at(o), name, o),
     enable: (name, o) => toggle(name, true, o),
     disable: (name, o) => toggle(name, false, o),
-    validate: (entries) => validateEntries(entries),
   };
 }
 

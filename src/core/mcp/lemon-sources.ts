@@ -5,19 +5,19 @@
  * a wrong top level skips the whole source with a diagnostic; a bad entry skips only itself.
  */
 import { diagnostic, type Diagnostic } from "../diagnostics.ts";
+import { firstFailure, generatedTree } from "../schema/generated.ts";
+import { checkTree } from "../schema/generated.macro.ts" with { type: "macro" };
 import type { McpEnvServers, McpJson } from "../schema/mcp-json.ts";
 import { isValidServerName } from "./names.ts";
 import { parseText, readCapped } from "./read.ts";
 import type { LemonSourceLabel, SourcedServer } from "./types.ts";
 import { isObject, locator, validateEntry } from "./validate.ts";
 
-/**
- * The TypeBox schemas and their compiler load only when there is something to check: `mcp list`
- * in a project without lemon files never pays for them.
- */
-async function check(which: "file" | "env", value: unknown): Promise<string | null> {
-  const [{ checkSchema }, schemas] = await Promise.all([import("../schema/check.ts"), import("../schema/mcp-json.ts")]);
-  return checkSchema(which === "file" ? schemas.McpJson : schemas.McpEnvServers, value);
+const SHAPES = { file: generatedTree(checkTree("McpJson")), env: generatedTree(checkTree("McpEnvServers")) };
+
+/** Why a parsed lemon file (or `LEMON_MCP_SERVERS`) has the wrong top-level shape, or null. */
+export function shapeProblem(which: "file" | "env", value: unknown): string | null {
+  return firstFailure(SHAPES[which], value, "invalid document");
 }
 
 export interface LemonFile {
@@ -80,7 +80,7 @@ export async function readLemonFile(file: string, label: LemonSourceLabel): Prom
     return { ...base, exists: true, invalid: r.reason, doc: null, servers: [] };
   }
   const parsed = await parseText(r.text, "json");
-  const problem = parsed.ok ? await check("file", parsed.value) : parsed.reason;
+  const problem = parsed.ok ? shapeProblem("file", parsed.value) : parsed.reason;
   if (!parsed.ok || problem !== null) {
     const code = !parsed.ok && parsed.problem === "duplicate_key" ? "duplicate_key" : "parse_error";
     const reason = problem ?? "invalid";
@@ -95,7 +95,7 @@ export async function readEnvSource(value: string | undefined): Promise<{ server
   const diagnostics: Diagnostic[] = [];
   if (value === undefined || value.trim() === "") return { servers: [], diagnostics };
   const parsed = await parseText(value, "json");
-  const problem = parsed.ok ? await check("env", parsed.value) : parsed.reason;
+  const problem = parsed.ok ? shapeProblem("env", parsed.value) : parsed.reason;
   if (!parsed.ok || problem !== null) {
     diagnostics.push(
       diagnostic("error", "parse_error", `LEMON_MCP_SERVERS: ${problem ?? "invalid"}`, { source: "lemon:env", key: "LEMON_MCP_SERVERS" }),

@@ -68,19 +68,22 @@ function tomlFailure(err: unknown): Parsed {
   return { ok: false, reason: m ? `invalid TOML (line ${m[1]})` : "invalid TOML", problem: "syntax" };
 }
 
+/** JSON or JSONC through the strict reader, synchronously (a rewrite's codec needs it so). */
+export function parseJsonText(text: string, jsonc = false): Parsed {
+  try {
+    return { ok: true, value: parseJson(text, { jsonc }) };
+  } catch (err) {
+    if (!isJsonFormatError(err)) throw err;
+    return { ok: false, reason: err.reason, problem: err.problem };
+  }
+}
+
 /**
  * JSON and JSONC go through the one strict reader (src/core/json.ts): a duplicate key or a number
  * that does not round-trip makes a file invalid, whether lemon would rewrite it or only import it.
  */
 export async function parseText(text: string, format: Format): Promise<Parsed> {
-  if (format !== "toml") {
-    try {
-      return { ok: true, value: parseJson(text, { jsonc: format === "jsonc" }) };
-    } catch (err) {
-      if (!isJsonFormatError(err)) throw err;
-      return { ok: false, reason: err.reason, problem: err.problem };
-    }
-  }
+  if (format !== "toml") return parseJsonText(text, format === "jsonc");
   // Bun's native TOML parser reads foreign config files without loading smol-toml, which costs
   // more than the rest of `mcp list`; smol-toml only runs to word the error of a broken file.
   try {

@@ -3,39 +3,13 @@
  * The shapes of MCP configuration: a normalised server entry (mcp.md §3.1), where it came from,
  * and the redacted view every listing shows (cli.md §1.4 ServerView).
  */
+import type { McpServerConfig } from "../schema/mcp-json.ts";
 
 export type Transport = "stdio" | "http" | "sse";
 export type Approval = "always" | "never";
 
-/** A server entry after alias resolution; unknown keys are kept and ignored. */
-export interface McpServerConfig {
-  name?: string;
-  type?: Transport;
-  enabled?: boolean;
-  command?: string;
-  args?: string[];
-  env?: Record<string, string>;
-  env_vars?: string[];
-  cwd?: string;
-  url?: string;
-  headers?: Record<string, string>;
-  timeout_ms?: number;
-  tool_timeout_ms?: number;
-  ready_timeout_ms?: number;
-  allow_tools?: string[];
-  block_tools?: string[];
-  allow_resources?: string[];
-  block_resources?: string[];
-  allow_prompts?: string[];
-  block_prompts?: string[];
-  approval?: Approval;
-  tool_approvals?: Record<string, Approval>;
-  sampling?: Record<string, unknown>;
-  oauth?: Record<string, unknown>;
-  persist_oauth_tokens?: boolean;
-  oauth_token_secret?: string;
-  [extension: string]: unknown;
-}
+/** A server entry after alias resolution; its single source is the entry schema. */
+export type { McpServerConfig } from "../schema/mcp-json.ts";
 
 /** Which `${…}` dialect applies when the entry is expanded at connect time. */
 export type VariableSyntax = "lemon" | "editor" | "none";

@@ -3,7 +3,7 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { effectiveServers, mcpConfig } from "../../../src/core/mcp/index.ts";
+import { effectiveServers, mcpConfig, validate } from "../../../src/core/mcp/index.ts";
 import { validateEntry } from "../../../src/core/mcp/validate.ts";
 import { sandbox } from "../../support/sandbox.ts";
 import { ctxFor } from "./fixtures.ts";
@@ -62,7 +62,7 @@ describe("header and env names and values", () => {
 
     const api = mcpConfig({ cwd: box.project, env: box.env });
     await expect(api.add({ ...S, env: { A: "1\0" } })).rejects.toMatchObject({ code: "INVALID_PARAMS" });
-    expect(api.validate([{ ...H, headers: { "X\nY": "1" } }])).toEqual({
+    expect(validate([{ ...H, headers: { "X\nY": "1" } }])).toEqual({
       ok: false,
       errors: [{ index: 0, name: "h", message: "header names must be RFC 9110 tokens" }],
     });

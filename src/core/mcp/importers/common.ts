@@ -7,7 +7,7 @@
  */
 import type { LemonContext } from "../../context.ts";
 import { diagnostic, type Diagnostic } from "../../diagnostics.ts";
-import { isValidServerName, NAME_MESSAGE } from "../names.ts";
+import { isValidServerName, MAX_TIMEOUT_MS, NAME_MESSAGE } from "../names.ts";
 import { MAX_IMPORT_BYTES, parseText, readCapped, type Format } from "../read.ts";
 import type { McpSettings } from "../settings.ts";
 import type { McpServerConfig, ProviderId, SourceLevel, SourcedServer, VariableSyntax } from "../types.ts";
@@ -106,8 +106,8 @@ export function mapType(t: unknown): unknown {
   return TYPES[t.toLowerCase().replace(/[-_]/g, "")] ?? t;
 }
 
-/** The §3.1 cap of the timeout fields; foreign tools accept more, so imports clamp (§4.2). */
-const TIMEOUT_CAP = 300_000;
+/** Foreign tools accept longer timeouts than §3.1's cap, so imports clamp them (§4.2). */
+const TIMEOUT_CAP = MAX_TIMEOUT_MS;
 const TIMEOUT_KEYS = ["timeout_ms", "tool_timeout_ms", "ready_timeout_ms"] as const;
 
 /** Clamps over-cap integer timeouts in place; returns the `<field> clamped to <cap> ms` warnings. */
