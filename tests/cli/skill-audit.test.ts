@@ -103,3 +103,24 @@ test("a corrupt cache is set aside and reported; the audit still runs and rewrit
   expect(json.json()).toMatchObject({ ok: true, cached: true });
   expect(json.json().diagnostics).toBeUndefined();
 });
+
+test("a path with no SKILL.md within 3 levels is refused at once (never walks the file system)", async () => {
+  await using box = await sandbox();
+  const root = await box.cli(["skill", "audit", "/", "--json"]);
+  expect(root.code).toBe(1);
+  expect(root.stdout).toBe("");
+  expect(JSON.parse(root.stderr).error).toMatchObject({
+    code: "INVALID_REQUEST",
+    message: "not a skill directory: / (no SKILL.md in it or up to 2 levels below)",
+  });
+  await box.write("work/empty/notes/readme.md", "nothing here\n");
+  const empty = await box.cli(["skill", "audit", join(box.root, "work", "empty")]);
+  expect(empty.stderr).toStartWith("error [INVALID_REQUEST]: not a skill directory: ");
+  await box.skill("work/repo/skills", "inner");
+  await box.write("work/repo/.hidden/x/SKILL.md", "hidden dirs are skipped\n");
+  const repo = await box.cli(["skill", "audit", join(box.root, "work", "repo"), "--json"]);
+  expect(repo.json()).toMatchObject({ key: "repo" });
+  await box.write("work/deep/a/b/c/SKILL.md", "too deep\n");
+  const deep = await box.cli(["skill", "audit", join(box.root, "work", "deep")]);
+  expect(deep.stderr).toStartWith("error [INVALID_REQUEST]: not a skill directory: ");
+});
