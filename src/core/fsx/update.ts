@@ -3,37 +3,93 @@
  * One read-modify-write transaction per state file: lock, read (missing = empty document,
  * invalid = refuse), change, verify nothing changed underneath, write atomically, unlock.
  */
-import { readFile } from "node:fs/promises";
 import type { TSchema, Static } from "@sinclair/typebox";
 import { conflict } from "../errors.ts";
+import { isJsonFormatError, parseJson } from "../json.ts";
+import { checkSchema } from "../schema/check.ts";
+import { readRegularFile } from "../skills/regular-file.ts";
 import { confinedTarget, formatJson, writeFileAtomic } from "./atomic.ts";
 import { acquireLock } from "./lock.ts";
-import { checkSchema } from "../schema/check.ts";
 
 /** How a file's text becomes a document and back. `parse` throws an Error whose message is the reason. */
 export interface Codec<T> {
   empty(): T;
   parse(text: string): T;
   serialize(value: T): string;
+  /**
+   * The largest file a read accepts. `update()` applies the same bound before rewriting, so a
+   * file too large to read is too large to rewrite (it is invalid, never replaced).
+   */
+  maxBytes?: number;
 }
 
-export function jsonCodec<S extends TSchema>(schema: S, empty: () => Static<S>): Codec<Static<S>> {
+export interface JsonCodecOptions {
+  maxBytes?: number;
+}
+
+/**
+ * A lemon JSON file checked against its schema, read with the strict reader: a duplicate key or
+ * a number that does not round-trip makes the file invalid, since a rewrite would lose data.
+ */
+export function jsonCodec<S extends TSchema>(
+  schema: S,
+  empty: () => Static<S>,
+  opts: JsonCodecOptions = {},
+): Codec<Static<S>> {
   return {
     empty,
     parse(text) {
       let raw: unknown;
       try {
-        raw = JSON.parse(text);
+        raw = parseJson(text);
       } catch (err) {
-        throw new Error(`invalid JSON (${(err as Error).message.split("\n")[0]})`);
+        // A plain Error, as the Codec contract says: callers tell OS errors apart by an errno `code`.
+        throw new Error(isJsonFormatError(err) ? err.reason : "invalid JSON");
       }
       const problem = checkSchema(schema, raw);
       if (problem !== null) throw new Error(problem);
       return raw as Static<S>;
     },
     serialize: (v) => formatJson(v),
+    ...(opts.maxBytes !== undefined ? { maxBytes: opts.maxBytes } : {}),
   };
 }
+
+/** A file that exists but cannot be a document: the reason, for `refusing to overwrite invalid …`. */
+class UnusableFile extends Error {}
+
+/** An OS error reading the file; `code` is its errno. */
+class UnreadableFile extends Error {
+  constructor(readonly code: string) {
+    super(`cannot read file (${code})`);
+  }
+}
+
+/**
+ * The file's bytes, or null when missing. Regular files only (a FIFO would block forever), and
+ * never more than the codec's bound plus one byte. An OS error keeps its errno in `code`.
+ */
+function readBytes(file: string, maxBytes: number | undefined): Uint8Array | null {
+  const read = readRegularFile(file, maxBytes ?? Number.MAX_SAFE_INTEGER);
+  if (read.ok) return read.bytes;
+  // ENOTDIR: a parent is a file. Nothing could be written there either, so it is not "missing".
+  if (read.problem === "missing" && read.errno !== "ENOTDIR") return null;
+  if (read.problem === "not_regular") throw new UnusableFile("not a regular file");
+  if (read.problem === "too_large") throw new UnusableFile(`file exceeds ${maxBytes} bytes`);
+  throw new UnreadableFile(read.errno ?? "error");
+}
+
+function decode<T>(bytes: Uint8Array, codec: Codec<T>): T {
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    throw new UnusableFile("file is not valid UTF-8");
+  }
+  return codec.parse(text);
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 export interface UpdateOptions {
   command?: string;
@@ -50,20 +106,13 @@ export interface Change<T, R> {
   result: R;
 }
 
-async function readBytes(file: string): Promise<Buffer | null> {
-  try {
-    return await readFile(file);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw err;
-  }
-}
-
-/** Reads a document without locking; missing reads as empty. Throws on an invalid file. */
+/**
+ * Reads a document without locking; missing reads as empty. Throws on an invalid file (an
+ * Error whose message is the reason) or an unreadable one (an Error with an errno `code`).
+ */
 export async function readDocument<T>(file: string, codec: Codec<T>): Promise<T> {
-  const bytes = await readBytes(file);
-  if (bytes === null) return codec.empty();
-  return codec.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+  const bytes = readBytes(file, codec.maxBytes);
+  return bytes === null ? codec.empty() : decode(bytes, codec);
 }
 
 export async function update<T, R>(
@@ -80,20 +129,25 @@ export async function update<T, R>(
     ...(opts.now ? { now: opts.now } : {}),
   });
   try {
-    const before = await readBytes(real);
+    let before: Uint8Array | null;
     let current: T;
-    if (before === null) current = codec.empty();
-    else {
-      try {
-        current = codec.parse(new TextDecoder("utf-8", { fatal: true }).decode(before));
-      } catch (err) {
-        throw conflict(`refusing to overwrite invalid ${file}: ${(err as Error).message}`);
-      }
+    try {
+      before = readBytes(real, codec.maxBytes);
+      current = before === null ? codec.empty() : decode(before, codec);
+    } catch (err) {
+      if (err instanceof UnreadableFile) throw err;
+      throw conflict(`refusing to overwrite invalid ${file}: ${err instanceof Error ? err.message : String(err)}`);
     }
     const { next, result } = await change(current);
     if (next === undefined) return result;
-    const now = await readBytes(real);
-    const same = before === null ? now === null : now !== null && Buffer.compare(before, now) === 0;
+    let now: Uint8Array | null | undefined;
+    try {
+      now = readBytes(real, codec.maxBytes);
+    } catch (err) {
+      // Grown past the bound or replaced by a non-file meanwhile: changed, like any other edit.
+      if (!(err instanceof UnusableFile)) throw err;
+    }
+    const same = before === null ? now === null : now != null && Buffer.compare(before, now) === 0;
     if (!same) throw conflict(`${file} changed while it was being updated; retry`);
     await writeFileAtomic(real, codec.serialize(next), { mode: opts.mode ?? 0o600, confineTo: opts.confineTo });
     return result;

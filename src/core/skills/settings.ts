@@ -13,10 +13,10 @@ import { decodeUtf8 } from "./frontmatter.ts";
 import { MSG } from "./messages.ts";
 import { readRegularFile, type RegularFileProblem } from "./regular-file.ts";
 
-export const skillsJsonCodec = jsonCodec(SkillsJson, emptySkillsJson);
-
 /** lemon's own state files are at most 1 MiB, for reads and rewrites alike. */
 const MAX_SETTINGS_BYTES = 1024 * 1024;
+
+export const skillsJsonCodec = jsonCodec(SkillsJson, emptySkillsJson, { maxBytes: MAX_SETTINGS_BYTES });
 
 /** One scope's `skills.json`: its document, or the reason it could not be read (then the document is empty). */
 export interface SettingsFile {
