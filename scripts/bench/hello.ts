@@ -5,7 +5,7 @@
  * process: Linux carries a parent's RSS high-water mark into the children it spawns, so an
  * in-process Bun.build (hundreds of MB) would inflate every max RSS measured afterwards.
  */
-import { writeFileSync } from "node:fs";
+import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 export function buildHello(dir: string): string {
@@ -27,4 +27,26 @@ export function buildProgram(dir: string, name: string, source: string): string 
   );
   if (p.exitCode !== 0) throw new Error(`${name} build failed: ${p.stderr.toString()}`);
   return outfile;
+}
+
+/**
+ * The least a `skill list --json` of the skills under `root` (`<key>/SKILL.md`) must do: read each
+ * SKILL.md, parse its frontmatter with Bun.YAML, print the whole as JSON.
+ */
+export function buildListFloor(dir: string, root: string): string {
+  const files = readdirSync(root)
+    .map((k) => join(root, k, "SKILL.md"))
+    .filter((f) => existsSync(f))
+    .sort();
+  return buildProgram(
+    dir,
+    "list-floor",
+    `import { readFileSync } from "node:fs";\n` +
+      `const skills: unknown[] = [];\n` +
+      `for (const path of ${JSON.stringify(files)}) {\n` +
+      `  const m = /^---\\r?\\n([\\s\\S]*?)\\r?\\n---/.exec(readFileSync(path, "utf8"));\n` +
+      `  skills.push({ path, frontmatter: m ? Bun.YAML.parse(m[1]!) : null });\n` +
+      `}\n` +
+      `console.log(JSON.stringify({ skills }, null, 2));\n`,
+  );
 }

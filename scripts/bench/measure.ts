@@ -29,3 +29,33 @@ export function peakRssMb(time: string, argv: string[], cwd: string, env: Record
   const kib = Number.parseInt(p.stderr.toString().trim().split("\n").pop() ?? "", 10);
   return p.exitCode === 0 && Number.isFinite(kib) ? kib / 1024 : null;
 }
+
+export interface Sample {
+  wallMs: number;
+  cpuMs: number;
+  rssMb: number;
+}
+
+export interface Run {
+  sample: Sample;
+  ok: boolean;
+  stdout: string;
+  stderr: string;
+}
+
+/** One run of `argv`: wall time, CPU (user + sys) and max RSS (see gnuTime for its floor). */
+export function spawnSample(argv: string[], cwd: string, env: Record<string, string>, capture: boolean): Run {
+  const out = capture ? "pipe" : "ignore";
+  const started = performance.now();
+  const p = Bun.spawnSync(argv, { cwd, env, stdin: "ignore", stdout: out, stderr: out });
+  const wallMs = performance.now() - started;
+  const u = p.resourceUsage;
+  // cpuTime is in microseconds, maxRSS in bytes.
+  const cpuMs = Number(u.cpuTime.user + u.cpuTime.system) / 1000;
+  return {
+    sample: { wallMs, cpuMs, rssMb: u.maxRSS / (1024 * 1024) },
+    ok: p.exitCode === 0,
+    stdout: p.stdout?.toString() ?? "",
+    stderr: p.stderr?.toString() ?? "",
+  };
+}

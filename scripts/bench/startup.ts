@@ -16,13 +16,13 @@
  * isolated agent dir (LEMON_AGENT_DIR) and HOME, so no other root contributes: "cold" gets a fresh
  * agent dir per run (no snapshot cache), "warm" reuses one primed by a first run.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { hostTarget } from "../targets.ts";
 import { CORPUS_HINT, findCorpus, requireCorpus } from "./corpus.ts";
-import { buildHello } from "./hello.ts";
-import { gnuTime, pct, peakRssMb } from "./measure.ts";
+import { buildHello, buildListFloor } from "./hello.ts";
+import { gnuTime, pct, peakRssMb, spawnSample, type Run, type Sample } from "./measure.ts";
 
 const REPO = resolve(import.meta.dir, "..", "..");
 
@@ -77,27 +77,13 @@ interface Case {
   env: () => Record<string, string>;
 }
 
-interface Sample {
-  wallMs: number;
-  cpuMs: number;
-  rssMb: number;
+function measure(c: Case, capture: boolean): Run {
+  return spawnSample(c.argv, c.cwd, c.env(), capture);
 }
 
-function measure(c: Case, capture: boolean): { sample: Sample; ok: boolean; stdout: string; stderr: string } {
-  const out = capture ? "pipe" : "ignore";
-  const started = performance.now();
-  const p = Bun.spawnSync(c.argv, { cwd: c.cwd, env: c.env(), stdin: "ignore", stdout: out, stderr: out });
-  const wallMs = performance.now() - started;
-  const u = p.resourceUsage;
-  // cpuTime is in microseconds, maxRSS in bytes.
-  const cpuMs = Number(u.cpuTime.user + u.cpuTime.system) / 1000;
-  return {
-    sample: { wallMs, cpuMs, rssMb: u.maxRSS / (1024 * 1024) },
-    ok: p.exitCode === 0,
-    stdout: p.stdout?.toString() ?? "",
-    stderr: p.stderr?.toString() ?? "",
-  };
-}
+const LIST = "skill list --json (example project)";
+const EXAMPLE_SKILLS = join(REPO, ".lemon", "skill");
+const LIST_FLOOR = "  floor: read+parse its SKILL.md";
 
 function pad(s: string, n: number, right = false): string {
   return right ? s.padStart(n) : s.padEnd(n);
@@ -122,11 +108,12 @@ async function main(): Promise<void> {
       { name: "--version", argv: [lemon, "--version"], cwd: empty, env: () => base },
       { name: "--help", argv: [lemon, "--help"], cwd: empty, env: () => base },
       {
-        name: "skill list --json (example project)",
+        name: LIST,
         argv: [lemon, "skill", "list", "--json"],
         cwd: REPO,
         env: () => base,
       },
+      { name: LIST_FLOOR, argv: [buildListFloor(scratch, EXAMPLE_SKILLS)], cwd: REPO, env: () => base },
     ];
     if (o.corpus) {
       const corpusEnv = (agentDir: string) => ({
@@ -160,7 +147,7 @@ async function main(): Promise<void> {
         console.error(`skipping '${c.name}': exit non-zero\n${r.stderr.trim().split("\n").slice(0, 3).join("\n")}`);
         continue;
       }
-      if (c.argv.includes("list")) {
+      if (c.argv.includes("list") || c.name === LIST_FLOOR) {
         try {
           counts.set(c.name, (JSON.parse(r.stdout) as { skills: unknown[] }).skills.length);
         } catch {
@@ -216,6 +203,14 @@ async function main(): Promise<void> {
           pad(Math.max(...rss).toFixed(1), 7, true),
           pad(helloCpu > 0 ? (pct(cpu, 50) / helloCpu).toFixed(2) : "n/a", 10, true),
         ].join(" "),
+      );
+    }
+    const med = (name: string, f: keyof Sample) => pct(samples.get(name)?.map((x) => x[f]) ?? [NaN], 50);
+    if (samples.has(LIST) && samples.has(LIST_FLOOR)) {
+      const [cpu, floorCpu, wall, floorWall] = [med(LIST, "cpuMs"), med(LIST_FLOOR, "cpuMs"), med(LIST, "wallMs"), med(LIST_FLOOR, "wallMs")];
+      console.log(
+        `\n${LIST} vs its floor: cpu ${cpu.toFixed(1)} vs ${floorCpu.toFixed(1)} ms (${(cpu / floorCpu).toFixed(2)}×, ` +
+          `target ≤ 1.5×), wall ${wall.toFixed(1)} vs ${floorWall.toFixed(1)} ms (${(wall / floorWall).toFixed(2)}×)`,
       );
     }
     console.log("\nwall and cpu in ms, rss in MiB; [n] = skills listed");

@@ -57,16 +57,24 @@ test("mcp-list.ts prints lemon, hello-world and the floor", () => {
   expect(out).toMatch(/wall ratio vs hello-world: [\d.]+x/);
 }, 60_000);
 
-test("startup.ts prints every start-up case, the corpus ones included", () => {
+test("startup.ts prints every start-up case, the corpus ones and the listing floor included", () => {
   const out = ok(["scripts/bench/startup.ts", "--runs", "1", "--bin", bin, "--corpus", corpus]);
   for (const c of [
     "hello-world",
     "--version",
     "--help",
     "skill list --json (example project) [3]",
+    "floor: read+parse its SKILL.md [3]",
     "skill list --json (corpus, cold) [20]",
   ])
     expect(out).toContain(c);
+  expect(out).toMatch(/vs its floor: cpu [\d.]+ vs [\d.]+ ms \([\d.]+×/);
+}, 60_000);
+
+test("list-ladder.ts prints each step of a listing with its CPU over the step before", () => {
+  const out = ok(["scripts/bench/list-ladder.ts", "--runs", "1", "--bin", bin]);
+  for (const step of ["hello-world", "floor: read + Bun.YAML + JSON", "import core", "core skills.list()", "lemon skill list --json"])
+    expect(out).toContain(step);
 }, 60_000);
 
 test("relevance.ts prints speed rows, per-turn cost, floors and the quality table at three sizes", () => {
