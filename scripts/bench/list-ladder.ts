@@ -61,7 +61,13 @@ try {
     ["floor: read + Bun.YAML + JSON", [buildListFloor(scratch, join(REPO, ".lemon", "skill"))]],
     [
       "import core",
-      [buildProgram(scratch, "import-core", `import { createLemon } from ${CORE};\nconsole.log(typeof createLemon);\n`)],
+      [
+        buildProgram(
+          scratch,
+          "import-core",
+          `import { createLemon } from ${CORE};\nconsole.log(typeof createLemon);\n`,
+        ),
+      ],
     ],
     [
       "core skills.list()",
@@ -86,7 +92,8 @@ try {
     for (const [name, argv] of steps) samples.get(name)!.push(spawnSample(argv, REPO, env, false).sample);
 
   const t = hostTarget();
-  console.log(`skill list --json of the example project, step by step — ${t.name}, Bun ${Bun.version}, ${o.runs} runs`);
+  const where = `${t.name}, Bun ${Bun.version}, ${o.runs} runs`;
+  console.log(`skill list --json of the example project, step by step — ${where}`);
   console.log(`\n${"step".padEnd(32)} ${"cpu p50".padStart(8)} ${"+step".padStart(7)} ${"wall p50".padStart(9)}`);
   let prev: number | null = null;
   for (const [name] of steps) {

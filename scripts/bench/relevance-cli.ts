@@ -81,7 +81,8 @@ async function statFloor(cache: string, scales: Scale[]): Promise<{ bin: string;
     dir,
     "stat-floor",
     `import { readFileSync } from "node:fs";\nimport { statMany } from ${JSON.stringify(statMany)};\n` +
-      `const paths = readFileSync(process.argv[2]!, "utf8").split("\\n");\nconsole.log((await statMany(paths)).length);\n`,
+      `const paths = readFileSync(process.argv[2]!, "utf8").split("\\n");\n` +
+      `console.log((await statMany(paths)).length);\n`,
   );
   const lists = new Map<string, string>();
   for (const s of scales) {

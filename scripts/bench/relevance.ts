@@ -198,7 +198,8 @@ async function inProcess(
   const first = performance.now() - t0;
   const build = engine.store.lastBuild;
   console.error(
-    `[${s.name}] first call ${ms(first)} ms${build ? ` (built via ${build.via}, ${build.loaded} loaded)` : " (snapshot current)"}`,
+    `[${s.name}] first call ${ms(first)} ms` +
+      (build ? ` (built via ${build.via}, ${build.loaded} loaded)` : " (snapshot current)"),
   );
   await engine.store.settled();
 
@@ -377,7 +378,8 @@ async function main(): Promise<void> {
 
   const t = hostTarget();
   console.log(
-    `lemon relevance speed — ${t.name}, Bun ${Bun.version}, ${queries.length} queries, ${o.runs} timed calls per engine, ${o.cliRuns} alternating CLI runs`,
+    `lemon relevance speed — ${t.name}, Bun ${Bun.version}, ${queries.length} queries, ` +
+      `${o.runs} timed calls per engine, ${o.cliRuns} alternating CLI runs`,
   );
   console.log(`corpus: ${o.corpus}; replicas in ${o.cache}\n`);
   printTable(rows);

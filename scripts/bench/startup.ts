@@ -207,17 +207,21 @@ async function main(): Promise<void> {
     }
     const med = (name: string, f: keyof Sample) => pct(samples.get(name)?.map((x) => x[f]) ?? [NaN], 50);
     if (samples.has(LIST) && samples.has(LIST_FLOOR)) {
-      const [cpu, floorCpu, wall, floorWall] = [med(LIST, "cpuMs"), med(LIST_FLOOR, "cpuMs"), med(LIST, "wallMs"), med(LIST_FLOOR, "wallMs")];
-      console.log(
-        `\n${LIST} vs its floor: cpu ${cpu.toFixed(1)} vs ${floorCpu.toFixed(1)} ms (${(cpu / floorCpu).toFixed(2)}×, ` +
-          `target ≤ 1.5×), wall ${wall.toFixed(1)} vs ${floorWall.toFixed(1)} ms (${(wall / floorWall).toFixed(2)}×)`,
-      );
+      const [cpu, floorCpu, wall, floorWall] = [
+        med(LIST, "cpuMs"),
+        med(LIST_FLOOR, "cpuMs"),
+        med(LIST, "wallMs"),
+        med(LIST_FLOOR, "wallMs"),
+      ];
+      const x = (a: number, b: number) => `${a.toFixed(1)} vs ${b.toFixed(1)} ms (${(a / b).toFixed(2)}×`;
+      console.log(`\n${LIST} vs its floor: cpu ${x(cpu, floorCpu)}, target ≤ 1.5×), wall ${x(wall, floorWall)})`);
     }
     console.log("\nwall and cpu in ms, rss in MiB; [n] = skills listed");
     console.log(
       time
         ? "rss measured in separate runs through GNU time (/usr/bin/time -f %M)"
-        : `rss from Bun.spawnSync: never below this process's own ${floorMb.toFixed(1)} MiB (install GNU time for true peaks)`,
+        : `rss from Bun.spawnSync: never below this process's own ${floorMb.toFixed(1)} MiB ` +
+            "(install GNU time for true peaks)",
     );
     const args = process.argv.slice(2).join(" ");
     console.log(`reproduce: npx bun scripts/bench/startup.ts${args ? ` ${args}` : ""}`);

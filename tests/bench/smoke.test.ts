@@ -73,7 +73,13 @@ test("startup.ts prints every start-up case, the corpus ones and the listing flo
 
 test("list-ladder.ts prints each step of a listing with its CPU over the step before", () => {
   const out = ok(["scripts/bench/list-ladder.ts", "--runs", "1", "--bin", bin]);
-  for (const step of ["hello-world", "floor: read + Bun.YAML + JSON", "import core", "core skills.list()", "lemon skill list --json"])
+  for (const step of [
+    "hello-world",
+    "floor: read + Bun.YAML + JSON",
+    "import core",
+    "core skills.list()",
+    "lemon skill list --json",
+  ])
     expect(out).toContain(step);
 }, 60_000);
 

@@ -21,7 +21,8 @@ export async function tinyCorpus(dir: string, size = 20): Promise<string> {
     mkdirSync(skill, { recursive: true });
     writeFileSync(
       join(skill, "SKILL.md"),
-      `---\nname: ${key}\ndescription: Use for ${words} work, from the first ${words} step to a checked result.\n---\n\n` +
+      `---\nname: ${key}\n` +
+        `description: Use for ${words} work, from the first ${words} step to a checked result.\n---\n\n` +
         `# ${words}\n\nSteps for ${words}: read the request, do the ${words} task, check the output.\n`,
     );
   });
