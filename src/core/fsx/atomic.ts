@@ -18,7 +18,7 @@ export interface AtomicWriteOptions {
    * (skills.md §1.3 rule 1), checked before any directory, lock or temp file is created.
    */
   confineTo: string | null;
-  /** Create missing parent directories with this mode (default 0755). */
+  /** Mode of the target's directory when it is created (default 0755; 0700 for `A/secrets/`). */
   dirMode?: number;
   /**
    * fsync the file and directory (default true). Only for caches that validate themselves on
@@ -79,6 +79,27 @@ export function isInside(child: string, parent: string): boolean {
   return child === parent || child.startsWith(p);
 }
 
+/**
+ * Creates `dir` with `mode` and any missing ancestors 0755 (rule 6): a secrets directory is
+ * 0700 without making the agent directory above it 0700 too. An existing `dir` keeps its mode.
+ */
+async function makeDir(dir: string, mode: number): Promise<void> {
+  try {
+    await mkdir(dir, { mode });
+    return;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "EEXIST") return;
+    if (code !== "ENOENT") throw err;
+  }
+  await mkdir(dirname(dir), { recursive: true, mode: 0o755 });
+  try {
+    await mkdir(dir, { mode });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+  }
+}
+
 /** Removes `.<base>.tmp-<pid>-*` files beside a target whose writing process is gone. */
 async function removeDeadTemps(dir: string, base: string): Promise<void> {
   const prefix = `.${base}.tmp-`;
@@ -133,7 +154,7 @@ export async function writeFileAtomic(
 ): Promise<string> {
   const real = await confinedTarget(target, opts.confineTo);
   const dir = dirname(real);
-  await mkdir(dir, { recursive: true, mode: opts.dirMode ?? 0o755 });
+  await makeDir(dir, opts.dirMode ?? 0o755);
   await removeDeadTemps(dir, basename(real));
   const tmp = join(dir, `.${basename(real)}.tmp-${process.pid}-${randomHex(6)}`);
   holdPath(tmp, "file");
