@@ -26,8 +26,16 @@ export interface SkillsApi {
   get: SkillRegistry["get"];
   status: SkillRegistry["status"];
   refresh: SkillRegistry["refresh"];
-  enable(key: string, opts?: { cwd?: string; global?: boolean }): Promise<void>;
-  disable(key: string, opts?: { cwd?: string; global?: boolean }): Promise<void>;
+  /** Enables a key in `skills.json` (global scope unless `global: false`); the result says the key's effective state. */
+  enable: SkillRegistry["enable"];
+  /** Disables a key in `skills.json` (global scope unless `global: false`). */
+  disable: SkillRegistry["disable"];
+  /** Lints PATHs or every discovered skill (skills.md §15.1); `strict` default false, `audit` default true. */
+  lint: SkillRegistry["lint"];
+  /** Readiness and validity of one key or every skill (skills.md §15.2). */
+  check: SkillRegistry["check"];
+  /** One effective skill with manifest and current bundle hash (cli.md §2.3). */
+  inspect: SkillRegistry["inspect"];
   audit(target: string, opts?: { cwd?: string; force?: boolean }): Promise<AuditReport>;
   findRelevant(query: string, opts?: { cwd?: string; maxResults?: number; refresh?: boolean }): Promise<SkillEntry[]>;
   search(query: string, opts?: { cwd?: string; maxLocal?: number; maxOnline?: number; online?: boolean }): Promise<SearchResult>;
@@ -79,6 +87,10 @@ export function createLemon(options: LemonOptions = {}): Lemon {
     checkArg(k, "string", `${what}: key`);
     checkOptions(o, { ...CWD, refresh: "boolean", global: "boolean" }, what);
   };
+  const toggle = (what: string) => (k: unknown, o?: unknown) => {
+    checkArg(k, "string", `${what}: key`);
+    checkOptions(o, { ...CWD, global: "boolean", requireDiscovered: "boolean" }, what);
+  };
   const query = (what: string, fields: Record<string, ArgKind>) => (q: unknown, o?: unknown) => {
     checkArg(q, "string", `${what}: query`);
     checkOptions(o, { ...CWD, ...fields }, what);
@@ -94,8 +106,23 @@ export function createLemon(options: LemonOptions = {}): Lemon {
       (o?: unknown) => checkOptions(o, CWD, "skills.refresh"),
       (o) => registry.refresh(o),
     ),
-    enable: method(key("skills.enable"), async (k, o) => void (await registry.enable(k, o))),
-    disable: method(key("skills.disable"), async (k, o) => void (await registry.disable(k, o))),
+    enable: method(toggle("skills.enable"), (k, o) => registry.enable(k, o)),
+    disable: method(toggle("skills.disable"), (k, o) => registry.disable(k, o)),
+    lint: method(
+      (p?: unknown, o?: unknown) => {
+        if (p !== undefined) checkArg(p, "string[]", "skills.lint: paths");
+        checkOptions(o, { ...CWD, strict: "boolean", audit: "boolean" }, "skills.lint");
+      },
+      (p, o) => registry.lint(p, o),
+    ),
+    check: method(
+      (k?: unknown, o?: unknown) => {
+        if (k !== undefined) checkArg(k, "string", "skills.check: key");
+        checkOptions(o, CWD, "skills.check");
+      },
+      (k, o) => registry.check(k, o),
+    ),
+    inspect: method(key("skills.inspect"), (k, o) => registry.inspect(k, o)),
     audit: method(
       (t: unknown, o?: unknown) => {
         checkArg(t, "string", "skills.audit: target");
@@ -191,7 +218,9 @@ export function createLemon(options: LemonOptions = {}): Lemon {
 export { LemonError, type ErrorCode } from "./errors.ts";
 export type { Diagnostic } from "./diagnostics.ts";
 export type { SkillEntry, SkillStatus, ActivationState } from "./skills/entry.ts";
-export type { SkillList, ShadowedSkill, InvalidSkill } from "./skills/registry.ts";
+export type { SkillList, ShadowedSkill, InvalidSkill, ToggleOptions, ToggleResult } from "./skills/registry.ts";
+export type { CheckReport, SkillCheck, SkillInspection, InspectManifest } from "./skills/reports.ts";
+export type { LintReport, LintResult, LintIssue } from "./skills/lint.ts";
 export type { Scope } from "./paths.ts";
 export type { AuditReport } from "./skills/audit/engine.ts";
 export type { Finding, Verdict } from "./schema/finding.ts";

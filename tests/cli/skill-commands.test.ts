@@ -99,12 +99,20 @@ describe("browse, inspect, check, enable/disable, prompt", () => {
     const r = await box.cli(["skill", "info", "kube", "--json"]);
     expect(r.code).toBe(0);
     const s = r.json().skill as Record<string, unknown>;
-    expect(s).toMatchObject({ key: "kube", activation_state: "not_ready", lock: null, current_bundle_hash: null, locally_modified: null, override_valid: null });
+    expect(s).toMatchObject({ key: "kube", activation_state: "not_ready", lock: null, locally_modified: null, override_valid: null });
+    // The current bundle hash is computed on demand (skills.md §5.1), not "unknown".
+    const { computeBundleHash } = await import("../../src/core/skills/audit/bundle.ts");
+    expect(s.current_bundle_hash).toBe(await computeBundleHash(join(box.project, ".lemon/skill/kube")));
+    expect(s.current_bundle_hash).toMatch(/^[0-9a-f]{64}$/);
     expect(s.manifest).toMatchObject({ requires: { bins: ["no-such-kubectl"], config: [] }, unknown_fields: [] });
     const h = await box.cli(["skill", "inspect", "kube"]);
     expect(h.stdout).toContain("no install record");
     expect(h.stdout).toContain("✗ no-such-kubectl");
     expect(h.stdout).toContain("Requirements");
+    expect(h.stdout).toContain(`current      ${s.current_bundle_hash}`);
+    const bad = await box.cli(["skill", "inspect", "broken"]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toStartWith("error [INVALID_REQUEST]: skill 'broken' is invalid: parse_error: ");
   });
 
   test("check: invalid makes it fail, not_ready alone does not, unknown key is NOT_FOUND", async () => {
@@ -119,7 +127,7 @@ describe("browse, inspect, check, enable/disable, prompt", () => {
     const kube = await box.cli(["skill", "check", "kube", "--json"]);
     expect(kube.code).toBe(0);
     expect(kube.json().checks).toEqual([
-      { key: "kube", state: "not_ready", missing: { bins: ["no-such-kubectl"], env: [], tools: [] }, unchecked_tools: [], invalid: null, locally_modified: null, update_available: false, override_valid: null },
+      { key: "kube", state: "not_ready", missing: { bins: ["no-such-kubectl"], env: [], tools: [] }, unchecked_tools: [], invalid: null, locally_modified: null, update_available: null, override_valid: null },
     ]);
     const broken = await box.cli(["skill", "check", "broken"]);
     expect(broken.code).toBe(1);
@@ -161,6 +169,7 @@ describe("browse, inspect, check, enable/disable, prompt", () => {
     const doc = json.json();
     expect(doc.ok).toBe(false);
     expect(doc.diagnostics).toContainEqual(expect.objectContaining({ level: "error", code: "invalid_settings", path: file }));
+    expect(check.stdout).toContain("updates: unknown");
   });
 
   test("check reports config.toml: unknown keys as info, an unparsable file as error, values never quoted", async () => {
@@ -189,7 +198,7 @@ describe("browse, inspect, check, enable/disable, prompt", () => {
     expect((await box.cli(["skill", "check"])).stderr).toContain(`error: ${file}: config.toml is ignored: invalid TOML (line 3)\n`);
     const { createLemon } = await import("../../src/core/index.ts");
     const lemon = createLemon({ cwd: box.project, env: box.env, readConfigFile: false, curator: false });
-    expect((await lemon.registry.check(undefined)).diagnostics.filter((d) => d.path === file)).toEqual([]);
+    expect((await lemon.skills.check()).diagnostics.filter((d) => d.path === file)).toEqual([]);
   });
 
   test("enable/disable: unknown keys need --force; enabled is the effective state, with effective_by and a hint", async () => {

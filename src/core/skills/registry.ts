@@ -8,13 +8,13 @@ import { ONLINE_SEARCH_UNAVAILABLE, type SearchOptions, type SearchResult } from
 import { RelevanceEngine, type FindRelevantOptions } from "./search/relevance.ts";
 import type { Diagnostic } from "../diagnostics.ts";
 import { invalidParams } from "../errors.ts";
-import { resolvePaths, type Scope } from "../paths.ts";
+import { resolvePaths, type LemonPaths, type Scope } from "../paths.ts";
 import type { Discovery, RecordCache, ScopeLoader, View } from "./catalog.ts";
 import { byKey, toEntry, toStatus, type BinLookup, type SkillEntry, type SkillStatus } from "./entry.ts";
 import { renderListing, renderRelevantBlock } from "./prompt.ts";
 import type { LintAuditHook, LintReport, LintResult } from "./lint.ts";
-import type { Manifest } from "../schema/manifest.ts";
 import { notFound } from "../errors.ts";
+import { checkReport, inspection, type CheckReport, type SkillInspection } from "./reports.ts";
 import { resolve } from "node:path";
 import type { AuditReport } from "./audit/engine.ts";
 
@@ -56,6 +56,8 @@ export interface ListOptions {
 
 export interface CatalogView {
   ctx: LemonContext;
+  /** The context's paths, resolved once per view. */
+  paths: LemonPaths;
   discovery: Discovery;
   entries: SkillEntry[];
   diagnostics: Diagnostic[];
@@ -93,23 +95,6 @@ export interface ToggleResult {
   changed: boolean;
   /** The other scope's file when it still decides otherwise. */
   effective_by?: string;
-}
-
-export interface SkillCheck {
-  key: string;
-  state: SkillEntry["activation_state"] | "invalid";
-  missing: SkillEntry["missing"];
-  unchecked_tools: string[];
-  invalid: { code: string; message: string; path: string } | null;
-  locally_modified: boolean | null;
-  update_available: boolean;
-  override_valid: boolean | null;
-}
-
-export interface CheckReport {
-  ok: boolean;
-  checks: SkillCheck[];
-  diagnostics: Diagnostic[];
 }
 
 /** Options of a registry beyond its context. */
@@ -153,7 +138,7 @@ export class SkillRegistry {
     const disabled = effectiveDisabled(settings, view);
     const bins: BinLookup = new Map();
     const entries = [...discovery.effective.values()].map((r) => toEntry(r, ctx, disabled, undefined, bins)).sort(byKey);
-    return { ctx, discovery, entries, diagnostics: [...discovery.diagnostics, ...settings.diagnostics] };
+    return { ctx, paths, discovery, entries, diagnostics: [...discovery.diagnostics, ...settings.diagnostics] };
   }
 
   async list(opts: ListOptions = {}): Promise<SkillList> {
@@ -246,13 +231,19 @@ export class SkillRegistry {
     return renderListing(v.entries);
   }
 
-  /** Lints PATH arguments, or every discovered skill (valid, shadowed and invalid) of the cwd. */
-  async lint(paths: string[] = [], opts: { cwd?: string; strict?: boolean; audit?: LintAuditHook } = {}): Promise<LintReport> {
+  /**
+   * Lints PATH arguments (relative to the cwd), or every discovered skill of the cwd (valid,
+   * shadowed and invalid) when there are none (skills.md §15.1). `strict` (default false) fails
+   * on warnings; `audit` (default true) adds the security audit's verdict.
+   */
+  async lint(paths: readonly string[] = [], opts: { cwd?: string; strict?: boolean; audit?: boolean } = {}): Promise<LintReport> {
     const strict = opts.strict === true;
     const ctx = withCwd(this.#ctx, opts.cwd);
     const [{ expandLintPath, lintSkillDir, summarise }, { MSG }] = await Promise.all([import("./lint.ts"), import("./messages.ts")]);
+    // The audit depends on lint (its lint rule), never the other way: lint gets the verdict here.
+    const audit: LintAuditHook | undefined = opts.audit === false ? undefined : (await import("./audit/engine.ts")).auditForLint;
     const results: LintResult[] = [];
-    const lintOpts = { strict, ...(opts.audit ? { audit: opts.audit } : {}) };
+    const lintOpts = { strict, ...(audit ? { audit } : {}) };
     if (paths.length === 0) {
       const v = await this.view({ cwd: opts.cwd });
       const dirs = [
@@ -282,59 +273,19 @@ export class SkillRegistry {
     return summarise(results, strict);
   }
 
-  /** check-style readiness and validity for one key or every discovered skill (skills.md §15.2). */
-  async check(key: string | undefined, opts: { cwd?: string; tools?: readonly string[] | null } = {}): Promise<CheckReport> {
+  /** check-style readiness and validity for one key (NOT_FOUND if unknown) or every discovered skill (skills.md §15.2). */
+  async check(key?: string, opts: { cwd?: string; tools?: readonly string[] | null } = {}): Promise<CheckReport> {
     const v = await this.view(opts);
-    const checks: SkillCheck[] = [];
-    const fromEntry = (e: SkillEntry): SkillCheck => ({
-      key: e.key,
-      state: e.activation_state,
-      missing: e.missing,
-      unchecked_tools: e.unchecked_tools,
-      invalid: null,
-      locally_modified: null,
-      update_available: false,
-      override_valid: null,
-    });
-    const invalidCheck = (r: (typeof v.discovery.invalid)[number]): SkillCheck => ({
-      key: r.candidate.key,
-      state: "invalid",
-      missing: { bins: [], env: [], tools: [] },
-      unchecked_tools: [],
-      invalid: { code: r.code, message: r.message, path: r.candidate.skillFile },
-      locally_modified: null,
-      update_available: false,
-      override_valid: null,
-    });
-    if (key !== undefined) {
-      const e = v.entries.find((x) => x.key === key);
-      if (e) checks.push(fromEntry(e));
-      else {
-        const bad = v.discovery.invalid.filter((r) => r.candidate.key === key);
-        if (bad.length === 0)
-          throw notFound(`Skill '${key}' not found`, { hint: `run 'lemon skill list' or 'lemon skill search ${key}'` });
-        checks.push(...bad.map(invalidCheck));
-      }
-    } else {
-      checks.push(...v.entries.map(fromEntry), ...v.discovery.invalid.map(invalidCheck));
-      checks.sort(byKey);
-    }
-    // An unreadable skills.json fails the check (skills.md §1.3 rule 4): its diagnostic names the file.
-    const ok =
-      checks.every((c) => c.state !== "invalid" && c.state !== "blocked") &&
-      !v.diagnostics.some((d) => d.code === "invalid_settings");
     // config.toml problems are reported (skills.md §1.1) but never fail the check: the file is ignored.
-    const config = this.#readConfigFile ? await (await import("./config-check.ts")).checkConfigFile(resolvePaths(v.ctx).configToml) : [];
-    return { ok, checks, diagnostics: [...v.diagnostics, ...config] };
+    const config = this.#readConfigFile ? await (await import("./config-check.ts")).checkConfigFile(v.paths.configToml) : [];
+    return checkReport(v.discovery, v.entries, [...v.diagnostics, ...config], key);
   }
 
-  /** The entry plus its normalised manifest, for `inspect`. */
-  async inspect(key: string, opts: { cwd?: string; tools?: readonly string[] | null } = {}): Promise<{ entry: SkillEntry; manifest: Manifest }> {
+  /** Everything about one effective skill, with its current bundle hash (cli.md §2.3). */
+  async inspect(key: string, opts: { cwd?: string; tools?: readonly string[] | null } = {}): Promise<SkillInspection> {
     const v = await this.view(opts);
-    const rec = v.discovery.effective.get(key);
-    const entry = v.entries.find((e) => e.key === key);
-    if (!rec || !entry) throw notFound(`Skill '${key}' not found`, { hint: `run 'lemon skill list' or 'lemon skill search ${key}'` });
-    return { entry, manifest: rec.manifest };
+    const { computeBundleHash } = await import("./audit/bundle.ts");
+    return inspection(v.discovery, v.entries, key, (dir) => computeBundleHash(dir));
   }
 
   /** The security audit of a skill key or a skill directory (install.md §7). */

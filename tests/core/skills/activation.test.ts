@@ -129,6 +129,32 @@ describe("skills.json (skills.md §3)", () => {
   });
 });
 
+describe("the skills API is the CLI's API (cli.md §2.3–§2.5, §2.15)", () => {
+  test("enable/disable return their result; lint, check and inspect give the JSON documents' objects", async () => {
+    await using box = await sandbox();
+    await box.skill(join(box.project, ".lemon/skill"), "s");
+    await box.skill(join(box.project, ".lemon/skill"), "bad", "---\nname: [x\n---\n");
+    const lemon = make(box);
+    expect(await lemon.skills.disable("s")).toEqual({ key: "s", scope: "global", file: join(box.agentDir, "skills.json"), enabled: false, changed: true });
+    await expect(lemon.skills.enable("ghost", { requireDiscovered: true })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    expect((await lemon.skills.enable("s", { global: false })).enabled).toBe(true);
+    const check = await lemon.skills.check();
+    expect(check.ok).toBe(false);
+    expect(check.checks.map((c) => [c.key, c.state, c.update_available])).toEqual([["bad", "invalid", null], ["s", "active", null]]);
+    const lint = await lemon.skills.lint([], { audit: false });
+    expect(lint.results.map((r) => [r.key, r.valid])).toEqual([["s", true], ["bad", false]]);
+    const audited = await lemon.skills.lint([join(box.project, ".lemon/skill/s")]);
+    expect(audited.ok).toBe(true);
+    const inspected = await lemon.skills.inspect("s");
+    expect(inspected).toMatchObject({ key: "s", lock: null, locally_modified: null, override_valid: null, manifest: { name: "s" } });
+    expect(inspected.current_bundle_hash).toMatch(/^[0-9a-f]{64}$/);
+    await expect(lemon.skills.inspect("bad")).rejects.toMatchObject({ code: "INVALID_REQUEST" });
+    await expect(lemon.skills.inspect("none")).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(Reflect.apply(lemon.skills.lint, lemon.skills, ["x"])).rejects.toMatchObject({ code: "INVALID_PARAMS" });
+    await lemon.close();
+  });
+});
+
 describe("activation state (skills.md §5.2)", () => {
   test("order: disabled, platform, missing, active", async () => {
     await using box = await sandbox();

@@ -16,7 +16,7 @@ export default defineLemonCommand({
   },
   async run({ args, io }) {
     const lemon = cliLemon(io, args);
-    const report = await lemon.registry.check(typeof args.key === "string" ? args.key : undefined);
+    const report = await lemon.skills.check(typeof args.key === "string" ? args.key : undefined);
     if (args.json) {
       printJson(io, { ok: report.ok, checks: report.checks, diagnostics: report.diagnostics });
       return report.ok ? 0 : 1;
@@ -28,6 +28,8 @@ export default defineLemonCommand({
     });
     if (rows.length === 0) io.out("No skills found.\n");
     else io.out(formatTable(["KEY", "STATE", "DETAIL"], rows));
+    // update_available is null: only an `update --check` could know, and installs do not exist yet.
+    if (rows.length > 0) io.out("updates: unknown (this version records no installs to check against)\n");
     // Invalid skills are rows above; every other warn/error (an unreadable skills.json) goes to stderr.
     const shownAsRows = new Set(report.checks.flatMap((c) => (c.invalid ? [c.invalid.path] : [])));
     printDiagnostics(io, Boolean(args.quiet), report.diagnostics.filter((d) => d.path === undefined || !shownAsRows.has(d.path)), true);

@@ -17,26 +17,10 @@ export default defineLemonCommand({
   },
   async run({ args, io }) {
     const lemon = cliLemon(io, args);
-    const { entry: e, manifest: m } = await lemon.registry.inspect(String(args.key));
-    const manifest = {
-      name: m.name ?? e.key,
-      description: m.description ?? "",
-      platforms: m.platforms,
-      requires: m.requires,
-      requires_tools: m.requires_tools,
-      fallback_for_tools: m.fallback_for_tools,
-      required_environment_variables: m.required_environment_variables,
-      references: m.references,
-      verification: m.verification,
-      tags: m.tags,
-      keywords: m.keywords,
-      unknown_fields: m.unknown_fields,
-    };
+    const e = await lemon.skills.inspect(String(args.key));
+    const m = e.manifest;
     if (args.json) {
-      printJson(io, {
-        ok: true,
-        skill: { ...e, manifest, lock: null, current_bundle_hash: null, locally_modified: null, override_valid: null },
-      });
+      printJson(io, { ok: true, skill: e });
       return 0;
     }
     const line = (label: string, value: string) => io.out(`  ${label.padEnd(12)} ${cell(value)}\n`);
@@ -52,7 +36,8 @@ export default defineLemonCommand({
     line("trust", e.trust_level ?? "untrusted");
     io.out("Hashes\n");
     line("content", e.content_hash);
-    line("bundle", "unknown");
+    line("bundle", "no install record");
+    line("current", e.current_bundle_hash);
     line("drift", "no install record");
     io.out("Requirements\n");
     const mark = (missing: string[], x: string) => (missing.includes(x) ? "✗" : "✓");

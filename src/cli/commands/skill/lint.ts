@@ -18,9 +18,7 @@ export default defineLemonCommand({
   async run({ args, io }) {
     const lemon = cliLemon(io, args);
     const paths = args._.map(String);
-    // The audit engine loads only when lint runs with it.
-    const audit = args.audit === false ? undefined : (await import("../../../core/skills/audit/target.ts")).lintAudit;
-    const report = await lemon.registry.lint(paths, { strict: Boolean(args.strict), ...(audit ? { audit } : {}) });
+    const report = await lemon.skills.lint(paths, { strict: Boolean(args.strict), audit: args.audit !== false });
     if (args.json) {
       printJson(io, { ...report });
       return report.ok ? 0 : 1;

@@ -20,7 +20,7 @@ export function toggleCommand(enabled: boolean): LemonCommand {
       const lemon = cliLemon(io, args);
       const key = String(args.key);
       const opts = { global: scope === "global", requireDiscovered: args.force !== true };
-      const r = enabled ? await lemon.registry.enable(key, opts) : await lemon.registry.disable(key, opts);
+      const r = enabled ? await lemon.skills.enable(key, opts) : await lemon.skills.disable(key, opts);
       if (args.json) {
         printJson(io, { ok: true, ...r });
         return 0;

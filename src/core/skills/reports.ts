@@ -1,0 +1,152 @@
+/**
+ * @module skills/reports
+ * The check-style reports over one catalog view: `check` (skills.md §15.2, cli.md §2.4) and
+ * `inspect` (cli.md §2.3). Field names are the contract's JSON names, so the CLI prints them as
+ * they are. Values lemon cannot know yet are `null`, never a guess.
+ */
+import type { Diagnostic } from "../diagnostics.ts";
+import { invalidRequest, notFound } from "../errors.ts";
+import type { Manifest, Reference } from "../schema/manifest.ts";
+import type { Discovery } from "./catalog.ts";
+import { byKey, type SkillEntry } from "./entry.ts";
+import type { InvalidRecord } from "./load.ts";
+
+/** One row of `check` (cli.md §2.4). */
+export interface SkillCheck {
+  key: string;
+  state: SkillEntry["activation_state"] | "invalid";
+  missing: SkillEntry["missing"];
+  unchecked_tools: string[];
+  /** Why the SKILL.md is invalid; null for a valid skill. */
+  invalid: { code: string; message: string; path: string } | null;
+  /** Current bundle hash against the lock's; null without an install record. */
+  locally_modified: boolean | null;
+  /** null: no `update --check` has recorded an upstream (no installer yet). */
+  update_available: boolean | null;
+  override_valid: boolean | null;
+}
+
+/** `check`'s document without `ok` wrapping: `ok` is false when a checked skill is invalid or blocked, or skills.json is unreadable. */
+export interface CheckReport {
+  ok: boolean;
+  checks: SkillCheck[];
+  diagnostics: Diagnostic[];
+}
+
+/** The manifest section of `inspect` (cli.md §2.3). */
+export interface InspectManifest {
+  name: string;
+  description: string;
+  platforms: string[];
+  requires: Manifest["requires"];
+  requires_tools: string[];
+  fallback_for_tools: string[];
+  required_environment_variables: string[];
+  references: Reference[];
+  verification: Manifest["verification"];
+  tags: string[];
+  keywords: string[];
+  unknown_fields: string[];
+}
+
+/** `inspect`'s `skill` object: the Entry plus manifest, lock and on-demand hashes (cli.md §2.3). */
+export interface SkillInspection extends SkillEntry {
+  manifest: InspectManifest;
+  /** The install record (install.md §6); null for unmanaged skills (no installer yet). */
+  lock: null;
+  /** The bundle hash of the skill directory as it is now (install.md §7.2). */
+  current_bundle_hash: string;
+  locally_modified: boolean | null;
+  override_valid: boolean | null;
+}
+
+const notFoundError = (key: string) =>
+  notFound(`Skill '${key}' not found`, { hint: `run 'lemon skill list' or 'lemon skill search ${key}'` });
+
+function fromEntry(e: SkillEntry): SkillCheck {
+  return {
+    key: e.key,
+    state: e.activation_state,
+    missing: e.missing,
+    unchecked_tools: e.unchecked_tools,
+    invalid: null,
+    locally_modified: null,
+    update_available: null,
+    override_valid: null,
+  };
+}
+
+function fromInvalid(r: InvalidRecord): SkillCheck {
+  return {
+    key: r.candidate.key,
+    state: "invalid",
+    missing: { bins: [], env: [], tools: [] },
+    unchecked_tools: [],
+    invalid: { code: r.code, message: r.message, path: r.candidate.skillFile },
+    locally_modified: null,
+    update_available: null,
+    override_valid: null,
+  };
+}
+
+/** Readiness and validity of one key (NOT_FOUND when no root holds it) or of every discovered skill. */
+export function checkReport(discovery: Discovery, entries: readonly SkillEntry[], diagnostics: Diagnostic[], key?: string): CheckReport {
+  const checks: SkillCheck[] = [];
+  if (key !== undefined) {
+    const e = entries.find((x) => x.key === key);
+    if (e) checks.push(fromEntry(e));
+    else {
+      const bad = discovery.invalid.filter((r) => r.candidate.key === key);
+      if (bad.length === 0) throw notFoundError(key);
+      checks.push(...bad.map(fromInvalid));
+    }
+  } else {
+    checks.push(...entries.map(fromEntry), ...discovery.invalid.map(fromInvalid));
+    checks.sort(byKey);
+  }
+  // An unreadable skills.json fails the check (skills.md §1.3 rule 4): its diagnostic names the file.
+  const ok =
+    checks.every((c) => c.state !== "invalid" && c.state !== "blocked") && !diagnostics.some((d) => d.code === "invalid_settings");
+  return { ok, checks, diagnostics };
+}
+
+/**
+ * Everything about one effective skill; `bundleHash` computes the current bundle hash of a
+ * directory. A key held only by invalid SKILL.md files is INVALID_REQUEST saying why.
+ */
+export async function inspection(
+  discovery: Discovery,
+  entries: readonly SkillEntry[],
+  key: string,
+  bundleHash: (dir: string) => Promise<string>,
+): Promise<SkillInspection> {
+  const rec = discovery.effective.get(key);
+  const entry = entries.find((e) => e.key === key);
+  if (!rec || !entry) {
+    const bad = discovery.invalid.find((r) => r.candidate.key === key);
+    if (bad) throw invalidRequest(`skill '${key}' is invalid: ${bad.code}: ${bad.message}`);
+    throw notFoundError(key);
+  }
+  const m = rec.manifest;
+  return {
+    ...entry,
+    manifest: {
+      name: m.name ?? entry.key,
+      description: m.description ?? "",
+      platforms: m.platforms,
+      requires: m.requires,
+      requires_tools: m.requires_tools,
+      fallback_for_tools: m.fallback_for_tools,
+      required_environment_variables: m.required_environment_variables,
+      references: m.references,
+      verification: m.verification,
+      tags: m.tags,
+      keywords: m.keywords,
+      unknown_fields: m.unknown_fields,
+    },
+    lock: null,
+    current_bundle_hash: await bundleHash(entry.path),
+    locally_modified: null,
+    override_valid: null,
+  };
+}
