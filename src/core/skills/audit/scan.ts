@@ -11,7 +11,7 @@ import { decodePayloads, normalizeText } from "./normalize.ts";
 import { decodeExec, obfuscation, remoteExec } from "./rules/execution.ts";
 import { credentialRead, exfiltration, markdownExfil, sensitivePath } from "./rules/exfiltration.ts";
 import { hiddenBlocks, hiddenUnicode, MAY_HIDE, promptInjection } from "./rules/injection.ts";
-import { hardcodedSecret, maskSecrets, pemKeys } from "./rules/secrets.ts";
+import { awsSecretsNearKeyIds, hardcodedSecret, maskSecrets, pemKeys } from "./rules/secrets.ts";
 import { destructive, mining, pathTraversal, persistence, privilege, reverseShell, tunnelOrDropsite } from "./rules/system.ts";
 import type { Hit, LineContext, LineRule } from "./rules/types.ts";
 import { severityRank } from "./rules/types.ts";
@@ -160,6 +160,9 @@ export function scanText(rel: string, text: string, location: Location = classif
     const line = lineOfOffset(lineStarts(normal), h.offset);
     c.add(promptInjection, h, line, physical[line - 1] ?? "");
   }
+  if (/AKIA|ASIA/.test(text))
+    for (const i of awsSecretsNearKeyIds(physical))
+      c.add(hardcodedSecret, { severity: "high", message: "hard-coded AWS secret access key" }, i + 1, physical[i]!);
   for (const offset of pemKeys(text)) {
     const line = lineOfOffset(starts, offset);
     c.add(hardcodedSecret, { severity: "high", message: "private key in the bundle" }, line, physical[line - 1] ?? "");
