@@ -4,7 +4,7 @@
  * fsync, rename, fsync the directory. A symlinked target is written through, keeping the link.
  */
 import { mkdir, open, readdir, readlink, realpath, rename, rm } from "node:fs/promises";
-import { lstatSync } from "node:fs";
+import { lstatSync, rmSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve, sep } from "node:path";
 import { forbidden } from "../errors.ts";
 import { holdPath, releasePath } from "./cleanup.ts";
@@ -157,7 +157,7 @@ export async function writeFileAtomic(
   await makeDir(dir, opts.dirMode ?? 0o755);
   await removeDeadTemps(dir, basename(real));
   const tmp = join(dir, `.${basename(real)}.tmp-${process.pid}-${randomHex(6)}`);
-  holdPath(tmp, "file");
+  holdPath(tmp, () => rmSync(tmp, { force: true }));
   try {
     const fh = await open(tmp, "wx", opts.mode ?? 0o600);
     try {

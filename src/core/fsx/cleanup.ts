@@ -4,9 +4,8 @@
  * release it before the process dies (skills.md §1.3 rule 2). The core never exits: the CLI
  * passes its process and exit function to `installSignalCleanup`, and handlers are attached only
  * while something is held, so a long-running command keeps its own SIGINT behaviour otherwise.
+ * No imports: the CLI reaches this module at start-up, and each holder brings its own remover.
  */
-import { rmSync } from "node:fs";
-
 export type CleanupSignal = "SIGINT" | "SIGTERM" | "SIGHUP";
 
 /** 128 + the signal number, what a shell reports for a process the signal killed. */
@@ -18,7 +17,8 @@ export interface SignalTarget {
   off(signal: CleanupSignal, listener: () => void): unknown;
 }
 
-const held = new Map<string, "dir" | "file">();
+/** Path → a synchronous remover: a signal handler cannot wait for promises. */
+const held = new Map<string, () => void>();
 let target: { proc: SignalTarget; exit: (code: number) => void } | null = null;
 const listeners = new Map<CleanupSignal, () => void>();
 
@@ -40,9 +40,9 @@ function detach(): void {
   listeners.clear();
 }
 
-/** Records a lock directory or temp file this process created; removed on a signal until released. */
-export function holdPath(path: string, kind: "dir" | "file"): void {
-  held.set(path, kind);
+/** Records a lock directory or temp file this process created; `remove` runs on a signal until released. */
+export function holdPath(path: string, remove: () => void): void {
+  held.set(path, remove);
   attach();
 }
 
@@ -56,11 +56,11 @@ export function isHeld(path: string): boolean {
   return held.has(path);
 }
 
-/** Removes everything held, synchronously: a signal handler cannot wait for promises. */
+/** Removes everything held, synchronously. */
 export function cleanupHeldSync(): void {
-  for (const [path, kind] of held) {
+  for (const remove of held.values()) {
     try {
-      rmSync(path, kind === "dir" ? { recursive: true, force: true } : { force: true });
+      remove();
     } catch {
       // Best effort: the process is about to exit, and a left-over lock is recovered as stale.
     }

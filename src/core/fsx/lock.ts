@@ -4,6 +4,7 @@
  * owner is gone (same host, pid not running or reused) is stale and recovered; a lock of a live
  * owner or of another host is never taken, and the CONFLICT message says which it is.
  */
+import { rmSync } from "node:fs";
 import { hostname } from "node:os";
 import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
@@ -126,7 +127,7 @@ async function tryAcquire(file: string, owner: LockOwner): Promise<Attempt> {
       return { ok: false, owner: current, state };
     }
   }
-  holdPath(lockDir, "dir");
+  holdPath(lockDir, () => rmSync(lockDir, { recursive: true, force: true }));
   try {
     await writeFile(`${lockDir}/owner.json`, JSON.stringify(owner) + "\n", { mode: 0o600 });
   } catch (err) {

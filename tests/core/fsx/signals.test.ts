@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync, rmSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { writeFileAtomic } from "../../../src/core/fsx/atomic.ts";
@@ -12,12 +12,12 @@ const SRC = resolve(import.meta.dir, "../../../src/core/fsx");
 const HOLDER = `
 import { installSignalCleanup, holdPath } from ${JSON.stringify(`${SRC}/cleanup.ts`)};
 import { acquireLock } from ${JSON.stringify(`${SRC}/lock.ts`)};
-import { writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 installSignalCleanup(process, (code) => process.exit(code));
 const [file, temp] = process.argv.slice(2);
 await acquireLock(file, { command: "holder" });
 writeFileSync(temp, "partial");
-holdPath(temp, "file");
+holdPath(temp, () => rmSync(temp));
 process.stdout.write("ready\\n");
 setInterval(() => {}, 1000);
 `;
@@ -70,7 +70,7 @@ describe("cleanup registry", () => {
     try {
       expect(attached.size).toBe(0);
       const held = await box.write("held.tmp", "x");
-      holdPath(held, "file");
+      holdPath(held, () => rmSync(held));
       expect([...attached.keys()].sort()).toEqual(["SIGHUP", "SIGINT", "SIGTERM"]);
       attached.get("SIGINT")?.();
       expect(exits).toEqual([130]);
