@@ -2,7 +2,7 @@
  * @module cli/io
  * The streams and process facts a CLI run may touch, so tests run the CLI in-process.
  */
-import { processEnv } from "../core/context.ts";
+import { installSignalCleanup, processEnv } from "../core/context.ts";
 
 export interface CliIo {
   out(text: string): void;
@@ -81,6 +81,7 @@ function currentDir(): string | null {
 }
 
 export function processIo(): CliIo {
+  installSignalCleanup(process, (code) => process.exit(code));
   let out: boolean | undefined;
   let inp: boolean | undefined;
   return {

@@ -186,6 +186,9 @@ function processCwd(): string {
   }
 }
 
+/** For the CLI: held locks and temp files are released on SIGINT/SIGTERM/SIGHUP (skills.md §1.3). */
+export { installSignalCleanup } from "./fsx/cleanup.ts";
+
 export function createContext(opts: ContextOptions = {}, what = "createContext"): LemonContext {
   checkContextOptions(opts, what);
   const log = opts.log ?? (() => {});

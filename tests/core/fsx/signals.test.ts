@@ -22,6 +22,12 @@ process.stdout.write("ready\\n");
 setInterval(() => {}, 1000);
 `;
 
+/** The same holder, with the cleanup installed the way the CLI does it: by taking the process io. */
+const CLI_HOLDER = HOLDER.replace(
+  "installSignalCleanup(process, (code) => process.exit(code));",
+  `(await import(${JSON.stringify(resolve(SRC, "../../cli/io.ts"))})).processIo();`,
+);
+
 async function readyLine(stream: ReadableStream<Uint8Array>): Promise<string> {
   const reader = stream.getReader();
   let text = "";
@@ -56,6 +62,20 @@ describe("signals release held locks and temp files (skills.md §1.3 rule 2)", (
     }, 15000);
   }
 });
+
+test("the CLI's process io installs the cleanup: SIGTERM releases a held lock, exit 143", async () => {
+  await using box = await sandbox();
+  expect(CLI_HOLDER).toContain("processIo()");
+  const script = await box.write("cli-holder.ts", CLI_HOLDER);
+  const file = join(box.root, "skills.json");
+  const temp = join(box.root, ".skills.json.tmp-held");
+  const child = Bun.spawn([process.execPath, script, file, temp], { stdout: "pipe", stderr: "inherit", cwd: box.root });
+  expect(await readyLine(child.stdout)).toBe("ready");
+  child.kill("SIGTERM");
+  expect(await child.exited).toBe(143);
+  expect(existsSync(`${file}.lock`)).toBe(false);
+  expect(existsSync(temp)).toBe(false);
+}, 15000);
 
 describe("cleanup registry", () => {
   test("handlers are attached only while something is held", async () => {
