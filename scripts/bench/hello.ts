@@ -14,14 +14,16 @@ export function buildHello(dir: string): string {
 
 /**
  * Any small program compiled exactly like hello-world: the benchmarks' floors (the least work a
- * command must do, measured as a process of its own) are built with it.
+ * command must do, measured as a process of its own) are built with it. `splitting` puts each
+ * `import()` target in a chunk of its own that loads when called, as build.ts does for lemon.
  */
-export function buildProgram(dir: string, name: string, source: string): string {
+export function buildProgram(dir: string, name: string, source: string, opts: { splitting?: boolean } = {}): string {
   const src = join(dir, `${name}.ts`);
   writeFileSync(src, source);
   const outfile = join(dir, process.platform === "win32" ? `${name}.exe` : name);
   const p = Bun.spawnSync(
     [process.execPath, "build", "--compile", "--format=esm", "--bytecode", "--minify",
+      ...(opts.splitting ? ["--splitting"] : []),
       "--no-compile-autoload-dotenv", "--no-compile-autoload-bunfig", src, "--outfile", outfile],
     { cwd: dir, stdout: "ignore", stderr: "pipe" },
   );

@@ -22,6 +22,8 @@ import { pct, spawnSample, type Sample } from "./measure.ts";
 
 const REPO = resolve(import.meta.dir, "..", "..");
 const CORE = JSON.stringify(join(REPO, "src", "core", "index.ts"));
+/** Lazily imported core code in chunks of its own, loaded when called, as lemon's build has it. */
+const SPLIT = { splitting: true };
 
 function fail(msg: string): never {
   console.error(`list-ladder bench: ${msg}`);
@@ -66,6 +68,7 @@ try {
           scratch,
           "import-core",
           `import { createLemon } from ${CORE};\nconsole.log(typeof createLemon);\n`,
+          SPLIT,
         ),
       ],
     ],
@@ -78,6 +81,7 @@ try {
           `import { createLemon } from ${CORE};\n` +
             `const lemon = createLemon({ curator: false });\n` +
             `console.log(JSON.stringify(await lemon.skills.list(), null, 2));\n`,
+          SPLIT,
         ),
       ],
     ],
