@@ -13,6 +13,7 @@ import { credentialRead, exfiltration, markdownExfil, sensitivePath } from "./ru
 import { hiddenBlocks, hiddenUnicode, MAY_HIDE, promptInjection } from "./rules/injection.ts";
 import { awsSecretsNearKeyIds, hardcodedSecret, maskSecrets, pemKeys } from "./rules/secrets.ts";
 import { destructive, mining, pathTraversal, persistence, privilege, reverseShell, tunnelOrDropsite } from "./rules/system.ts";
+import { dataFlow, type Dialect } from "./rules/flow.ts";
 import type { Hit, LineContext, LineRule } from "./rules/types.ts";
 import { severityRank } from "./rules/types.ts";
 
@@ -122,6 +123,21 @@ function scanLines(c: Collector, text: string, lines: LogicalLine[], location: L
   }
 }
 
+const CODE_EXT = /\.(?:py|js|mjs|cjs|ts|mts|cts|rb|php|pl|lua)$/i;
+const MAY_FLOW = /curl|wget|\bnc\b|ncat|socat|scp|rsync|requests\.|fetch|httpx|axios|urlopen|http\.request|\.send|dig\s|nslookup|\bhost\s|rc\b|profile|config\.fish/;
+
+/** Variables carried from line to line (rules/flow.ts); Markdown contributes its fenced code only. */
+function scanFlow(c: Collector, rel: string, lines: LogicalLine[], location: Location): void {
+  const flowLines = location === "markdown" ? lines.filter((l) => l.fenced) : lines;
+  if (flowLines.length < 2 || !flowLines.some((l) => MAY_FLOW.test(l.text))) return;
+  const dialects: Dialect[] = location === "markdown" ? ["shell", "code"] : CODE_EXT.test(rel) ? ["code"] : ["shell"];
+  for (const dialect of dialects)
+    for (const h of dataFlow(flowLines, dialect)) {
+      const severity = h.rule === "persistence" && location === "markdown" ? "high" : h.severity;
+      c.add({ rule: h.rule, category: h.category }, { severity, message: h.message }, h.line, h.text);
+    }
+}
+
 /** All findings of the text rules for one file. `location` defaults to install.md §7.3. */
 export function scanText(rel: string, text: string, location: Location = classifyLocation(rel, text)): Finding[] {
   const c = new Collector(rel);
@@ -160,6 +176,7 @@ export function scanText(rel: string, text: string, location: Location = classif
     const line = lineOfOffset(lineStarts(normal), h.offset);
     c.add(promptInjection, h, line, physical[line - 1] ?? "");
   }
+  scanFlow(c, rel, raw, location);
   if (/AKIA|ASIA/.test(text))
     for (const i of awsSecretsNearKeyIds(physical))
       c.add(hardcodedSecret, { severity: "high", message: "hard-coded AWS secret access key" }, i + 1, physical[i]!);

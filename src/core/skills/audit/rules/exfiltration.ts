@@ -7,32 +7,32 @@
 import type { Hit, LineContext, LineRule } from "./types.ts";
 import { pipeSegments, worst } from "./types.ts";
 
-const SHELL_SENDER = /\b(?:curl|wget|nc|ncat|netcat|socat|telnet|scp|sftp|Invoke-WebRequest|Invoke-RestMethod|iwr|irm)\b|\brsync\b.*\s[^\s:]+:/i;
-const CODE_SENDER =
+export const SHELL_SENDER = /\b(?:curl|wget|nc|ncat|netcat|socat|telnet|scp|sftp|Invoke-WebRequest|Invoke-RestMethod|iwr|irm)\b|\brsync\b.*\s[^\s:]+:/i;
+export const CODE_SENDER =
   /\brequests\.(?:post|put|patch|get|request)\s*\(|\bfetch\s*\(|\bhttpx\.\w+\s*\(|\baxios(?:\.\w+)?\s*\(|\burlopen\s*\(|\bhttp\.request\s*\(|\bXMLHttpRequest\b|\bsendBeacon\s*\(|\bNet::HTTP\b|\bsmtplib\b|\bWebClient\b|\.(?:send|sendall|sendto)\s*\(/;
 
 /** Credential files (public keys, ssh config and known_hosts are not secrets). */
-const CRED_FILE =
+export const CRED_FILE =
   /(?:~|\$HOME|\$\{HOME\}|%USERPROFILE%)\/\.ssh\b(?!\/(?:config|known_hosts|authorized_keys)\b)(?!\/\S*\.pub\b)|\bid_(?:rsa|dsa|ecdsa|ed25519)\b(?!\.pub)|\.aws\/credentials|\.gnupg\b|\.kube\/config|\.docker\/config\.json|\.netrc\b|\.npmrc\b|\.pypirc\b|\/etc\/shadow|\.git-credentials|\.config\/gh\/hosts\.yml/;
 /** Using a key file is not sending it: `ssh -i`, `IdentityFile`, `--key`, download targets. */
-const CRED_USE_G =
+export const CRED_USE_G =
   /(?:\s-i\s*|IdentityFile[=\s]+|--(?:key|cert|cacert|identity|private-key|ssh-key|netrc-file)[=\s]+|ssh-add\s+(?:-\S+\s+)*|ssh-keygen\b[^|;&]*?-f\s*|\s-o\s*|--output[=\s]+|>>?\s*)["']?[^\s"';&|]+/g;
 
-const SECRET_VAR = /\$\{?(?:[A-Za-z_][A-Za-z0-9_]*?)?(?:TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIALS?)[A-Za-z0-9_]*\}?/i;
-const CODE_SECRET =
+export const SECRET_VAR = /\$\{?(?:[A-Za-z_][A-Za-z0-9_]*?)?(?:TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIALS?)[A-Za-z0-9_]*\}?/i;
+export const CODE_SECRET =
   /(?:process\.env\.|process\.env\[["']|os\.environ\[["']|os\.environ\.get\(["']|os\.getenv\(["']|ENV\[["']|Deno\.env\.get\(["']|\$env:)[A-Za-z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIAL)/i;
-const ENV_DUMP =
+export const ENV_DUMP =
   /\bprintenv\b|(?:^|[\s;&(`$])env\s*(?:$|\||\)|`)|(?:^|[\s;&(])set\s*\||\bexport\s+-p\b|\bGet-ChildItem\s+env:|\bgci\s+env:|\bdir\s+env:|\bdict\(\s*os\.environ\s*\)|\bos\.environ\.copy\(\)|\bstr\(\s*os\.environ\s*\)|\bjson\.dumps\(\s*(?:dict\()?os\.environ|JSON\.stringify\(\s*process\.env\s*\)|\bos\.environ\s*[,)}]|\bprocess\.env\s*[,)}]|\.\.\.process\.env\b/;
 const SUBST_SECRET = /\$\((?:[^()]*\b(?:cat|base64|tar|gzip|printenv|env|xxd)\b[^()]*)\)|`[^`]*\b(?:cat|base64|printenv|env)\b[^`]*`/;
-const LOOPBACK = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\]|0\.0\.0\.0)$/;
-const URL_G = /https?:\/\/[^\s'"`<>|]+/gi;
+export const LOOPBACK = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\]|0\.0\.0\.0)$/;
+export const URL_G = /https?:\/\/[^\s'"`<>|]+/gi;
 const DATA_FLAG_G = /(?:^|\s)(?:-d|--data(?:-\w+)?|-F|--form(?:-string)?|--json|-T|--upload-file|--post-data|--post-file|--body-data|--body-file|-InFile|-Body)(?:=|\s+)?("[^"]*"|'[^']*'|\S+)/g;
 const USER_FLAG = /(?:^|\s)(?:-u|--user)(?:=|\s+)?("[^"]*"|'[^']*'|\S+)/;
 const HEADER_CONTEXT = /(?:^|\s)(?:-H|--header)\b|Authorization|Bearer|headers\s*[=:]|\bauth\s*=|X-API-Key|api-key:/i;
 const DNS_EXFIL =
   /\b(?:dig|nslookup|host|drill)\s+[^|;&]*?(?:\$\([^)]*\)|`[^`]*`|\$\{?[A-Za-z_]*(?:TOKEN|SECRET|PASSWORD|KEY|USER|HOSTNAME)[A-Za-z_]*\}?)\.[A-Za-z0-9-]+\.[A-Za-z]{2,}/i;
 
-function hostOf(url: string): { host: string; https: boolean } {
+export function hostOf(url: string): { host: string; https: boolean } {
   const m = /^(https?):\/\/(?:[^@/]*@)?(\[[^\]]*\]|[^/:?#]+)/i.exec(url);
   return { host: (m?.[2] ?? "").toLowerCase(), https: (m?.[1] ?? "").toLowerCase() === "https" };
 }

@@ -1,0 +1,145 @@
+/**
+ * @module skills/audit/rules/flow
+ * Data flow within one file (issue 9 §3): a secret read into a variable on one line and sent on
+ * another (`K=$(cat ~/.ssh/id_rsa)` … `curl -d "k=$K" …`, `key = os.environ["X_TOKEN"]` …
+ * `requests.post(url, data=key)`), and a start-up file path kept in a variable and appended to
+ * later. Shell, Python and JavaScript alike: variables are tracked forward through assignments
+ * (`$NAME`/`${NAME}` in shell, bare identifiers in code), statements spanning lines are joined.
+ */
+import type { Severity } from "../../../schema/finding.ts";
+import type { LogicalLine } from "../context.ts";
+import { CODE_SECRET, CODE_SENDER, CRED_FILE, CRED_USE_G, ENV_DUMP, hostOf, LOOPBACK, SECRET_VAR, SHELL_SENDER, URL_G } from "./exfiltration.ts";
+
+export type Dialect = "shell" | "code";
+
+export interface FlowHit {
+  line: number;
+  rule: "exfiltration" | "persistence";
+  category: string;
+  severity: Severity;
+  message: string;
+  text: string;
+}
+
+type Taint = "cred" | "env" | "rc";
+
+/** `NAME=…`, `export NAME=…`, `const name = …`, `name: str = …` (not `==`, `=>`, `<=`). */
+const ASSIGN =
+  /^\s*(?:export\s+|local\s+|readonly\s+|declare\s+(?:-\w+\s+)*|typeset\s+|(?:const|let|var|my|our)\s+|set\s+-gx?\s+)?\$?([A-Za-z_]\w*)\s*(?::\s*[\w[\], |.]+)?\s*(?:=|:=)(?![=>~])\s*(.+)$/;
+const WITH_OPEN = /\bwith\s+open\s*\((.+?)\)\s+as\s+([A-Za-z_]\w*)\s*:/;
+const READ_INTO = /^\s*read\s+(?:-\w+\s+)*([A-Za-z_]\w*)\s*<\s*(.+)$/;
+const LOOSE_CRED = /["'`]\.ssh["'`/]|["'`]\.aws["'`/].*credentials|["'`]\.gnupg["'`/]|["'`]\.kube["'`/].*config|["'`]\.netrc["'`]/;
+const RC_FILE = /(?:^|[\s"'`/=(])\.(?:bashrc|zshrc|profile|bash_profile|zprofile|bash_login|zshenv|zlogin|kshrc)\b|\bconfig\.fish\b|\bfish\/conf\.d\//;
+const HEADER_HINT = /(?:^|\s)(?:-H|--header)\b|Authorization|Bearer|headers?\s*[=:[]|\bauth\s*[=:]|X-API-Key|api-key\s*:|token\s+["'`]?$/i;
+const QUERY_HINT = /[?&][\w.-]+=["'`]?\$?\{?$|\bparams\s*=|(?:^|\s)(?:-u|--user)(?:=|\s+)["']?[^\s"']*$/;
+const SHELL_WRITE = /(?:^|[\s;&|)0-9])>>?\s*["']?$|\btee\s+(?:-a\s+)?["']?$|\b(?:cp|mv|install)\s+(?:-\S+\s+)*\S+\s+["']?$/;
+const CODE_WRITE = /\b(?:open|appendFile|appendFileSync|writeFile|writeFileSync|createWriteStream)\s*\(\s*$/;
+const CODE_WRITE_MODE = /\bopen\s*\([^)]*,\s*["'][aw+]|\.(?:write_text|open\s*\(\s*["'][aw])|appendFile|writeFile|createWriteStream/;
+
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const refRe = (name: string, dialect: Dialect) =>
+  dialect === "shell" ? new RegExp(String.raw`\$\{?${escape(name)}\b(?![(\w])`, "g") : new RegExp(String.raw`(?<![\w.$'"\\])${escape(name)}\b(?!\s*[=(:]\s*[^=])`, "g");
+
+/** What kind of secret (or path) an expression yields, judged on its own text. */
+function sourceOf(expr: string): Taint | null {
+  const stripped = expr.replace(CRED_USE_G, " ");
+  if (CRED_FILE.test(stripped) || LOOSE_CRED.test(stripped)) return "cred";
+  if (SECRET_VAR.test(expr) || CODE_SECRET.test(expr) || ENV_DUMP.test(expr)) return "env";
+  if (RC_FILE.test(expr)) return "rc";
+  return null;
+}
+
+/**
+ * Joins code statements whose brackets stay open over several lines (at most 30 lines). Braces
+ * count only inside a call or after `=`, so a function or block body is never one statement.
+ */
+function statements(lines: readonly LogicalLine[], dialect: Dialect): LogicalLine[] {
+  if (dialect === "shell") return lines.slice();
+  const out: LogicalLine[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const first = lines[i]!;
+    let text = first.text;
+    let depth = 0;
+    const braces = /=\s*\{\s*$/.test(first.text);
+    const count = (t: string) => {
+      for (const ch of t.replace(/(["'`])(?:\\.|(?!\1).)*\1/g, "")) {
+        if (ch === "(" || ch === "[" || (ch === "{" && (braces || depth > 0))) depth++;
+        else if (ch === ")" || ch === "]" || (ch === "}" && depth > 0)) depth--;
+      }
+    };
+    count(text);
+    let j = i;
+    while (depth > 0 && j + 1 < lines.length && j - i < 30) {
+      j++;
+      text += " " + lines[j]!.text.trim();
+      count(lines[j]!.text);
+    }
+    out.push({ line: first.line, text, fenced: first.fenced });
+    i = j;
+  }
+  return out;
+}
+
+function onlyLoopback(text: string): boolean {
+  const urls = text.match(URL_G) ?? [];
+  return urls.length > 0 && urls.every((u) => LOOPBACK.test(hostOf(u).host));
+}
+
+/**
+ * Follows variables through one file. `lines` are the file's logical lines (Markdown: only its
+ * fenced code); `dialect` decides how a variable is referenced.
+ */
+export function dataFlow(lines: readonly LogicalLine[], dialect: Dialect): FlowHit[] {
+  const taint = new Map<string, { kind: Taint; line: number }>();
+  const hits: FlowHit[] = [];
+  const refsIn = (text: string) => {
+    const out: { name: string; kind: Taint; from: number; at: number }[] = [];
+    for (const [name, t] of taint) for (const m of text.matchAll(refRe(name, dialect))) out.push({ name, kind: t.kind, from: t.line, at: m.index });
+    return out;
+  };
+  for (const st of statements(lines, dialect)) {
+    const text = st.text;
+    const sending = SHELL_SENDER.test(text) || CODE_SENDER.test(text) || /\b(?:dig|nslookup|host|drill)\s/.test(text);
+    if (taint.size > 0) {
+      const judged = sending ? text.replace(CRED_USE_G, (m) => " ".repeat(m.length)) : text;
+      for (const r of refsIn(judged)) {
+        if (r.kind === "rc") {
+          const pre = text.slice(0, r.at);
+          if (SHELL_WRITE.test(pre) || CODE_WRITE.test(pre) || (CODE_WRITE_MODE.test(text) && /\b(?:open|Path)\s*\(\s*$/.test(pre)))
+            hits.push({ line: st.line, rule: "persistence", category: "persistence", severity: "critical", message: `writes the shell start-up file named on line ${r.from}`, text });
+          continue;
+        }
+        if (!sending) continue;
+        const pre = text.slice(Math.max(0, r.at - 60), r.at);
+        let severity: Severity = "critical";
+        // A credential in an authorization header is being used, not sent away.
+        if (HEADER_HINT.test(pre)) continue;
+        if (r.kind === "env") {
+          if (onlyLoopback(text)) continue;
+          if (QUERY_HINT.test(pre)) severity = "high";
+        }
+        const what = r.kind === "cred" ? "credential file" : "secret";
+        hits.push({ line: st.line, rule: "exfiltration", category: "exfiltration", severity, message: `${what} read on line ${r.from} sent over the network`, text });
+        break;
+      }
+    }
+    const a = ASSIGN.exec(text) ?? READ_INTO.exec(text);
+    const w = WITH_OPEN.exec(text);
+    const bound: [string, string][] = [];
+    if (a) bound.push([a[1]!, a[2]!]);
+    if (w) bound.push([w[2]!, w[1]!]);
+    for (const [name, expr] of bound) {
+      // The output of a request is its response, not the secret sent with it.
+      if (SHELL_SENDER.test(expr) || CODE_SENDER.test(expr)) {
+        taint.delete(name);
+        continue;
+      }
+      const own = sourceOf(expr);
+      const inherited = refsIn(expr).find((r) => !HEADER_HINT.test(expr.slice(Math.max(0, r.at - 60), r.at)));
+      const kind = own ?? inherited?.kind ?? null;
+      if (kind !== null) taint.set(name, { kind, line: own !== null ? st.line : inherited!.from });
+      else taint.delete(name);
+    }
+  }
+  return hits;
+}
