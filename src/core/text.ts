@@ -44,6 +44,21 @@ export function hasLoneSurrogate(s: string): boolean {
   return false;
 }
 
+// fatal: invalid bytes are an error, never U+FFFD; the default ignoreBOM: false drops a leading BOM.
+const UTF8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * The one strict UTF-8 decoder for bytes lemon did not write (skill files, state and config
+ * files, audited bundles): a leading BOM dropped, null when the bytes are not valid UTF-8.
+ */
+export function decodeUtf8(bytes: Uint8Array): string | null {
+  try {
+    return UTF8.decode(bytes);
+  } catch {
+    return null;
+  }
+}
+
 export function utf8Bytes(s: string): number {
   return Buffer.byteLength(s, "utf8");
 }

@@ -8,6 +8,7 @@ import { conflict } from "../errors.ts";
 import { isJsonFormatError, parseJson } from "../json.ts";
 import { checkSchema } from "../schema/check.ts";
 import { readRegularFile } from "../skills/regular-file.ts";
+import { decodeUtf8 } from "../text.ts";
 import { confinedTarget, formatJson, writeFileAtomic } from "./atomic.ts";
 import { acquireLock } from "./lock.ts";
 
@@ -80,16 +81,10 @@ function readBytes(file: string, maxBytes: number | undefined): Uint8Array | nul
 }
 
 function decode<T>(bytes: Uint8Array, codec: Codec<T>): T {
-  let text: string;
-  try {
-    text = utf8.decode(bytes);
-  } catch {
-    throw new UnusableFile("file is not valid UTF-8");
-  }
+  const text = decodeUtf8(bytes);
+  if (text === null) throw new UnusableFile("file is not valid UTF-8");
   return codec.parse(text);
 }
-
-const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 export interface UpdateOptions {
   command?: string;

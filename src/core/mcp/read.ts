@@ -6,7 +6,7 @@
  */
 import { closeSync, fstatSync, openSync, readFileSync } from "node:fs";
 import { isJsonFormatError, parseJson } from "../json.ts";
-import { flattenLine } from "../text.ts";
+import { decodeUtf8, flattenLine } from "../text.ts";
 
 /** lemon's own files (mcp.json, config.toml): read and rewritten under the same cap. */
 export const MAX_CONFIG_BYTES = 1024 * 1024;
@@ -39,11 +39,8 @@ export function readCappedSync(file: string, max = MAX_CONFIG_BYTES): ReadResult
     if (st.size > max) return { kind: "error", reason: `file exceeds ${max} bytes` };
     const bytes = readFileSync(fd);
     if (bytes.length > max) return { kind: "error", reason: `file exceeds ${max} bytes` };
-    try {
-      return { kind: "text", text: new TextDecoder("utf-8", { fatal: true }).decode(bytes) };
-    } catch {
-      return { kind: "error", reason: "file is not valid UTF-8" };
-    }
+    const text = decodeUtf8(bytes);
+    return text === null ? { kind: "error", reason: "file is not valid UTF-8" } : { kind: "text", text };
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === "EISDIR") return { kind: "missing" };

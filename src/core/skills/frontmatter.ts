@@ -3,6 +3,7 @@
  * Splits a SKILL.md into header and body and parses YAML (`---`) or TOML (`+++`) headers
  * (skills.md §4.1). The parsers load lazily: listing an unchanged tree never needs them.
  */
+import { decodeUtf8 } from "../text.ts";
 import { MSG } from "./messages.ts";
 import { parsePlainYaml } from "./yaml-fast.ts";
 
@@ -16,17 +17,8 @@ export type ParsedSkillFile =
   | { ok: true; kind: FrontmatterKind; data: Record<string, unknown>; header: string; body: string; bodyStartLine: number }
   | { ok: false; code: "parse_error" | "invalid_utf8" | "file_too_large"; message: string };
 
-const utf8 = new TextDecoder("utf-8", { fatal: true });
-
-/** Strict UTF-8 decode with the BOM dropped; null for invalid bytes. */
-export function decodeUtf8(bytes: Uint8Array): string | null {
-  try {
-    const text = utf8.decode(bytes);
-    return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-  } catch {
-    return null;
-  }
-}
+// The one strict decoder is text.ts's; exported here too for this module's importers.
+export { decodeUtf8 };
 
 interface Split {
   kind: FrontmatterKind;

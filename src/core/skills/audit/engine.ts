@@ -11,6 +11,7 @@ import type { AuditRecord, LintIssueRecord } from "../../schema/audit-cache.ts";
 import type { Diagnostic } from "../../diagnostics.ts";
 import { conflict, invalidRequest, notFound } from "../../errors.ts";
 import { isoSeconds } from "../../fsx/atomic.ts";
+import { decodeUtf8 } from "../../text.ts";
 import { bundleHashFromLines, enumerateBundle, hashLine, LIMITS, readEntry, type Bundle, type BundleEntry } from "./bundle.ts";
 import { AuditCache, auditFingerprint, ENGINE_VERSION, type AuditKind } from "./cache.ts";
 import { builtinLint, BUILTIN_LINT_VERSION, lintFindings, lintRecords, type LintHook } from "./lint-bridge.ts";
@@ -53,15 +54,9 @@ export interface AuditOptions {
   now?: () => Date;
 }
 
-const decoder = new TextDecoder("utf-8", { fatal: true });
-
 function asText(bytes: Uint8Array): string | null {
   if (bytes.length > LIMITS.maxFileBytes || bytes.includes(0)) return null;
-  try {
-    return decoder.decode(bytes);
-  } catch {
-    return null;
-  }
+  return decodeUtf8(bytes);
 }
 
 function byteCompare(a: string, b: string): number {
