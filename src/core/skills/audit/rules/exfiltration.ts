@@ -29,8 +29,11 @@ export const URL_G = /https?:\/\/[^\s'"`<>|]+/gi;
 const DATA_FLAG_G = /(?:^|\s)(?:-d|--data(?:-\w+)?|-F|--form(?:-string)?|--json|-T|--upload-file|--post-data|--post-file|--body-data|--body-file|-InFile|-Body)(?:=|\s+)?("[^"]*"|'[^']*'|\S+)/g;
 const USER_FLAG = /(?:^|\s)(?:-u|--user)(?:=|\s+)?("[^"]*"|'[^']*'|\S+)/;
 const HEADER_CONTEXT = /(?:^|\s)(?:-H|--header)\b|Authorization|Bearer|headers\s*[=:]|\bauth\s*=|X-API-Key|api-key:/i;
+/** A DNS lookup whose queried name carries data: `$VAR`, `$(…)` or a code interpolation before a domain. */
 const DNS_EXFIL =
-  /\b(?:dig|nslookup|host|drill)\s+[^|;&]*?(?:\$\([^)]*\)|`[^`]*`|\$\{?[A-Za-z_]*(?:TOKEN|SECRET|PASSWORD|KEY|USER|HOSTNAME)[A-Za-z_]*\}?)\.[A-Za-z0-9-]+\.[A-Za-z]{2,}/i;
+  /\b(?:dig|nslookup|host|drill|resolvectl\s+query|Resolve-DnsName)\s+[^|;&]*?(?:\$\([^)]*\)|`[^`]*`|\$\{?[A-Za-z_]\w*\}?)[\w.-]*\.[A-Za-z0-9-]+\.[A-Za-z]{2,}/i;
+const DNS_CODE =
+  /\b(?:gethostbyname(?:_ex)?|getaddrinfo|resolver\.(?:resolve|query)|dns\.(?:lookup|resolve\w*|promises\.\w+)|Resolve-DnsName|InetAddress\.getByName|LookupHost|Dns\.GetHostEntry)\s*\(\s*(?:f["'][^"']*\{[^}]+\}[\w.-]*\.[\w-]+\.|["'`][^"'`]*\$\{[^}]+\}[\w.-]*\.[\w-]+\.|[A-Za-z_][\w.[\]'"]*\s*\+\s*["'`][\w.-]*\.[\w-]+\.|["'][^"']*\{\}[\w.-]*\.[\w-]+\.[^"']*["']\s*\.format\(|["'][^"']*%s[\w.-]*\.[\w-]+\.)/;
 
 export function hostOf(url: string): { host: string; https: boolean } {
   const m = /^(https?):\/\/(?:[^@/]*@)?(\[[^\]]*\]|[^/:?#]+)/i.exec(url);
@@ -107,11 +110,11 @@ function envSent(line: string): Hit | null {
 
 export const exfiltration: LineRule = {
   rule: "exfiltration",
-  keywords: ["curl", "wget", "nc ", "ncat", "netcat", "socat", "telnet", "scp", "sftp", "rsync", "invoke-", "iwr", "irm", "requests.", "fetch", "httpx", "axios", "urlopen", "http.request", "xmlhttprequest", "sendbeacon", "net::http", "smtplib", "webclient", ".send", "dig ", "nslookup", "host ", "drill "],
+  keywords: ["curl", "wget", "nc ", "ncat", "netcat", "socat", "telnet", "scp", "sftp", "rsync", "invoke-", "iwr", "irm", "requests.", "fetch", "httpx", "axios", "urlopen", "http.request", "xmlhttprequest", "sendbeacon", "net::http", "smtplib", "webclient", ".send", "dig ", "nslookup", "host ", "drill ", "resolvectl", "resolve-dnsname", "gethostbyname", "getaddrinfo", "resolver.", "dns.", "getbyname", "lookuphost", "gethostentry"],
   category: "exfiltration",
-  quick: /curl|wget|\bnc\b|ncat|netcat|socat|telnet|scp|sftp|rsync|Invoke-|\biwr\b|\birm\b|requests\.|fetch\s*\(|httpx|axios|urlopen|http\.request|XMLHttpRequest|sendBeacon|Net::HTTP|smtplib|WebClient|\.send|(?:dig|nslookup|host|drill)\s[^\n]*[$`]/i,
+  quick: /curl|wget|\bnc\b|ncat|netcat|socat|telnet|scp|sftp|rsync|Invoke-|\biwr\b|\birm\b|requests\.|fetch\s*\(|httpx|axios|urlopen|http\.request|XMLHttpRequest|sendBeacon|Net::HTTP|smtplib|WebClient|\.send|(?:dig|nslookup|host|drill|resolvectl|Resolve-DnsName)\s[^\n]*[$`]|gethostbyname|getaddrinfo|resolver\.|dns\.|getByName|LookupHost|GetHostEntry/i,
   check(line) {
-    if (DNS_EXFIL.test(line)) return critical("data exfiltrated through DNS lookups");
+    if (DNS_EXFIL.test(line) || DNS_CODE.test(line)) return critical("data exfiltrated through DNS lookups");
     if (!SHELL_SENDER.test(line) && !CODE_SENDER.test(line)) return null;
     return worst(credentialSent(line), envSent(line));
   },

@@ -58,7 +58,7 @@ export const destructive: LineRule = {
   },
 };
 
-const PERSIST_TARGET = String.raw`(?:\S*authorized_keys\d?|\/etc\/sudoers(?:\.d\/\S*)?|\S*\/\.(?:bashrc|zshrc|profile|bash_profile|zprofile|bash_login|zshenv|zlogin)|\S*config\.fish|\/etc\/profile(?:\.d\/\S*)?|\/etc\/rc\.local|\/etc\/cron\S*|\/var\/spool\/cron\S*|\/etc\/systemd\/\S*|\S*\.config\/systemd\/\S*|\S*Library\/LaunchAgents\S*|\/Library\/LaunchDaemons\S*|\/etc\/init\.d\/\S*|\S*\.config\/autostart\S*)`;
+const PERSIST_TARGET = String.raw`(?:\S*authorized_keys\d?|\/etc\/sudoers(?:\.d\/\S*)?|(?:\S*\/)?\.(?:bashrc|zshrc|profile|bash_profile|zprofile|bash_login|zshenv|zlogin|kshrc)\b|\S*config\.fish|\S*fish\/conf\.d\/\S*|\/etc\/profile(?:\.d\/\S*)?|\/etc\/rc\.local|\/etc\/cron\S*|\/var\/spool\/cron\S*|\/etc\/systemd\/\S*|\S*\.config\/systemd\/\S*|\S*Library\/LaunchAgents\S*|\/Library\/LaunchDaemons\S*|\/etc\/init\.d\/\S*|\S*\.config\/autostart\S*)`;
 const AGENT_TARGET = String.raw`(?:\S*\bAGENTS\.md|\S*\bCLAUDE\.md|\S*\.cursorrules|\S*\.claude\/\S*|\S*\.codex\/\S*|\S*\.lemon\/\S*|\S*GEMINI\.md|\S*copilot-instructions\.md)`;
 const writeTo = (target: string) =>
   new RegExp(
@@ -69,14 +69,28 @@ const AGENT_WRITE = writeTo(AGENT_TARGET);
 const SERVICE =
   /\|\s*crontab\b|\bcrontab\s+(?:-u\s+\S+\s+)?(?!-[lre]\b)(?:-\s|-$|[^\s-]\S*)|\bsystemctl\s+(?:--user\s+|--now\s+|--system\s+)*enable\b|\blaunchctl\s+(?:load|bootstrap)\b|\bschtasks\b.*\/create\b|\breg\s+add\b.*\\Run\b|New-ItemProperty\b.*\\Run\b/i;
 
+/** A start-up file named in code (`Path.home() / ".bashrc"`, `join(homedir(), '.zshrc')`) and written. */
+const RC_IN_CODE = /["'`/]\.(?:bashrc|zshrc|profile|bash_profile|zprofile|bash_login|zshenv|zlogin|kshrc)["'`]|["'`/]config\.fish["'`]/;
+const CODE_WRITES =
+  /\b(?:appendFile|appendFileSync|writeFile|writeFileSync|createWriteStream|write_text|Add-Content|Set-Content)\b|\bopen\s*\([^)]*\)?[^)]*,\s*["'][aw+]|\.open\s*\(\s*["'][aw]|\bOut-File\b.*-Append|>>/;
+/** PATH starting with a temporary, shared-memory or relative directory: whatever is dropped there wins. */
+const PATH_HIJACK =
+  /(?:^|[\s;&(])(?:export\s+)?PATH=["']?(?:\/tmp\b|\/dev\/shm\b|\/var\/tmp\b|\$\{?TMPDIR\}?|\.\/?(?::|["']?$)|:)|\bset\s+-gx\s+PATH\s+(?:\/tmp|\/dev\/shm|\/var\/tmp)\b|\bfish_add_path\s+(?:-\w+\s+)*(?:\/tmp|\/dev\/shm|\/var\/tmp)\b/;
+/** `alias sudo=…`, a `sudo()` function, or an executable named sudo dropped into a bin directory. */
+const SUDO_HIJACK =
+  /\balias\s+(?:sudo|su|doas|passwd|ssh|gpg)=(?!["']?(?:sudo|doas)\s*["']?(?:\s|$))|(?:^|[\s;&])(?:function\s+)?(?:sudo|su|doas|passwd)\s*\(\s*\)\s*\{|(?:>|\btee\s+(?:-a\s+)?|\b(?:cp|mv|install|ln)\s+(?:-\S+\s+)*\S+\s+)["']?\S*\/(?:bin|\.local\/bin|sbin)\/(?:sudo|su|doas|passwd|ssh)["']?(?:\s|$)/;
+
 export const persistence: LineRule = {
   rule: "persistence",
-  keywords: ["authorized_keys", "sudoers", ".bashrc", ".zshrc", ".profile", "bash_profile", "zprofile", "bash_login", "zshenv", "zlogin", "config.fish", "/etc/", "cron", "systemd", "systemctl", "launch", "init.d", "autostart", "agents.md", "claude.md", "cursorrules", ".claude", ".codex", ".lemon", "gemini", "copilot-instructions", "git config", "schtasks", "reg add", "\\run"],
+  keywords: ["path=", "path ", "alias ", "sudo", "su(", "doas", "passwd", ".kshrc", "conf.d", "authorized_keys", "sudoers", ".bashrc", ".zshrc", ".profile", "bash_profile", "zprofile", "bash_login", "zshenv", "zlogin", "config.fish", "/etc/", "cron", "systemd", "systemctl", "launch", "init.d", "autostart", "agents.md", "claude.md", "cursorrules", ".claude", ".codex", ".lemon", "gemini", "copilot-instructions", "git config", "schtasks", "reg add", "\\run"],
   category: "persistence",
-  quick: /authorized_keys|sudoers|\.bashrc|\.zshrc|\.profile|bash_profile|zprofile|bash_login|zshenv|zlogin|config\.fish|\/etc\/|cron|systemd|systemctl|Launch|launchctl|init\.d|autostart|AGENTS\.md|CLAUDE\.md|cursorrules|\.claude|\.codex|\.lemon|GEMINI|copilot-instructions|git config|schtasks|reg add|\\Run/i,
+  quick: /PATH|alias\s|sudo|\bsu\s*\(|doas|passwd|\.kshrc|conf\.d|authorized_keys|sudoers|\.bashrc|\.zshrc|\.profile|bash_profile|zprofile|bash_login|zshenv|zlogin|config\.fish|\/etc\/|cron|systemd|systemctl|Launch|launchctl|init\.d|autostart|AGENTS\.md|CLAUDE\.md|cursorrules|\.claude|\.codex|\.lemon|GEMINI|copilot-instructions|git config|schtasks|reg add|\\Run/i,
   check(line, ctx) {
     if (PERSIST_WRITE.test(line)) return { severity: byLocation(ctx), message: "writes a login, sudo, ssh or autostart file" };
     if (SERVICE.test(line)) return { severity: byLocation(ctx), message: "installs a scheduled job or service" };
+    if (RC_IN_CODE.test(line) && CODE_WRITES.test(line)) return { severity: byLocation(ctx), message: "writes a shell start-up file" };
+    if (SUDO_HIJACK.test(line)) return { severity: byLocation(ctx), message: "shadows sudo or another credential prompt" };
+    if (PATH_HIJACK.test(line)) return { severity: byLocation(ctx), message: "puts a temporary or relative directory first on PATH" };
     if (AGENT_WRITE.test(line)) return { severity: "high", message: "writes into agent configuration" };
     if (/\bgit\s+config\s+--global\b/.test(line)) return { severity: "medium", message: "changes global git configuration" };
     return null;
