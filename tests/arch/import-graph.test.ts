@@ -65,7 +65,6 @@ const CLI_CORE_ALLOWED: readonly string[] = [
   "src/cli/commands/skill/browse.ts -> src/core/errors.ts",
   "src/cli/commands/skill/browse.ts -> src/core/skills/entry.ts",
   "src/cli/commands/skill/inspect.ts -> src/core/text.ts",
-  "src/cli/commands/skill/lint.ts -> src/core/skills/audit/target.ts",
   "src/cli/commands/skill/lint.ts -> src/core/text.ts",
   "src/cli/commands/skill/list.ts -> src/core/skills/entry.ts",
   "src/cli/commands/skill/prompt.ts -> src/core/skills/entry.ts",

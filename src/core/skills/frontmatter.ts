@@ -15,19 +15,22 @@ export type FrontmatterKind = "yaml" | "toml" | "none";
 
 export type ParsedSkillFile =
   | { ok: true; kind: FrontmatterKind; data: Record<string, unknown>; header: string; body: string; bodyStartLine: number }
-  | { ok: false; code: "parse_error" | "invalid_utf8" | "file_too_large"; message: string };
+  | { ok: false; code: "parse_error"; message: string };
 
 // The one strict decoder is text.ts's; exported here too for this module's importers.
 export { decodeUtf8 };
 
-interface Split {
+/** A SKILL.md cut at its fences: the header text (not parsed) and the body. */
+export interface Split {
   kind: FrontmatterKind;
   header: string;
   body: string;
+  /** 1-based line where the body starts. */
   bodyStartLine: number;
 }
 
-function splitFrontmatter(text: string): Split | { error: string } {
+/** Finds the frontmatter fences (skills.md §4.1 rule 2); `error` when the header is not closed. */
+export function splitFrontmatter(text: string): Split | { error: string } {
   const lines = text.split(/\r?\n/);
   let i = 0;
   while (i < lines.length && lines[i]!.trim() === "" && i < lines.length - 1) i++;
@@ -111,14 +114,7 @@ function firstLine(s: string): string {
   return (s.split("\n")[0] ?? "").trim().replace(/\s+/g, " ").slice(0, 200);
 }
 
-/** Parses SKILL.md bytes: size, UTF-8, frontmatter fences, header size, then the header itself. */
-export async function parseSkillFile(bytes: Uint8Array): Promise<ParsedSkillFile> {
-  if (bytes.byteLength > MAX_SKILL_FILE_BYTES) return { ok: false, code: "file_too_large", message: MSG.fileTooLarge };
-  const text = decodeUtf8(bytes);
-  if (text === null) return { ok: false, code: "invalid_utf8", message: MSG.invalidUtf8 };
-  return parseSkillText(text);
-}
-
+/** Splits decoded SKILL.md text at its fences and parses the header (size checked first). */
 export async function parseSkillText(text: string): Promise<ParsedSkillFile> {
   const split = splitFrontmatter(text);
   if ("error" in split) return { ok: false, code: "parse_error", message: split.error };

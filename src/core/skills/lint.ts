@@ -8,10 +8,9 @@ import { basename, isAbsolute, join, relative, resolve } from "node:path";
 import { isInside } from "../fsx/atomic.ts";
 import { KNOWN_FOREIGN_FIELDS, MANIFEST_FIELDS, REQUIRES_FIELDS } from "../schema/manifest.ts";
 import { charCount } from "../text.ts";
-import { MAX_SKILL_FILE_BYTES, parseSkillFile, decodeUtf8 } from "./frontmatter.ts";
-import { buildManifest } from "./manifest.ts";
+import type { ManifestWarning } from "./manifest.ts";
 import { MSG } from "./messages.ts";
-import { readRegularFile } from "./regular-file.ts";
+import { readSkillFile } from "./skill-file.ts";
 
 export type Severity = "error" | "warn" | "info";
 
@@ -85,6 +84,10 @@ export async function lintSkillDir(dir: string, opts: { audit?: LintAuditHook; s
   const add = (code: string, severity: Severity, message: string, line = 1, file = "SKILL.md") =>
     issues.push({ code, severity, message, file, line });
   const file = join(dir, "SKILL.md");
+  const addWarning = (w: ManifestWarning, headerLines: string[]) => {
+    const field = w.code === "description_multiline" ? "description" : w.message.split(/[ :]/)[0]!;
+    add(w.code, w.code === "description_multiline" ? "info" : "warn", w.message, lineOfKey(headerLines, field));
+  };
   const done = (): LintResult => {
     const valid = !issues.some((i) => i.severity === "error" || (opts.strict === true && i.severity === "warn"));
     return { key, path: dir, valid, issues };
@@ -94,40 +97,30 @@ export async function lintSkillDir(dir: string, opts: { audit?: LintAuditHook; s
     add("invalid_key", "warn", MSG.lintInvalidKey(key), 1, ".");
   for (const link of symlinksIn(dir)) add("symlink_in_bundle", "error", MSG.lintSymlink(link), 1, link);
 
-  const read = readRegularFile(file, MAX_SKILL_FILE_BYTES);
+  const read = await readSkillFile(file);
   if (!read.ok) {
-    if (read.problem === "missing") add("missing_skill_file", "error", MSG.lintNoSkillFile, 1, ".");
-    else if (read.problem === "too_large") add("file_too_large", "error", MSG.fileTooLarge);
-    else if (read.problem === "not_regular") add("skill_file_unreadable", "error", MSG.notRegular);
-    else add("skill_file_unreadable", "error", MSG.unreadable(read.errno ?? "error"));
+    const where = read.code === "missing_skill_file" ? "." : "SKILL.md";
+    if (read.code === "invalid_manifest") {
+      const headerLines = read.header.split("\n");
+      for (const w of read.warnings) addWarning(w, headerLines);
+      add("invalid_manifest", "error", read.message, lineOfKey(headerLines, read.message.split(/[ .]/)[0]!));
+    } else add(read.code, "error", read.message, 1, where);
     return done();
   }
-  const bytes = read.bytes;
-  const parsed = await parseSkillFile(bytes);
-  if (!parsed.ok) {
-    add(parsed.code, "error", parsed.message);
-    return done();
-  }
-  const text = decodeUtf8(bytes) ?? "";
-  const headerLines = text.split(/\r?\n/).slice(1, Math.max(1, parsed.bodyStartLine - 2));
-  if (parsed.kind === "none") add("missing_frontmatter", "warn", MSG.lintNoFrontmatter);
-  const built = buildManifest(parsed.data, parsed.header);
-  for (const w of built.warnings) add(w.code, w.code === "description_multiline" ? "info" : "warn", w.message, lineOfKey(headerLines, w.code === "description_multiline" ? "description" : w.message.split(/[ :]/)[0]!));
-  if (!built.ok) {
-    add("invalid_manifest", "error", built.message, lineOfKey(headerLines, built.message.split(/[ .]/)[0]!));
-    return done();
-  }
-  const m = built.manifest;
+  const headerLines = read.header.split("\n");
+  if (read.frontmatter === "none") add("missing_frontmatter", "warn", MSG.lintNoFrontmatter);
+  for (const w of read.warnings) addWarning(w, headerLines);
+  const m = read.manifest;
   if (m.name === null) add("missing_name", "warn", MSG.lintNoName);
   else if (m.name !== key) add("name_mismatch", "info", MSG.lintNameMismatch(m.name, key), lineOfKey(headerLines, "name"));
   if (m.description === null) add("missing_description", "warn", MSG.lintNoDescription);
   else if (charCount(m.description) < 20)
     add("short_description", "warn", MSG.lintShortDescription, lineOfKey(headerLines, "description"));
-  for (const f of Object.keys(built.raw)) {
+  for (const f of Object.keys(read.raw)) {
     if (!MANIFEST_FIELDS.has(f) && !KNOWN_FOREIGN_FIELDS.has(f) && f !== "hermes_requires")
       add("unknown_field", "info", MSG.lintUnknownField(f), lineOfKey(headerLines, f));
   }
-  const requires = built.raw.requires;
+  const requires = read.raw.requires;
   if (requires !== null && typeof requires === "object" && !Array.isArray(requires)) {
     for (const f of Object.keys(requires))
       if (!REQUIRES_FIELDS.has(f)) add("unknown_field", "info", MSG.lintUnknownField(`requires.${f}`), lineOfKey(headerLines, "requires"));
@@ -153,10 +146,9 @@ export async function lintSkillDir(dir: string, opts: { audit?: LintAuditHook; s
       add("reference_missing", "warn", MSG.lintRefMissing(p), lineOfKey(headerLines, "references"));
     }
   }
-  const body = text.split(/\r?\n/).slice(parsed.bodyStartLine - 1).join("\n");
-  if (parsed.body.trim() === "") add("empty_body", "error", MSG.lintEmptyBody, parsed.bodyStartLine);
-  else if (body.length > MAX_BODY_CHARS && charCount(parsed.body) > MAX_BODY_CHARS)
-    add("body_too_long", "warn", MSG.lintBodyTooLong(MAX_BODY_CHARS), parsed.bodyStartLine);
+  if (read.body.trim() === "") add("empty_body", "error", MSG.lintEmptyBody, read.bodyStartLine);
+  else if (read.body.length > MAX_BODY_CHARS && charCount(read.body) > MAX_BODY_CHARS)
+    add("body_too_long", "warn", MSG.lintBodyTooLong(MAX_BODY_CHARS), read.bodyStartLine);
   if (opts.audit) {
     const a = await opts.audit(dir);
     if (a.verdict === "warn") add("audit_warn", "warn", MSG.lintAuditWarn(a.findings));

@@ -6,22 +6,16 @@
 import { lstatSync, realpathSync, statSync, type Stats } from "node:fs";
 import type { Manifest } from "../schema/manifest.ts";
 import { isInside } from "../fsx/atomic.ts";
-import { MAX_SKILL_FILE_BYTES, parseSkillFile } from "./frontmatter.ts";
-import { buildManifest, type ManifestWarning } from "./manifest.ts";
+import type { ManifestWarning } from "./manifest.ts";
 import { MSG } from "./messages.ts";
-import { readRegularFile } from "./regular-file.ts";
-import { fingerprintOf } from "./search/stat-many.ts";
+import { readSkillFile, type SkillFileCode } from "./skill-file.ts";
+import { fingerprintOf } from "./fingerprint.ts";
 import type { SkillCandidate } from "./scan.ts";
 
 export const BODY_EXCERPT_CHARS = 10_000;
 
-export type InvalidCode =
-  | "parse_error"
-  | "invalid_manifest"
-  | "file_too_large"
-  | "invalid_utf8"
-  | "symlink_escape"
-  | "skill_file_unreadable";
+/** Why a candidate is invalid: the reader's codes (a missing file is unreadable here) or an escaping link. */
+export type InvalidCode = Exclude<SkillFileCode, "missing_skill_file"> | "symlink_escape";
 
 interface RecordBase {
   candidate: SkillCandidate;
@@ -64,10 +58,6 @@ export function firstChars(s: string, n: number): string {
   return s.slice(0, i);
 }
 
-export function sha256Hex(bytes: Uint8Array | string): string {
-  return new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
-}
-
 function invalid(candidate: SkillCandidate, fingerprint: string, code: InvalidCode, message: string, hash: string | null = null): InvalidRecord {
   return { valid: false, candidate, fingerprint, code, message, contentHash: hash };
 }
@@ -90,12 +80,12 @@ export async function loadCandidate(candidate: SkillCandidate, cache?: Map<strin
   if (cached && cached.fingerprint === fp && cached.candidate.realPath === candidate.realPath) {
     return cached.candidate === candidate ? cached : { ...cached, candidate };
   }
-  const record = await loadFresh(candidate, stat.st, fp);
+  const record = await loadFresh(candidate, fp);
   cache?.set(file, record);
   return record;
 }
 
-async function loadFresh(candidate: SkillCandidate, st: Stats, fp: string): Promise<SkillRecord> {
+async function loadFresh(candidate: SkillCandidate, fp: string): Promise<SkillRecord> {
   const file = candidate.skillFile;
   try {
     if (lstatSync(file).isSymbolicLink() && !isInside(realpathSync(file), candidate.realPath))
@@ -103,33 +93,23 @@ async function loadFresh(candidate: SkillCandidate, st: Stats, fp: string): Prom
   } catch (err) {
     return invalid(candidate, fp, "skill_file_unreadable", MSG.unreadable((err as NodeJS.ErrnoException).code ?? "error"));
   }
-  if (!st.isFile()) return invalid(candidate, fp, "skill_file_unreadable", MSG.notRegular);
-  if (st.size > MAX_SKILL_FILE_BYTES) return invalid(candidate, fp, "file_too_large", MSG.fileTooLarge);
-  // The stat above may be of another file than the one opened (swapped in between): the read
-  // checks the open descriptor again, so a FIFO can never block it.
-  const read = readRegularFile(file, MAX_SKILL_FILE_BYTES);
+  const read = await readSkillFile(file);
   if (!read.ok) {
-    if (read.problem === "too_large") return invalid(candidate, fp, "file_too_large", MSG.fileTooLarge);
-    if (read.problem === "not_regular") return invalid(candidate, fp, "skill_file_unreadable", MSG.notRegular);
-    return invalid(candidate, fp, "skill_file_unreadable", MSG.unreadable(read.errno ?? "error"));
+    // Scanned a moment ago: a SKILL.md gone since then is unreadable, not a directory without one.
+    if (read.code === "missing_skill_file") return invalid(candidate, fp, "skill_file_unreadable", MSG.unreadable("ENOENT"));
+    return invalid(candidate, fp, read.code, read.message, read.contentHash);
   }
-  const bytes = read.bytes;
-  const hash = sha256Hex(bytes);
-  const parsed = await parseSkillFile(bytes);
-  if (!parsed.ok) return invalid(candidate, fp, parsed.code, parsed.message, hash);
-  const built = buildManifest(parsed.data, parsed.header);
-  if (!built.ok) return invalid(candidate, fp, "invalid_manifest", built.message, hash);
   return {
     valid: true,
     candidate,
     fingerprint: fp,
-    manifest: built.manifest,
-    warnings: built.warnings,
-    contentHash: hash,
-    frontmatter: parsed.kind,
-    bodyExcerpt: firstChars(parsed.body, BODY_EXCERPT_CHARS),
-    bodyChars: parsed.body.length,
-    bodyBlank: parsed.body.trim() === "",
-    bodyStartLine: parsed.bodyStartLine,
+    manifest: read.manifest,
+    warnings: read.warnings,
+    contentHash: read.contentHash,
+    frontmatter: read.frontmatter,
+    bodyExcerpt: firstChars(read.body, BODY_EXCERPT_CHARS),
+    bodyChars: read.body.length,
+    bodyBlank: read.body.trim() === "",
+    bodyStartLine: read.bodyStartLine,
   };
 }

@@ -69,6 +69,19 @@ function globalRootPaths(ctx: LemonContext): { label: RootLabel; path: string }[
   return out;
 }
 
+/** Canonical JSON of a root list (sorted keys), the input of the scope id. */
+export function canonicalRoots(roots: readonly SkillRoot[]): string {
+  return JSON.stringify(roots.map((r) => ({ exists: r.exists, label: r.label, path: r.path, realPath: r.realPath, scope: r.scope })));
+}
+
+/**
+ * First 16 hex of sha256 of the canonical root list: the name of a scope's search snapshot and
+ * of a project's audit cache (skills.md §1.2).
+ */
+export function scopeId(roots: readonly SkillRoot[]): string {
+  return new Bun.CryptoHasher("sha256").update(canonicalRoots(roots)).digest("hex").slice(0, 16);
+}
+
 /** Project roots first, then global; duplicates (same real path) kept once at their first position. */
 export function resolveRoots(ctx: LemonContext): { project: SkillRoot[]; global: SkillRoot[] } {
   const global: SkillRoot[] = [];

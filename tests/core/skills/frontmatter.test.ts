@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { parseSkillFile, parseSkillText, parseYamlReference } from "../../../src/core/skills/frontmatter.ts";
+import { parseSkillText, parseYamlReference } from "../../../src/core/skills/frontmatter.ts";
+import { parseSkillBytes } from "../../../src/core/skills/skill-file.ts";
 import { isPlainHeader } from "../../../src/core/skills/yaml-fast.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);
@@ -11,7 +12,7 @@ async function data(text: string) {
 }
 
 async function failure(text: string | Uint8Array) {
-  const r = typeof text === "string" ? await parseSkillText(text) : await parseSkillFile(text);
+  const r = typeof text === "string" ? await parseSkillText(text) : await parseSkillBytes(text);
   if (r.ok) throw new Error("expected failure");
   return r;
 }
@@ -31,8 +32,8 @@ describe("frontmatter parsing (skills.md §4.1)", () => {
   });
 
   test("leading blank lines, trailing spaces on fences, CRLF and BOM are accepted", async () => {
-    const r = await parseSkillFile(enc("\uFEFF\r\n  \r\n---  \r\nname: crlf\r\n---\t\r\nbody\r\n"));
-    expect(r.ok && r.data).toEqual({ name: "crlf" });
+    const r = await parseSkillBytes(enc("\uFEFF\r\n  \r\n---  \r\nname: crlf\r\n---\t\r\nbody\r\n"));
+    expect(r.ok && r.raw).toEqual({ name: "crlf" });
     expect(r.ok && r.body).toBe("body\r\n");
   });
 

@@ -8,6 +8,9 @@
 import type { Finding, Severity } from "../../schema/finding.ts";
 import type { LintIssueRecord } from "../../schema/audit-cache.ts";
 import type { Bundle } from "./bundle.ts";
+import { splitFrontmatter } from "../frontmatter.ts";
+import { MSG } from "../messages.ts";
+import { decodeSkillBytes } from "../skill-file.ts";
 
 export interface LintIssue {
   code: string;
@@ -25,8 +28,8 @@ export interface LintOutcome {
 /** A linter for one skill directory (skills.md §15.1 codes, audit codes excluded). */
 export type LintHook = (dir: string) => Promise<LintOutcome>;
 
-/** Bumped whenever the built-in subset changes what it reports. */
-export const BUILTIN_LINT_VERSION = 1;
+/** Bumped whenever the built-in subset changes what it reports (2: the skill reader's messages). */
+export const BUILTIN_LINT_VERSION = 2;
 
 const UNLOADABLE = new Set([
   "missing_skill_file",
@@ -67,26 +70,26 @@ export function lintRecords(outcome: LintOutcome): LintIssueRecord[] {
   return outcome.issues.map((i) => ({ code: i.code, severity: i.severity, message: i.message }));
 }
 
-/** The structural subset, from bytes already read for the audit. */
+/**
+ * The structural subset, from bytes already read for the audit: the one SKILL.md reader's
+ * first steps (size, UTF-8, fences) and its messages, without parsing the header, so a batch
+ * audit loads no YAML. Manifest validity is the full linter's (injected as `lint`).
+ */
 export function builtinLint(bundle: Bundle, skillFile: Uint8Array | null | "unreadable"): LintOutcome {
   const issues: LintIssue[] = [];
-  if (skillFile === null) issues.push({ code: "missing_skill_file", severity: "error", message: "dir has no SKILL.md" });
-  else if (skillFile === "unreadable") issues.push({ code: "skill_file_unreadable", severity: "error", message: "SKILL.md cannot be read" });
-  else if (skillFile.length > 1024 * 1024) issues.push({ code: "file_too_large", severity: "error", message: "SKILL.md is over 1 MiB" });
+  const error = (code: string, message: string, file?: string) =>
+    issues.push({ code, severity: "error", message, ...(file !== undefined ? { file } : {}) });
+  if (skillFile === null) error("missing_skill_file", MSG.lintNoSkillFile);
+  else if (skillFile === "unreadable") error("skill_file_unreadable", MSG.unreadable("error"));
   else {
-    let text: string | null = null;
-    try {
-      text = new TextDecoder("utf-8", { fatal: true }).decode(skillFile);
-    } catch {
-      issues.push({ code: "invalid_utf8", severity: "error", message: "SKILL.md is not valid UTF-8" });
-    }
-    if (text !== null) {
-      const fm = /^---[ \t]*\r?\n[\s\S]*?\r?\n---[ \t]*(?:\r?\n|$)/.exec(text);
-      const body = fm ? text.slice(fm[0].length) : text;
-      if (body.trim() === "") issues.push({ code: "empty_body", severity: "error", message: "SKILL.md body is blank" });
+    const decoded = decodeSkillBytes(skillFile);
+    if (!decoded.ok) error(decoded.code, decoded.message);
+    else {
+      // An unclosed header is the full linter's parse_error; the subset judges only the body.
+      const split = splitFrontmatter(decoded.text);
+      if (!("error" in split) && split.body.trim() === "") error("empty_body", MSG.lintEmptyBody);
     }
   }
-  for (const e of bundle.entries)
-    if (e.kind === "symlink") issues.push({ code: "symlink_in_bundle", severity: "error", message: `symlink in the skill: ${e.rel}`, file: e.rel });
+  for (const e of bundle.entries) if (e.kind === "symlink") error("symlink_in_bundle", MSG.lintSymlink(e.rel), e.rel);
   return { valid: !issues.some((i) => i.severity === "error"), issues };
 }

@@ -12,12 +12,10 @@ import { expandUserPath, type LemonContext } from "../../context.ts";
 import { invalidRequest, notFound } from "../../errors.ts";
 import { resolvePaths, type Scope } from "../../paths.ts";
 import type { SkillEntry } from "../entry.ts";
-import { resolveRoots } from "../roots.ts";
-import { scopeId } from "../search/identity.ts";
+import { resolveRoots, scopeId } from "../roots.ts";
 import { lintSkillDir } from "../lint.ts";
-import { auditBundle, auditForLint, type AuditReport } from "./engine.ts";
+import { auditBundle, type AuditReport } from "./engine.ts";
 import type { LintHook } from "./lint-bridge.ts";
-import type { LintAuditHook } from "../lint.ts";
 
 /** The full linter, without its audit step, as the audit's `lint` rule input. */
 const fullLint: LintHook = async (dir) => {
@@ -127,6 +125,3 @@ export async function auditTarget(
     ...(cacheFile !== undefined ? { cacheFile } : {}),
   });
 }
-
-/** The audit as lint's `audit_warn` / `audit_block` input (lint already has its own issues). */
-export const lintAudit: LintAuditHook = (dir) => auditForLint(dir);

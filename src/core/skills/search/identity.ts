@@ -16,20 +16,13 @@
  */
 import { join, sep } from "node:path";
 import type { Diagnostic } from "../../diagnostics.ts";
-import type { SkillRoot } from "../roots.ts";
+import { canonicalRoots, scopeId, type SkillRoot } from "../roots.ts";
 import type { SkillCandidate } from "../scan.ts";
 import { fromUtf8, utf8, type Snapshot } from "./format.ts";
 import { Kind, STAT_FIELDS, existsUnresolved, fingerprintAt, kindAt, put, statMany, statOne, type StatTable } from "./stat-many.ts";
 
-/** Canonical JSON of a root list (sorted keys), the input of the scope id. */
-export function canonicalRoots(roots: readonly SkillRoot[]): string {
-  return JSON.stringify(roots.map((r) => ({ exists: r.exists, label: r.label, path: r.path, realPath: r.realPath, scope: r.scope })));
-}
-
-/** First 16 hex of sha256 of the canonical root list. */
-export function scopeId(roots: readonly SkillRoot[]): string {
-  return new Bun.CryptoHasher("sha256").update(canonicalRoots(roots)).digest("hex").slice(0, 16);
-}
+// A scope is its root list; the audit cache names project scopes the same way (roots.ts).
+export { canonicalRoots, scopeId };
 
 export interface ScopeIdentity {
   digest: Uint8Array;

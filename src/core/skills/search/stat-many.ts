@@ -89,10 +89,8 @@ export function statMany(paths: readonly string[]): Promise<StatTable> {
   });
 }
 
-/** The `size:mtime:ctime:ino:dev` fingerprint of a file: equal fingerprints, unchanged file. */
-export function fingerprintOf(st: Stats): string {
-  return `${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}:${st.dev}`;
-}
+// The catalog's fingerprint, which fingerprintAt below must spell the same way.
+export { fingerprintOf } from "../fingerprint.ts";
 
 /** `fingerprintOf` of entry i, "" when missing. */
 export function fingerprintAt(t: StatTable, i: number): string {

@@ -117,7 +117,7 @@ describe("cache", () => {
       const rec = doc.records["skill:s"];
       expect(doc.version).toBe(1);
       expect(rec).toMatchObject({ key: "s", kind: "skill", bundle_hash: first.bundleHash, verdict: "warn", approval_required: true, scanned_at: "2026-01-02T03:04:05Z", engine_version: "lemon-audit-1", lint_valid: true });
-      expect(rec.audit_fingerprint).toBe(auditFingerprint(first.bundleHash, 1));
+      expect(rec.audit_fingerprint).toBe(auditFingerprint(first.bundleHash, 2));
       const second = await auditBundle(dir, { cacheFile });
       expect(second.cached).toBe(true);
       expect(second.findings).toEqual(first.findings);

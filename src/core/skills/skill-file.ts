@@ -1,0 +1,112 @@
+/**
+ * @module skills/skill-file
+ * The one reader of a SKILL.md (skills.md §2.2, §4): regular file → size cap → bounded read →
+ * content hash → strict UTF-8 → frontmatter parse → normalise → validate. The catalog (load.ts),
+ * lint, the audit's lint rule (audit/lint-bridge.ts) and, through the catalog, the search
+ * snapshot builder all read SKILL.md here, so a file means the same thing to each of them.
+ * Never throws: every failure is a code of skills.md §2.3 / §15.1 and its message.
+ */
+import type { Manifest } from "../schema/manifest.ts";
+import { decodeUtf8, MAX_SKILL_FILE_BYTES, parseSkillText, type FrontmatterKind } from "./frontmatter.ts";
+import { buildManifest, type ManifestWarning } from "./manifest.ts";
+import { MSG } from "./messages.ts";
+import { readRegularFile } from "./regular-file.ts";
+
+/** Why a SKILL.md gives no manifest; `missing_skill_file` only when reading by path. */
+export type SkillFileCode =
+  | "missing_skill_file"
+  | "skill_file_unreadable"
+  | "file_too_large"
+  | "invalid_utf8"
+  | "parse_error"
+  | "invalid_manifest";
+
+/** A SKILL.md that parsed and validated. */
+export interface SkillFileOk {
+  ok: true;
+  /** sha256 hex of the file's bytes (the entry's `content_hash`). */
+  contentHash: string;
+  /** The decoded text, BOM dropped. */
+  text: string;
+  frontmatter: FrontmatterKind;
+  /** The frontmatter's text between its fences ("" without one). */
+  header: string;
+  body: string;
+  /** 1-based line of the file where the body starts. */
+  bodyStartLine: number;
+  manifest: Manifest;
+  /** Normalisation repairs (skills.md §4.3), each a lint issue. */
+  warnings: ManifestWarning[];
+  /** The normalised mapping, unknown keys included. */
+  raw: Record<string, unknown>;
+}
+
+/** A SKILL.md that could not be read, decoded, parsed or validated. */
+export interface SkillFileFailed {
+  ok: false;
+  code: SkillFileCode;
+  message: string;
+  /** Hash of the bytes when they could be read, else null. */
+  contentHash: string | null;
+  /** For `invalid_manifest`: the frontmatter text and the repairs made before validation failed. */
+  header: string;
+  warnings: ManifestWarning[];
+}
+
+export type SkillFile = SkillFileOk | SkillFileFailed;
+
+/** sha256 hex of bytes or text. */
+export function sha256Hex(bytes: Uint8Array | string): string {
+  return new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
+}
+
+const failed = (code: SkillFileCode, message: string, contentHash: string | null = null): SkillFileFailed => ({
+  ok: false,
+  code,
+  message,
+  contentHash,
+  header: "",
+  warnings: [],
+});
+
+/** Reads and parses the SKILL.md at `file` (symlinks followed; a FIFO or device is refused, never read). */
+export async function readSkillFile(file: string): Promise<SkillFile> {
+  const read = readRegularFile(file, MAX_SKILL_FILE_BYTES);
+  if (read.ok) return parseSkillBytes(read.bytes);
+  if (read.problem === "missing") return failed("missing_skill_file", MSG.lintNoSkillFile);
+  if (read.problem === "too_large") return failed("file_too_large", MSG.fileTooLarge);
+  if (read.problem === "not_regular") return failed("skill_file_unreadable", MSG.notRegular);
+  return failed("skill_file_unreadable", MSG.unreadable(read.errno ?? "error"));
+}
+
+/** The first steps alone: size cap, content hash, strict UTF-8 (for checks that need no manifest). */
+export function decodeSkillBytes(bytes: Uint8Array): { ok: true; contentHash: string; text: string } | SkillFileFailed {
+  if (bytes.byteLength > MAX_SKILL_FILE_BYTES) return failed("file_too_large", MSG.fileTooLarge);
+  const hash = sha256Hex(bytes);
+  const text = decodeUtf8(bytes);
+  if (text === null) return failed("invalid_utf8", MSG.invalidUtf8, hash);
+  return { ok: true, contentHash: hash, text };
+}
+
+/** Parses SKILL.md bytes already read (the audit reads each bundle file once). */
+export async function parseSkillBytes(bytes: Uint8Array): Promise<SkillFile> {
+  const decoded = decodeSkillBytes(bytes);
+  if (!decoded.ok) return decoded;
+  const { contentHash: hash, text } = decoded;
+  const parsed = await parseSkillText(text);
+  if (!parsed.ok) return failed(parsed.code, parsed.message, hash);
+  const built = buildManifest(parsed.data, parsed.header);
+  if (!built.ok) return { ...failed("invalid_manifest", built.message, hash), header: parsed.header, warnings: built.warnings };
+  return {
+    ok: true,
+    contentHash: hash,
+    text,
+    frontmatter: parsed.kind,
+    header: parsed.header,
+    body: parsed.body,
+    bodyStartLine: parsed.bodyStartLine,
+    manifest: built.manifest,
+    warnings: built.warnings,
+    raw: built.raw,
+  };
+}
