@@ -83,7 +83,7 @@ export function isInside(child: string, parent: string): boolean {
  * Creates `dir` with `mode` and any missing ancestors 0755 (rule 6): a secrets directory is
  * 0700 without making the agent directory above it 0700 too. An existing `dir` keeps its mode.
  */
-async function makeDir(dir: string, mode: number): Promise<void> {
+export async function makeDir(dir: string, mode: number): Promise<void> {
   try {
     await mkdir(dir, { mode });
     return;

@@ -9,7 +9,7 @@ import { hostname } from "node:os";
 import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { conflict } from "../errors.ts";
-import { isoSeconds, randomHex } from "./atomic.ts";
+import { isoSeconds, makeDir, randomHex } from "./atomic.ts";
 import { holdPath, isHeld, releasePath } from "./cleanup.ts";
 import { pidAlive, pidReusedSince } from "./pid.ts";
 
@@ -26,6 +26,8 @@ export interface LockOptions {
   /** How long to keep retrying before failing with CONFLICT (default about 2 s). */
   timeoutMs?: number;
   now?: () => Date;
+  /** Mode of the file's directory if the lock has to create it (default 0755; 0700 for secrets). */
+  dirMode?: number;
 }
 
 export interface FileLock extends AsyncDisposable {
@@ -111,9 +113,9 @@ async function breakStale(lockDir: string, stale: LockOwner): Promise<boolean> {
 
 type Attempt = { ok: true } | { ok: false; owner: LockOwner | null; state: OwnerState };
 
-async function tryAcquire(file: string, owner: LockOwner): Promise<Attempt> {
+async function tryAcquire(file: string, owner: LockOwner, dirMode: number): Promise<Attempt> {
   const lockDir = `${file}.lock`;
-  await mkdir(dirname(file), { recursive: true, mode: 0o755 });
+  await makeDir(dirname(file), dirMode);
   for (let breaks = 0; ; breaks++) {
     try {
       await mkdir(lockDir, { mode: 0o755 });
@@ -158,7 +160,7 @@ export async function acquireLock(file: string, opts: LockOptions = {}): Promise
   let delay = 10;
   try {
     for (;;) {
-      const attempt = await tryAcquire(file, owner);
+      const attempt = await tryAcquire(file, owner, opts.dirMode ?? 0o755);
       if (attempt.ok) break;
       if (Date.now() >= deadline) throw conflict(lockedMessage(file, attempt.owner, attempt.state));
       await Bun.sleep(delay + Math.floor(Math.random() * delay));

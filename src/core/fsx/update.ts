@@ -92,6 +92,8 @@ export interface UpdateOptions {
   /** `C` for a file under `P`, else null: see `AtomicWriteOptions.confineTo`. Also confines the lock. */
   confineTo: string | null;
   mode?: number;
+  /** Mode of the file's directory when it is created (default 0755; 0700 for `A/secrets/`). */
+  dirMode?: number;
   now?: () => Date;
 }
 
@@ -122,6 +124,7 @@ export async function update<T, R>(
     command: opts.command ?? "lemon",
     ...(opts.lockTimeoutMs !== undefined ? { timeoutMs: opts.lockTimeoutMs } : {}),
     ...(opts.now ? { now: opts.now } : {}),
+    ...(opts.dirMode !== undefined ? { dirMode: opts.dirMode } : {}),
   });
   try {
     let before: Uint8Array | null;
@@ -144,7 +147,11 @@ export async function update<T, R>(
     }
     const same = before === null ? now === null : now != null && Buffer.compare(before, now) === 0;
     if (!same) throw conflict(`${file} changed while it was being updated; retry`);
-    await writeFileAtomic(real, codec.serialize(next), { mode: opts.mode ?? 0o600, confineTo: opts.confineTo });
+    await writeFileAtomic(real, codec.serialize(next), {
+      mode: opts.mode ?? 0o600,
+      confineTo: opts.confineTo,
+      ...(opts.dirMode !== undefined ? { dirMode: opts.dirMode } : {}),
+    });
     return result;
   } finally {
     await lock.release();

@@ -54,6 +54,16 @@ describe("file and directory modes (skills.md §1.3 rule 6)", () => {
     expect(modeOf(box.agentDir)).toBe(want(0o755));
   });
 
+  test("an update() of a secrets file creates its directory 0700, lock included", async () => {
+    await using box = await sandbox();
+    const secrets = join(box.agentDir, "secrets");
+    const file = join(secrets, "oauth.json");
+    await update(file, skillsJsonCodec, (c) => ({ next: c, result: null }), { confineTo: null, dirMode: 0o700 });
+    expect(modeOf(secrets)).toBe(0o700);
+    expect(modeOf(file)).toBe(0o600);
+    expect(modeOf(box.agentDir)).toBe(want(0o755));
+  });
+
   test("a lock directory is 0755 with a 0600 owner record", async () => {
     await using box = await sandbox();
     const file = join(box.root, "state", "mcp.json");
