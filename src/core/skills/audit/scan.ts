@@ -10,7 +10,7 @@ import { classifyLocation, lineOfOffset, lineStarts, logicalLines, type Location
 import { decodePayloads, normalizeText } from "./normalize.ts";
 import { decodeExec, obfuscation, remoteExec } from "./rules/execution.ts";
 import { credentialRead, exfiltration, markdownExfil, sensitivePath } from "./rules/exfiltration.ts";
-import { hiddenBlocks, hiddenUnicode, MAY_HIDE, promptInjection } from "./rules/injection.ts";
+import { frontmatterMarkup, hiddenBlocks, hiddenUnicode, MAY_HIDE, promptInjection } from "./rules/injection.ts";
 import { awsSecretsNearKeyIds, hardcodedSecret, maskSecrets, pemKeys } from "./rules/secrets.ts";
 import { destructive, mining, pathTraversal, persistence, privilege, reverseShell, tunnelOrDropsite } from "./rules/system.ts";
 import { dataFlow, type Dialect } from "./rules/flow.ts";
@@ -177,6 +177,9 @@ export function scanText(rel: string, text: string, location: Location = classif
     c.add(promptInjection, h, line, physical[line - 1] ?? "");
   }
   scanFlow(c, rel, raw, location);
+  if (rel === "SKILL.md")
+    for (const line of frontmatterMarkup(physical))
+      c.add(promptInjection, { severity: "high", message: "frontmatter value carries prompt-structure markup" }, line, physical[line - 1]!);
   if (/AKIA|ASIA/.test(text))
     for (const i of awsSecretsNearKeyIds(physical))
       c.add(hardcodedSecret, { severity: "high", message: "hard-coded AWS secret access key" }, i + 1, physical[i]!);

@@ -61,6 +61,8 @@ function downloadThenRun(line: string): boolean {
   const names = new Set<string>();
   for (const m of line.matchAll(/(?:\s-[oO]|--output(?:-document)?=?|-OutFile)\s*["']?([^\s"';&|]+)/g)) names.add(m[1]!);
   for (const m of line.matchAll(/https?:\/\/[^\s'"]*\/([\w.-]+\.(?:sh|bash|py|pl|rb|js|ps1|php))\b/g)) names.add(m[1]!);
+  // `curl URL > f`, `curl URL | tee f`: the download's own redirect names the file.
+  for (const m of line.matchAll(/(?:[^>&0-9]>|\|\s*tee(?:\s+-a)?)\s*["']?([^\s"';&|>]+)/g)) names.add(m[1]!);
   for (const raw of names) {
     if (raw === "-" || raw === "/dev/null") continue;
     const base = raw.replace(/^.*\//, "").replace(/[.*+?^${}()|[\]\\]/g, "\\$&");

@@ -124,6 +124,9 @@ const MD_IMAGE = /!\[[^\]]*\]\(\s*<?(https?:\/\/[^)\s>]+)|<img\b[^>]*\bsrc\s*=\s
 const MD_LINK = /(?<!!)\[[^\]]*\]\(\s*<?(https?:\/\/[^)\s>]+)/gi;
 const TEMPLATE = /\$\{[^}]+\}|\{\{[^}]+\}\}|\$[A-Za-z_]\w*|%[A-Z_]+%|\[\[[^\]]+\]\]/;
 
+const DATA_TEMPLATE =
+  /(?:\$\{|\{\{)\s*[\w.]*?(?:secret|token|api_?key|password|passwd|credential|cookie|session|env|history|conversation|chat|context|prompt|messages?|memory|summary|data|content|input|output|response|answer|email|ssn|card)\w*\s*(?:\||\}\}|\})/i;
+
 export const markdownExfil: LineRule = {
   rule: "markdown_exfil",
   keywords: ["](", "<img"],
@@ -134,8 +137,12 @@ export const markdownExfil: LineRule = {
       if (TEMPLATE.test(m[1] ?? m[2] ?? "")) return { severity: "high", message: "image URL interpolates a variable" };
     for (const m of line.matchAll(MD_LINK)) {
       const url = m[1]!;
-      const q = url.indexOf("?");
+      const q = url.search(/[?#]/);
       if (q >= 0 && TEMPLATE.test(url.slice(q))) return { severity: "high", message: "link query interpolates a variable" };
+      const host = /^https?:\/\/([^/?#]*)/i.exec(url)?.[1] ?? "";
+      if (TEMPLATE.test(host)) return { severity: "high", message: "link host interpolates a variable" };
+      // A path like /{{owner}}/{{repo}} is a template; one carrying the conversation or a secret is a leak.
+      if (DATA_TEMPLATE.test(url)) return { severity: "high", message: "link URL interpolates conversation data or a secret" };
     }
     return null;
   },

@@ -21,18 +21,57 @@ const INJECTION = [
   /\b(?:enable|enter|activate|switch\s+to)\s+(?:DAN|jailbreak)\s+mode\b|\bdo\s+anything\s+now\b|\byou\s+are\s+(?:now\s+)?in\s+developer\s+mode\b|\bdeveloper\s+mode\s+(?:is\s+)?(?:enabled|activated)\b[^.]{0,40}\byou\b/i,
 ];
 
+/** "You are DAN", "act as DAN": upper-case only, so the name Dan is not a persona. */
+const DAN = /\b(?:[Yy]ou(?:'re|\s+are)\s+(?:now\s+)?(?:going\s+to\s+)?(?:be\s+|act\s+as\s+|play(?:ing)?\s+)?|(?:[Aa]ct|[Pp]retend|[Rr]ole-?play)\s+(?:as|to\s+be)\s+|\b[Aa]s\s+)(?:an?\s+)?DAN\b/;
+/** Developer mode as a jailbreak: tied to the model or its rules (Chrome's and Android's are not). */
+const DEVELOPER_MODE = [
+  /\b(?:enter|enable|activate|switch\s+(?:in)?to|turn\s+on|now\s+(?:in|have))\s+(?:the\s+)?developer\s+mode\b.{0,80}\b(?:AI|assistant|model|LLM|restrictions?|polic(?:y|ies)|filters?|censor\w*|guidelines|content\s+rules|safety)\b/i,
+  /\b(?:with|in)\s+developer\s+mode\s+(?:enabled|on|activated)\b.{0,80}\b(?:you|your|AI|assistant|model|restrictions?|polic(?:y|ies))\b/i,
+  /\bdeveloper\s+mode\b.{0,60}\b(?:no|without|ignores?|ignoring|bypass\w*|free\s+of)\s+(?:any\s+|all\s+)?(?:restrictions|rules|filters|polic(?:y|ies)|guidelines|censorship|limits)/i,
+  /\bjailbr(?:eak|oken)\s+mode\b/i,
+];
+
+/**
+ * Telling the agent to fetch remote text and do what it says: a fetch verb before a URL and an
+ * obey verb after it ("download https://… and follow the instructions in it").
+ */
+const REMOTE_INSTRUCTIONS =
+  /\b(?:fetch|download|retrieve|grab|pull|load|read|open|visit|curl|wget|check)\b[^\n]{0,80}?https?:\/\/\S+[^\n]{0,80}?\b(?:follow|obey|execute|run|apply|comply\s+with|carry\s+out|do\s+(?:exactly\s+)?(?:what|whatever)|act\s+on|adopt)\b[^\n]{0,40}?\b(?:instructions?|commands?|directives?|orders|it\s+says|they\s+say|its\s+contents?|the\s+contents?|them|it)\b|\b(?:fetch|download|retrieve|load|pull|check)\b[^\n]{0,60}?\b(?:new|latest|updated|further|additional|remote|real)\s+instructions\b[^\n]{0,60}?https?:\/\/|https?:\/\/\S+[^\n]{0,60}?\b(?:contains?|has|holds)\s+(?:your\s+)?(?:new|real|updated|actual|further)\s+instructions\b/i;
+
 /** The first injection phrase in a text, or null. */
 export function injectionPhrase(text: string): boolean {
-  return INJECTION.some((re) => re.test(text));
+  return INJECTION.some((re) => re.test(text)) || DAN.test(text) || DEVELOPER_MODE.some((re) => re.test(text));
+}
+
+/**
+ * Closing tags, `<system>`-style blocks and chat-template tokens: a value trying to end its field.
+ * Placeholders (`argument-hint: "<file or context>"`) are not tags: words inside, no attributes.
+ */
+const PROMPT_MARKUP =
+  /<\/[A-Za-z_][\w:.-]*\s*>|<\s*(?:system|assistant|human|instructions?|system_prompt|tool_call|function_calls|antml:[\w-]+|skill|available_skills|im_start|im_end)(?:\s+[\w:-]+\s*=[^>]*)?\s*\/?>|<\|[a-z_]+\|>|\[\/?INST\]|<<\/?SYS>>|(?:^|\s)(?:Human|Assistant|System)\s*:\s/i;
+
+/** 1-based lines of SKILL.md's frontmatter whose value carries prompt-structure markup. */
+export function frontmatterMarkup(lines: readonly string[]): number[] {
+  if (lines[0]?.replace(/\r$/, "") !== "---") return [];
+  const out: number[] = [];
+  for (let i = 1; i < lines.length && i < 500; i++) {
+    const line = lines[i]!.replace(/\r$/, "");
+    if (line === "---" || line === "...") break;
+    const value = line.replace(/^\s*(?:-\s+)?[\w.-]+\s*:\s?/, "");
+    if (PROMPT_MARKUP.test(value)) out.push(i + 1);
+  }
+  return out;
 }
 
 export const promptInjection: LineRule = {
   rule: "prompt_injection",
-  keywords: ["ignore", "disregard", "forget", "override", "bypass", "are now", "act as", "behave", "respond", "answer", "pretend", "no longer", "the user", "the\tuser", "system prompt", "mode", "anything"],
+  keywords: ["ignore", "disregard", "forget", "override", "bypass", "are now", "act as", "behave", "respond", "answer", "pretend", "no longer", "the user", "the\tuser", "system prompt", "mode", "anything", "dan", "instructions", "follow", "obey", "execute", "comply", "carry out", "do what", "do whatever", "act on", "adopt"],
   category: "injection",
-  quick: /ignore|disregard|forget|override|bypass|you\s+are\s+now|\b(?:act|behave|respond|answer)\s+as\b|pretend|no\s+longer|the\s+user\b|system\s+prompt|(?:DAN|jailbreak|developer)\s+mode|anything\s+now/i,
+  quick: /ignore|disregard|forget|override|bypass|you\s+are\s+now|\b(?:act|behave|respond|answer)\s+as\b|pretend|no\s+longer|the\s+user\b|system\s+prompt|(?:DAN|jailbreak|developer)\s+mode|anything\s+now|\bDAN\b|https?:\/\/[^\n]*(?:follow|obey|execute|\brun\b|apply|comply|carry\s+out|\bdo\s+what|act\s+on|adopt|instructions)|instructions[^\n]*https?:\/\//i,
   check(line) {
-    return injectionPhrase(line) ? { severity: "high", message: "prompt-injection phrasing" } : null;
+    if (injectionPhrase(line)) return { severity: "high", message: "prompt-injection phrasing" };
+    if (REMOTE_INSTRUCTIONS.test(line)) return { severity: "high", message: "tells the agent to fetch remote instructions and follow them" };
+    return null;
   },
 };
 
