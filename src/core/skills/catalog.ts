@@ -6,7 +6,7 @@
  */
 import type { LemonContext } from "../context.ts";
 import { diagnostic, type Diagnostic } from "../diagnostics.ts";
-import type { Scope } from "../paths.ts";
+import { resolvePaths, type LemonPaths, type Scope } from "../paths.ts";
 import { loadCandidate, type InvalidRecord, type SkillRecord, type ValidRecord } from "./load.ts";
 import { MSG } from "./messages.ts";
 import { resolveRoots, type SkillRoot } from "./roots.ts";
@@ -55,18 +55,31 @@ export interface ScopeLoad {
   diagnostics: Diagnostic[];
 }
 
-/** Loads a scope some cheaper way (a current search snapshot); null to scan and parse instead. */
-export type ScopeLoader = (roots: SkillRoot[]) => Promise<ScopeLoad | null>;
-
-async function scanAndLoad(roots: SkillRoot[], cache?: RecordCache): Promise<ScopeLoad> {
+/** Scans one scope's roots and loads every candidate's SKILL.md (through the record cache). */
+export async function loadScope(roots: SkillRoot[], cache?: RecordCache): Promise<ScopeLoad> {
   const { candidates, diagnostics } = scanRoots(roots);
   return { candidates, diagnostics, records: await Promise.all(candidates.map((c) => loadCandidate(c, cache))) };
 }
 
-export async function discover(ctx: LemonContext, view: View, cache?: RecordCache, loader?: ScopeLoader): Promise<Discovery> {
-  const { project, global } = resolveRoots(ctx);
-  const scopes = view === "global" ? [global] : view === "project" ? [project] : [project, global];
-  const loads = await Promise.all(scopes.map(async (r) => (loader ? await loader(r) : null) ?? scanAndLoad(r, cache)));
+/** The root lists a view reads, highest precedence first: project then global for "both". */
+export function viewScopes(ctx: LemonContext, view: View, paths: LemonPaths = resolvePaths(ctx)): SkillRoot[][] {
+  const { project, global } = resolveRoots(ctx, paths);
+  return view === "global" ? [global] : view === "project" ? [project] : [project, global];
+}
+
+/** Scans and loads every scope of a view, then resolves precedence. */
+export async function discover(ctx: LemonContext, view: View, cache?: RecordCache): Promise<Discovery> {
+  const scopes = viewScopes(ctx, view);
+  return resolvePrecedence(view, scopes, await Promise.all(scopes.map((r) => loadScope(r, cache))));
+}
+
+/**
+ * Precedence over the loads of a view's scopes, in `viewScopes` order (skills.md §2.1): earlier
+ * roots win within a scope, project beats global, invalid files claim nothing. A load may come
+ * from anywhere that yields the same candidates and records (the registry uses a current search
+ * snapshot when there is one).
+ */
+export function resolvePrecedence(view: View, scopes: readonly SkillRoot[][], loads: readonly ScopeLoad[]): Discovery {
   const roots = scopes.flat();
   const candidates: SkillCandidate[] = [];
   const records: SkillRecord[] = [];

@@ -9,7 +9,8 @@ import { RelevanceEngine, type FindRelevantOptions } from "./search/relevance.ts
 import type { Diagnostic } from "../diagnostics.ts";
 import { invalidParams } from "../errors.ts";
 import { resolvePaths, type LemonPaths, type Scope } from "../paths.ts";
-import type { Discovery, RecordCache, ScopeLoader, View } from "./catalog.ts";
+import type { Discovery, RecordCache, ScopeLoad, View } from "./catalog.ts";
+import type { SkillRoot } from "./roots.ts";
 import { byKey, toEntry, toStatus, type BinLookup, type SkillEntry, type SkillStatus } from "./entry.ts";
 import { renderListing, renderRelevantBlock } from "./prompt.ts";
 import type { LintAuditHook, LintReport, LintResult } from "./lint.ts";
@@ -119,26 +120,31 @@ export class SkillRegistry {
     if (opts.refresh) this.#cache.clear();
     const view: View = opts.scope === undefined ? "both" : opts.scope;
     const paths = resolvePaths(ctx);
+    const [{ loadScope, resolvePrecedence, viewScopes }, { readSettings, effectiveDisabled }] = await Promise.all([catalog(), settingsModule()]);
+    const settings = readSettings(ctx, paths);
+    const scopes = viewScopes(ctx, view, paths);
     // A current search snapshot spares parsing every SKILL.md; `refresh` always reads the files.
     // The relevance store proves it current, so a listing and a findRelevant call within one
-    // check interval stat the tree once.
-    const loader: ScopeLoader | undefined = opts.refresh
-      ? undefined
-      : async (roots) => {
-          if (roots.length === 0) return null;
-          const lockfile = roots[0]!.scope === "global" ? paths.global.lockfile : paths.project.lockfile;
-          const current = await this.relevance().store.peek({ roots, lockfile });
-          if (!current) return null;
-          const { scopeFromSnapshot } = await import("./search/listing.ts");
-          return scopeFromSnapshot(current.snap, current.identity, this.#cache);
-        };
-    const [{ discover }, { readSettings, effectiveDisabled }] = await Promise.all([catalog(), settingsModule()]);
-    const settings = readSettings(ctx, paths);
-    const discovery = await discover(ctx, view, this.#cache, loader);
+    // check interval stat the tree once. The registry composes the two: the catalog never
+    // calls into search.
+    const loads = await Promise.all(
+      scopes.map(async (roots) => (opts.refresh ? null : await this.#fromSnapshot(roots, paths)) ?? loadScope(roots, this.#cache)),
+    );
+    const discovery = resolvePrecedence(view, scopes, loads);
     const disabled = effectiveDisabled(settings, view);
     const bins: BinLookup = new Map();
     const entries = [...discovery.effective.values()].map((r) => toEntry(r, ctx, disabled, undefined, bins)).sort(byKey);
     return { ctx, paths, discovery, entries, diagnostics: [...discovery.diagnostics, ...settings.diagnostics] };
+  }
+
+  /** A scope's load from its search snapshot when the relevance store proves it current; else null. */
+  async #fromSnapshot(roots: SkillRoot[], paths: LemonPaths): Promise<ScopeLoad | null> {
+    if (roots.length === 0) return null;
+    const lockfile = roots[0]!.scope === "global" ? paths.global.lockfile : paths.project.lockfile;
+    const current = await this.relevance().store.peek({ roots, lockfile });
+    if (!current) return null;
+    const { scopeFromSnapshot } = await import("./search/listing.ts");
+    return scopeFromSnapshot(current.snap, current.identity, this.#cache);
   }
 
   async list(opts: ListOptions = {}): Promise<SkillList> {

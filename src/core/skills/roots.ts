@@ -7,7 +7,7 @@ import { existsSync, realpathSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { GlobalRootLabel, LemonContext } from "../context.ts";
 import { expandUserPath } from "../context.ts";
-import { resolvePaths, type Scope } from "../paths.ts";
+import { resolvePaths, type LemonPaths, type Scope } from "../paths.ts";
 
 export type RootLabel = "lemon" | GlobalRootLabel | "github";
 
@@ -55,8 +55,8 @@ function real(p: string): { realPath: string; exists: boolean } {
   }
 }
 
-function globalRootPaths(ctx: LemonContext): { label: RootLabel; path: string }[] {
-  const out: { label: RootLabel; path: string }[] = [{ label: "lemon", path: resolvePaths(ctx).global.skillRoot }];
+function globalRootPaths(ctx: LemonContext, paths: LemonPaths): { label: RootLabel; path: string }[] {
+  const out: { label: RootLabel; path: string }[] = [{ label: "lemon", path: paths.global.skillRoot }];
   for (const g of GLOBAL_ROOTS) {
     const opt = ctx.skillRoots[g.label];
     const env = ctx.env[g.env];
@@ -83,16 +83,16 @@ export function scopeId(roots: readonly SkillRoot[]): string {
 }
 
 /** Project roots first, then global; duplicates (same real path) kept once at their first position. */
-export function resolveRoots(ctx: LemonContext): { project: SkillRoot[]; global: SkillRoot[] } {
+export function resolveRoots(ctx: LemonContext, paths: LemonPaths = resolvePaths(ctx)): { project: SkillRoot[]; global: SkillRoot[] } {
   const global: SkillRoot[] = [];
   const seen = new Set<string>();
-  for (const g of globalRootPaths(ctx)) {
+  for (const g of globalRootPaths(ctx, paths)) {
     const r = real(g.path);
     if (seen.has(r.realPath)) continue;
     seen.add(r.realPath);
     global.push({ scope: "global", label: g.label, path: g.path, ...r });
   }
-  const candidates: { label: RootLabel; path: string }[] = [{ label: "lemon", path: resolvePaths(ctx).project.skillRoot }];
+  const candidates: { label: RootLabel; path: string }[] = [{ label: "lemon", path: paths.project.skillRoot }];
   const repo = findRepoRoot(ctx.cwd);
   let d = ctx.cwd;
   for (;;) {
