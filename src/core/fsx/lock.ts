@@ -4,9 +4,9 @@
  * owner is gone (same host, pid not running or reused) is stale and recovered; a lock of a live
  * owner or of another host is never taken, and the CONFLICT message says which it is.
  */
-import { rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { hostname } from "node:os";
-import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { conflict } from "../errors.ts";
 import { isoSeconds, makeDir, randomHex } from "./atomic.ts";
@@ -38,9 +38,10 @@ export interface FileLock extends AsyncDisposable {
 // Writers of one file inside one process queue here instead of spinning on mkdir.
 const queues = new Map<string, Promise<void>>();
 
-async function readOwner(lockDir: string): Promise<LockOwner | null> {
+/** Synchronous: the fewer event-loop turns between reading a record and acting on it, the better. */
+function readOwner(lockDir: string): LockOwner | null {
   try {
-    const raw: unknown = JSON.parse(await readFile(`${lockDir}/owner.json`, "utf8"));
+    const raw: unknown = JSON.parse(readFileSync(`${lockDir}/owner.json`, "utf8"));
     if (raw && typeof raw === "object") {
       const o = raw as Record<string, unknown>;
       return {
@@ -86,12 +87,13 @@ function sameOwner(a: LockOwner | null, b: LockOwner): boolean {
 
 /**
  * Moves a stale lock aside and removes it. Of two writers that both judged it stale only one
- * rename succeeds; the other sees ENOENT and goes back to mkdir, where again only one wins. The
- * record is read again after the rename: if a fresh owner took the lock between our read and
- * our rename, its lock is put back.
+ * rename succeeds; the other sees ENOENT and goes back to mkdir, where again only one wins.
+ * The record is read again just before the rename and once more after it: if a fresh owner
+ * took the lock in between, its lock is put back (and a release only ever removes its own).
  */
 async function breakStale(lockDir: string, stale: LockOwner): Promise<boolean> {
   const aside = `${lockDir}.stale-${randomHex(6)}`;
+  if (!sameOwner(readOwner(lockDir), stale)) return true;
   try {
     await rename(lockDir, aside);
   } catch (err) {
@@ -99,7 +101,7 @@ async function breakStale(lockDir: string, stale: LockOwner): Promise<boolean> {
     // lock stays, and the CONFLICT names its owner as not running.
     return (err as NodeJS.ErrnoException).code === "ENOENT";
   }
-  if (!sameOwner(await readOwner(aside), stale)) {
+  if (!sameOwner(readOwner(aside), stale)) {
     try {
       await rename(aside, lockDir);
       return true;
@@ -123,7 +125,7 @@ async function tryAcquire(file: string, owner: LockOwner, dirMode: number): Prom
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
     }
-    const current = await readOwner(lockDir);
+    const current = readOwner(lockDir);
     const state = ownerState(current, lockDir);
     if (current === null || !isStale(state) || breaks >= 3 || !(await breakStale(lockDir, current))) {
       return { ok: false, owner: current, state };
@@ -177,7 +179,9 @@ export async function acquireLock(file: string, opts: LockOptions = {}): Promise
     if (released) return;
     released = true;
     try {
-      await rm(lockDir, { recursive: true, force: true });
+      // A lock moved aside and replaced while we held it (see breakStale) is no longer ours.
+      const current = readOwner(lockDir);
+      if (current === null || sameOwner(current, owner)) await rm(lockDir, { recursive: true, force: true });
     } finally {
       releasePath(lockDir);
       releaseQueue();
