@@ -1,7 +1,9 @@
 /**
  * @module fsx/atomic
  * Atomic file writes (skills.md §1.3): exclusive 0600 temp file beside the real target, write,
- * fsync, rename, fsync the directory. A symlinked target is written through, keeping the link.
+ * fsync, rename, fsync the directory. A symlinked target is written through, keeping the link,
+ * unless its real path leaves the project (rule 1: checked before anything is created). Temp
+ * files of writers that died are removed; this writer's own temp is released on a signal.
  */
 import { mkdir, open, readdir, readlink, realpath, rename, rm } from "node:fs/promises";
 import { lstatSync, rmSync } from "node:fs";
