@@ -1,29 +1,122 @@
 /**
  * @module cli/args
- * Argument fragments shared by many commands, and the strict check citty does not do: unknown
- * flags, missing values and surplus positionals are usage errors (exit 2).
+ * The one argument parser: tokens against a command's declared flags and positionals, strictly.
+ * An unknown flag, a missing or malformed value, a missing or surplus positional is INVALID_PARAMS
+ * (exit 2). Ours rather than citty's: that one loads node:util (more than a whole `lemon mcp
+ * list` costs), accepts unknown flags silently and keeps only the last value of a repeated flag.
  */
-import type { ArgsDef } from "citty";
-import { invalidParams } from "../core/errors.ts";
+import { LemonError } from "../core/errors.ts";
+import { COMMON_FLAGS, type ArgSpec, type FlagSpec, type Parsed } from "./command.ts";
 
-/** Flags every command accepts (cli.md §1.3). */
-export const commonArgs = {
-  json: { type: "boolean", description: "Print one JSON document" },
-  cwd: { type: "string", description: "Project directory", valueHint: "path" },
-  quiet: { type: "boolean", description: "Suppress informational output" },
-  color: { type: "boolean", description: "Colour output", default: true, negativeDescription: "Disable colour" },
-  help: { type: "boolean", alias: ["h"], description: "Show usage" },
-} as const satisfies ArgsDef;
+/** An argument error (exit 2); the dispatcher adds the command's usage line. */
+export function usageError(message: string, hint?: string): LemonError {
+  return new LemonError("INVALID_PARAMS", message, hint !== undefined ? { hint } : {});
+}
 
-export const scopeArgs = {
+/** A whole number of at least `min` written in plain digits: `--max 0`, `-1`, `2.5`, `abc` all fail alike. */
+export function parseInteger(flag: string, raw: string, min = 1): number {
+  const n = /^\d{1,15}$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!(n >= min)) throw usageError(`--${flag} must be an integer of at least ${min} (got '${raw}')`);
+  return n;
+}
+
+interface Lookup {
+  long: Map<string, string>;
+  short: Map<string, string>;
+}
+
+function lookup(flags: Readonly<Record<string, FlagSpec>>): Lookup {
+  const long = new Map<string, string>();
+  const short = new Map<string, string>();
+  for (const [name, f] of Object.entries(flags)) {
+    long.set(name, name);
+    for (const a of f.aliases ?? []) long.set(a, name);
+    if (f.short !== undefined) short.set(f.short, name);
+  }
+  return { long, short };
+}
+
+/** The flag a token names (`--all`, `--no-audit`, `-t`), its inline value, and whether it was negated. */
+function flagOf(tok: string, l: Lookup, flags: Readonly<Record<string, FlagSpec>>) {
+  const long = tok.startsWith("--");
+  const body = tok.slice(long ? 2 : 1);
+  const eq = body.indexOf("=");
+  const word = eq >= 0 ? body.slice(0, eq) : body;
+  const inline = eq >= 0 ? body.slice(eq + 1) : undefined;
+  let name = long ? l.long.get(word) : word.length === 1 ? l.short.get(word) : undefined;
+  let negated = false;
+  if (name === undefined && long && word.startsWith("no-")) {
+    const positive = l.long.get(word.slice(3));
+    if (positive !== undefined && flags[positive]?.type === "boolean") [name, negated] = [positive, true];
+  }
+  if (name === undefined) throw usageError(`unknown option '${long ? `--${word}` : `-${word}`}'`);
+  return { name, spec: flags[name]!, inline, negated, shown: long ? `--${word}` : `-${word}` };
+}
+
+/** The defaults before any token: off booleans (or on, for `defaultOn`), empty lists, unset values. */
+function initial(flags: Readonly<Record<string, FlagSpec>>): Parsed["flags"] {
+  const out: Parsed["flags"] = {};
+  for (const [name, f] of Object.entries(flags))
+    out[name] = f.type === "boolean" ? f.defaultOn === true : f.type === "list" ? [] : undefined;
+  return out;
+}
+
+/**
+ * Parses `tokens` (everything before a bare `--`) against the command's own flags plus the common
+ * ones. Values may follow as the next token or after `=`; a value that starts with `--` is taken
+ * for a forgotten value. Repeatable (`list`) flags collect every value; others keep the last.
+ */
+export function parseTokens(tokens: readonly string[], own: Readonly<Record<string, FlagSpec>>, args: readonly ArgSpec[]): Parsed {
+  const flags: Readonly<Record<string, FlagSpec>> = { ...own, ...COMMON_FLAGS };
+  const l = lookup(flags);
+  const parsed: Parsed = { flags: initial(flags), args: {}, words: [] };
+  const variadic = args.length > 0 && args[args.length - 1]!.variadic === true;
+  for (let i = 0; i < tokens.length; i++) {
+    const tok = tokens[i]!;
+    if (!tok.startsWith("-") || tok === "-") {
+      const slot = args[Math.min(parsed.words.length, args.length - 1)];
+      if (slot === undefined || (parsed.words.length >= args.length && !variadic)) throw usageError(`unexpected argument '${tok}'`);
+      parsed.words.push(tok);
+      if (parsed.args[slot.name] === undefined) parsed.args[slot.name] = tok;
+      else parsed.args[slot.name] += ` ${tok}`;
+      continue;
+    }
+    const f = flagOf(tok, l, flags);
+    if (f.spec.type === "boolean") {
+      if (f.inline !== undefined && f.inline !== "true" && f.inline !== "false")
+        throw usageError(`option '${f.shown}' takes no value`);
+      parsed.flags[f.name] = (f.inline !== "false") !== f.negated;
+      continue;
+    }
+    let value = f.inline;
+    if (value === undefined) {
+      const next = tokens[i + 1];
+      if (next === undefined || (next.startsWith("--") && next.length > 2)) throw usageError(`option '${f.shown}' needs a value`);
+      value = next;
+      i++;
+    }
+    const key = `--${f.name}`;
+    if (f.spec.choices !== undefined && !f.spec.choices.includes(value))
+      throw usageError(`${key} must be ${f.spec.choices.join(" or ")} (got '${value}')`);
+    if (f.spec.type === "integer") parsed.flags[f.name] = parseInteger(f.name, value);
+    else if (f.spec.type === "list") (parsed.flags[f.name] as string[]).push(value);
+    else parsed.flags[f.name] = value;
+  }
+  const missing = args.find((a, i) => a.required === true && parsed.words.length <= i);
+  if (missing !== undefined) throw usageError(`missing argument <${missing.name.toUpperCase()}>`);
+  return parsed;
+}
+
+export const scopeFlags = {
   global: { type: "boolean", description: "Global scope" },
-  local: { type: "boolean", alias: ["project"], description: "Project scope" },
-} as const satisfies ArgsDef;
+  local: { type: "boolean", aliases: ["project"], description: "Project scope" },
+} as const satisfies Record<string, FlagSpec>;
 
-export const toolsArg = {
-  tools: { type: "string", description: "Agent tool names, comma separated", valueHint: "a,b" },
-} as const satisfies ArgsDef;
+export const toolsFlag = {
+  tools: { type: "string", description: "The agent's tool names, comma separated", value: "a,b" },
+} as const satisfies Record<string, FlagSpec>;
 
+/** `--tools a,b` as a list; undefined when the flag was not given. */
 export function parseToolsFlag(v: unknown): string[] | undefined {
   if (typeof v !== "string") return undefined;
   return v
@@ -32,89 +125,10 @@ export function parseToolsFlag(v: unknown): string[] | undefined {
     .filter((s) => s !== "");
 }
 
-export function scopeFrom(args: { global?: boolean; local?: boolean }, fallback: "global" | "project" | "both") {
-  if (args.global && args.local) throw invalidParams("--global and --local cannot be used together");
-  if (args.global) return "global" as const;
-  if (args.local) return "project" as const;
+export function scopeFrom(flags: { global?: boolean; local?: boolean }, fallback: "global" | "project" | "both") {
+  if (flags.global && flags.local) throw usageError("--global and --local cannot be used together");
+  if (flags.global) return "global" as const;
+  if (flags.local) return "project" as const;
   return fallback;
 }
 
-export type ParsedValues = Record<string, string | boolean | string[] | undefined> & { _: string[] };
-
-/**
- * Parses the tokens before `--` against a command's argument definitions, strictly: an unknown
- * flag, a string flag without value, a missing required or surplus positional is INVALID_PARAMS.
- * Ours rather than citty's parser: that one loads node:util, which costs more than a whole
- * `lemon mcp list`. Values are keyed by the definition's name; the last value of a flag wins.
- */
-export function parseArgv(raw: string[], def: ArgsDef, variadic: boolean): ParsedValues {
-  const byName = new Map<string, { name: string; type: string }>();
-  const positionalNames: string[] = [];
-  const required: string[] = [];
-  const out: ParsedValues = { _: [] };
-  for (const [name, d] of Object.entries(def)) {
-    const type = d.type ?? "boolean";
-    if (type === "positional") {
-      positionalNames.push(name);
-      if (d.required !== false && d.default === undefined) required.push(name);
-      if (d.default !== undefined) out[name] = String(d.default);
-      continue;
-    }
-    if (d.default !== undefined) out[name] = d.default as string | boolean;
-    byName.set(name, { name, type });
-    const aliases = "alias" in d && d.alias !== undefined ? (Array.isArray(d.alias) ? d.alias : [d.alias]) : [];
-    for (const a of aliases) byName.set(a, { name, type });
-  }
-  for (let i = 0; i < raw.length; i++) {
-    const tok = raw[i]!;
-    if (tok === "--") break;
-    if (tok.startsWith("-") && tok !== "-") {
-      const long = tok.startsWith("--");
-      const body = tok.slice(long ? 2 : 1);
-      const eq = body.indexOf("=");
-      const flag = eq >= 0 ? body.slice(0, eq) : body;
-      let spec = byName.get(flag);
-      let negated = false;
-      if (!spec && long && flag.startsWith("no-")) {
-        const positive = byName.get(flag.slice(3));
-        if (positive?.type === "boolean") {
-          spec = positive;
-          negated = true;
-        }
-      }
-      if (!spec || (!long && flag.length !== 1)) throw invalidParams(`unknown option '${tok.split("=")[0]}'`);
-      if (spec.type === "boolean") {
-        const v = eq >= 0 ? body.slice(eq + 1) : "true";
-        if (v !== "true" && v !== "false") throw invalidParams(`option '--${flag}' takes no value`);
-        out[spec.name] = negated ? v !== "true" : v === "true";
-        continue;
-      }
-      let value: string;
-      if (eq >= 0) value = body.slice(eq + 1);
-      else {
-        const next = raw[i + 1];
-        if (next === undefined || next === "--" || (next.startsWith("--") && next.length > 2))
-          throw invalidParams(`option '--${flag}' needs a value`);
-        value = next;
-        i++;
-      }
-      out[spec.name] = value;
-      continue;
-    }
-    const slot = positionalNames[out._.length];
-    if (slot === undefined && !variadic) throw invalidParams(`unexpected argument '${tok}'`);
-    if (slot !== undefined) out[slot] = tok;
-    out._.push(tok);
-  }
-  const absent = required[out._.length];
-  if (absent !== undefined) throw invalidParams(`missing argument <${absent.toUpperCase()}>`);
-  return out;
-}
-
-/** A positive integer flag value, or INVALID_PARAMS naming the flag. */
-export function intFlag(name: string, v: unknown, fallback: number): number {
-  if (v === undefined) return fallback;
-  const n = typeof v === "number" ? v : Number(String(v));
-  if (!Number.isInteger(n)) throw invalidParams(`--${name} must be an integer`);
-  return n;
-}

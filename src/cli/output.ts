@@ -13,18 +13,19 @@ export function printJson(io: CliIo, doc: Record<string, unknown>): void {
 
 /** Plain aligned columns, two spaces apart; the last column is not padded. */
 export function formatTable(headers: string[], rows: string[][]): string {
-  const all = [headers, ...rows].map((r) => r.map((c) => cell(c)));
-  const widths = headers.map((_, i) => Math.max(...all.map((r) => charCount(r[i] ?? ""))));
-  return (
-    all
-      .map((r) =>
-        r
-          .map((c, i) => (i === r.length - 1 ? c : c + " ".repeat((widths[i] ?? 0) - charCount(c))))
-          .join("  ")
-          .trimEnd(),
-      )
-      .join("\n") + "\n"
-  );
+  return formatRows([headers, ...rows]);
+}
+
+/** Aligned rows without a header line (help text, key/value blocks). */
+export function formatRows(rows: string[][], indent = ""): string {
+  const all = rows.map((r) => r.map((c) => cell(c)));
+  const widths = (all[0] ?? []).map((_, i) => Math.max(...all.map((r) => charCount(r[i] ?? ""))));
+  return all
+    .map((r) =>
+      (indent + r.map((c, i) => (i === r.length - 1 ? c : c + " ".repeat((widths[i] ?? 0) - charCount(c)))).join("  ")).trimEnd(),
+    )
+    .map((line) => line + "\n")
+    .join("");
 }
 
 export function truncate(s: string, width: number): string {
@@ -33,6 +34,11 @@ export function truncate(s: string, width: number): string {
 
 export function info(io: CliIo, quiet: boolean, message: string): void {
   if (!quiet) io.err(sanitizeMessage(message, 4096) + "\n");
+}
+
+/** `hint: <text>` on stderr; `--quiet` silences hints like any informational line. */
+export function hint(io: CliIo, quiet: boolean, text: string): void {
+  info(io, quiet, `hint: ${text}`);
 }
 
 /** Most diagnostics printed on stderr before pointing at `--json` (cli.md §1.2). */

@@ -1,141 +1,176 @@
 /**
  * @module cli/run
- * The CLI proper: resolve the subcommand, answer help, reject bad flags, run, map errors to exit
- * codes. Never exits the process itself so tests can call it in-process.
+ * The CLI proper: find the command in the tables (common flags may stand anywhere), answer
+ * `--version` and `--help` wherever they appear, parse, run, and map errors to exit codes and
+ * the stderr of cli.md §1.2. Never exits the process itself so tests can call it in-process.
  */
-import { invalidParams, LemonError, toLemonError } from "../core/errors.ts";
-import { VERSION, TARGET } from "../core/build-info.ts";
-import { commonArgs, parseArgv, type ParsedValues } from "./args.ts";
-import { commands } from "./commands/index.ts";
-import type { LemonCommand } from "./command.ts";
+import { LemonError, toLemonError } from "../core/errors.ts";
+import { TARGET, VERSION } from "../core/build-info.ts";
+import { parseTokens, usageError } from "./args.ts";
+import { COMMON_FLAGS, type CommandGroup, type CommandRow, type LemonCommand } from "./command.ts";
+import { root } from "./commands/index.ts";
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, exitCodeFor } from "./exit.ts";
 import { OutputError, type CliIo } from "./io.ts";
 import { printJson, renderError } from "./output.ts";
-import { renderCommandUsage, TOP_USAGE } from "./usage.ts";
-import type { ParsedArgs } from "citty";
+import { renderUsage, TOP_USAGE, usageLine } from "./usage.ts";
 
-const wantsJson = (argv: string[]) => {
-  const stop = argv.indexOf("--");
-  return (stop < 0 ? argv : argv.slice(0, stop)).includes("--json");
-};
-const wantsHelp = (argv: string[]) => {
-  const stop = argv.indexOf("--");
-  const head = stop < 0 ? argv : argv.slice(0, stop);
-  return head.includes("--help") || head.includes("-h");
-};
+type Node = LemonCommand | CommandGroup;
 
-function useColor(io: CliIo, argv: string[]): boolean {
-  return io.stdoutIsTTY && !io.env.NO_COLOR && !argv.includes("--no-color");
-}
+/** The common flags that take a value, so finding the command skips their value too. */
+const COMMON_WITH_VALUE = new Set(
+  Object.entries(COMMON_FLAGS).flatMap(([n, f]) => (f.type === "boolean" ? [] : [`--${n}`])),
+);
+const COMMON_NAMES = new Set(
+  Object.entries(COMMON_FLAGS).flatMap(([n, f]) => [
+    `--${n}`,
+    ...("aliases" in f ? f.aliases.map((a) => `--${a}`) : []),
+    ...("short" in f ? [`-${f.short}`] : []),
+    ...("defaultOn" in f ? [`--no-${n}`] : []),
+  ]),
+);
 
-interface Resolved {
-  path: string[];
-  cmd: LemonCommand;
-  rest: string[];
-}
+const isCommon = (tok: string) => COMMON_NAMES.has(tok.split("=")[0]!);
 
-async function findSub(table: Record<string, () => Promise<LemonCommand>>, name: string) {
-  const direct = table[name];
-  if (direct) return { name, cmd: await direct() };
-  for (const [n, load] of Object.entries(table)) {
-    const c = await load();
-    if (c.meta.alias?.includes(name)) return { name: n, cmd: c };
-  }
+function rowFor(group: CommandGroup, word: string): [string, CommandRow] | null {
+  const direct = group.commands[word];
+  if (direct) return [word, direct];
+  for (const [name, row] of Object.entries(group.commands)) if ("aliases" in row && row.aliases?.includes(word)) return [name, row];
   return null;
 }
 
-async function resolve(argv: string[]): Promise<Resolved | null> {
-  const first = argv[0];
-  if (first === undefined || first.startsWith("-")) return null;
-  const top = await findSub(commands, first);
-  if (!top) throw invalidParams(`unknown command '${first}'`, { hint: "run 'lemon --help' for the list of commands" });
-  const path = [top.name];
-  let cmd = top.cmd;
-  let i = 1;
-  while (cmd.subCommands) {
-    const tok = argv[i];
-    if (tok === undefined || tok.startsWith("-")) break;
-    const sub = await findSub(cmd.subCommands, tok);
-    if (!sub) throw invalidParams(`unknown command '${path.join(" ")} ${tok}'`, { hint: `run 'lemon ${path.join(" ")} --help' for details` });
-    path.push(sub.name);
-    cmd = sub.cmd;
-    i++;
+/** An argument error inside a known command: printed with that command's usage line. */
+class Usage extends Error {
+  constructor(
+    readonly path: readonly string[],
+    readonly node: Node,
+    readonly error: LemonError,
+  ) {
+    super(error.message);
   }
-  return { path, cmd, rest: argv.slice(i) };
 }
 
-async function dispatch(argv: string[], io: CliIo): Promise<number> {
-  if (argv.length === 0) {
+interface Found {
+  path: string[];
+  node: Node;
+  /** The tokens left for the command's parser: everything but the command words. */
+  rest: string[];
+}
+
+/** Walks the command words; common flags (and `--cwd`'s value) before them are kept for the parser. */
+async function find(head: readonly string[]): Promise<Found> {
+  let node: Node = root;
+  const path: string[] = [];
+  const rest: string[] = [];
+  for (let i = 0; i < head.length; i++) {
+    const tok = head[i]!;
+    if (node.kind === "command" || tok.startsWith("-")) {
+      rest.push(tok);
+      if (node.kind === "group" && COMMON_WITH_VALUE.has(tok) && i + 1 < head.length) rest.push(head[++i]!);
+      if (node.kind === "group" && !isCommon(tok)) {
+        rest.push(...head.slice(i + 1));
+        break;
+      }
+      continue;
+    }
+    const row = rowFor(node, tok);
+    if (row === null) throw new Usage(path, node, usageError(`unknown command '${[...path, tok].join(" ")}'`));
+    const [name, r] = row;
+    path.push(name);
+    if ("unavailable" in r) throw new LemonError("UNAVAILABLE", `'lemon ${path.join(" ")}' is not available in this version`);
+    node = await r.load();
+  }
+  return { path, node, rest };
+}
+
+async function groupRows(group: CommandGroup): Promise<[string, string][]> {
+  const rows: [string, string][] = [];
+  for (const [name, row] of Object.entries(group.commands)) {
+    if ("unavailable" in row || row.hidden) continue;
+    const node = await row.load();
+    rows.push([[name, ...(row.aliases ?? [])].join(", "), node.description]);
+  }
+  return rows;
+}
+
+async function helpText(path: readonly string[], node: Node): Promise<string> {
+  if (path.length === 0) return TOP_USAGE;
+  return renderUsage(path, node, node.kind === "group" ? await groupRows(node) : undefined);
+}
+
+/** The words of the line that are neither flags nor the value of a common flag. */
+function commandWords(head: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < head.length; i++) {
+    const tok = head[i]!;
+    if (COMMON_WITH_VALUE.has(tok)) i++;
+    else if (!tok.startsWith("-")) out.push(tok);
+  }
+  return out;
+}
+
+const flagOn = (head: readonly string[], ...names: string[]) => head.some((t) => names.includes(t));
+
+async function dispatch(head: string[], tail: string[], io: CliIo, json: boolean): Promise<number> {
+  if (head.length === 0 && tail.length === 0) {
     io.err(TOP_USAGE);
     return EXIT_USAGE;
   }
-  if (argv[0] === "--version" || argv[0] === "version") {
-    if (wantsJson(argv)) printJson(io, { ok: true, version: VERSION, platform: TARGET });
+  const words = commandWords(head);
+  if (flagOn(head, "--version") || words[0] === "version") {
+    if (json) printJson(io, { ok: true, version: VERSION, platform: TARGET });
     else io.out(`lemon ${VERSION}\n`);
     return EXIT_OK;
   }
-  if (argv[0] === "help") {
-    const target = argv.slice(1).filter((a) => !a.startsWith("-"));
-    if (target.length === 0) {
-      io.out(TOP_USAGE);
-      return EXIT_OK;
-    }
-    const r = await resolve(target);
-    if (r) io.out(await renderCommandUsage(r.path, r.cmd, useColor(io, argv)));
+  if (words[0] === "help") {
+    const { path, node } = await find(words.slice(1));
+    io.out(await helpText(path, node));
     return EXIT_OK;
   }
-  const resolved = await resolve(argv);
-  if (!resolved) {
-    if (wantsHelp(argv)) {
-      io.out(TOP_USAGE);
-      return EXIT_OK;
-    }
-    throw invalidParams(`unknown option '${argv[0]}'`, { hint: "run 'lemon --help' for details" });
-  }
-  const { path, cmd, rest } = resolved;
-  if (wantsHelp(rest)) {
-    io.out(await renderCommandUsage(path, cmd, useColor(io, argv)));
+  const found = await find(head);
+  if (flagOn(head, "--help", "-h")) {
+    io.out(await helpText(found.path, found.node));
     return EXIT_OK;
   }
-  if (cmd.subCommands || !cmd.run) {
-    const tok = rest[0];
-    if (tok !== undefined && !tok.startsWith("-"))
-      throw invalidParams(`unknown command '${path.join(" ")} ${tok}'`);
-    throw new LemonError("INVALID_PARAMS", `missing command for 'lemon ${path.join(" ")}'`, {
-      hint: `run 'lemon ${path.join(" ")} --help' for details`,
-    });
+  const { path, node, rest } = found;
+  if (node.kind === "group") {
+    const tok = rest.find((t) => !isCommon(t));
+    if (tok !== undefined && tok.startsWith("-")) throw new Usage(path, node, usageError(`unknown option '${tok.split("=")[0]}'`));
+    throw new Usage(path, node, usageError(`missing command for 'lemon ${path.join(" ")}'`));
   }
-  const args = { ...(cmd.args ?? {}), ...commonArgs };
-  const stop = rest.indexOf("--");
-  const head = stop < 0 ? rest : rest.slice(0, stop);
-  const tail = stop < 0 ? [] : rest.slice(stop + 1);
-  let parsed: ParsedValues;
+  if (tail.length > 0 && !node.takesTail) throw new Usage(path, node, usageError("arguments after -- are not accepted here"));
+  let parsed;
   try {
-    parsed = parseArgv(head, args, cmd.variadic ?? false);
+    parsed = parseTokens(rest, node.flags, node.args);
   } catch (err) {
-    const e = toLemonError(err);
-    renderError(e, io, wantsJson(rest), wantsJson(rest) ? undefined : await usageTail(path, cmd));
-    return exitCodeFor(e.code);
+    throw new Usage(path, node, toLemonError(err));
   }
-  const code = await cmd.run({ args: parsed as ParsedArgs, io, rest: tail, argv: head });
-  return typeof code === "number" ? code : EXIT_OK;
-}
-
-async function usageTail(path: string[], cmd: LemonCommand): Promise<string> {
-  const usage = await renderCommandUsage(path, cmd, false);
-  const line = usage.split("\n").find((l) => l.startsWith("USAGE")) ?? `USAGE lemon ${path.join(" ")}`;
-  return `${line}\nrun 'lemon ${path.join(" ")} --help' for details`;
+  try {
+    return await node.run(parsed, tail, io);
+  } catch (err) {
+    const e = err instanceof OutputError ? err : toLemonError(err);
+    throw e instanceof LemonError && e.code === "INVALID_PARAMS" ? new Usage(path, node, e) : e;
+  }
 }
 
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  const stop = argv.indexOf("--");
+  const head = stop < 0 ? argv : argv.slice(0, stop);
+  const tail = stop < 0 ? [] : argv.slice(stop + 1);
+  const json = head.includes("--json");
   try {
-    return await dispatch(argv, io);
+    return await dispatch(head, tail, io, json);
   } catch (err) {
     if (err instanceof OutputError) return outputFailed(err, io);
-    const e = toLemonError(err);
-    const usage = e.code === "INVALID_PARAMS" && !wantsJson(argv) ? "run 'lemon --help' for details" : undefined;
+    const usage = err instanceof Usage ? err : null;
+    const e = usage ? usage.error : toLemonError(err);
     try {
-      renderError(e, io, wantsJson(argv), usage);
+      let lines: string | undefined;
+      if (!json && e.code === "INVALID_PARAMS") {
+        const at = usage ? ["lemon", ...usage.path].join(" ") : "lemon";
+        const line = usage ? `${usageLine(usage.path, usage.node)}\n` : "";
+        lines = e.hint === undefined ? `${line}run '${at} --help' for details` : undefined;
+      }
+      renderError(e, io, json, lines);
     } catch (failed) {
       if (!(failed instanceof OutputError)) throw failed;
       return EXIT_FAILED;

@@ -1,27 +1,31 @@
 /**
  * @module cli/top-usage
  * The top-level usage page, alone in a dependency-free module: `main.ts` prints it for a bare
- * `--help` without loading the CLI proper (hot path), and `usage.ts` re-exports it for `run.ts`.
+ * `--help` without loading the CLI proper (hot path); `run.ts` prints the same text. A test
+ * checks it names every top-level command and common flag.
  */
-export const TOP_USAGE = `lemon — skills and MCP toolkit for coding agents
+export const TOP_DESCRIPTION = "lemon — skills and MCP toolkit for coding agents";
+
+export const TOP_USAGE = `${TOP_DESCRIPTION}
 
 USAGE lemon <command> [OPTIONS]
 
 COMMANDS
 
   skill    Find, inspect, lint, enable and disable agent skills (SKILL.md)
-  mcp      Manage MCP server configuration
+  mcp      Configure MCP servers: lemon's own files and imports from other tools
   version  Print the version
-  help     Show usage for a command
+  help     Show usage for a command: lemon help <command> …
 
-OPTIONS
+COMMON OPTIONS (anywhere on the line)
 
-  --json       Print one JSON document
-  --cwd=<path> Project directory
-  --quiet      Suppress informational output
-  --no-color   Disable colour
-  -h, --help   Show usage
-  --version    Print the version
+  --cwd <path>       Project directory (default: the current directory)
+  --json             Print one JSON document
+  --approve, --yes   Pre-approve this command's approval requests
+  --quiet            Suppress informational output on stderr
+  --no-color         Disable colour
+  -h, --help         Show usage
+  --version          Print the version
 
-Use lemon <command> --help for more information about a command.
+Run 'lemon <command> --help' for a command's options.
 `;

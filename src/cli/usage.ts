@@ -1,35 +1,55 @@
 /**
  * @module cli/usage
- * Usage text: a static top-level page (hot path) and citty's renderer for every subcommand.
+ * Help and usage text from the command definitions: the usage line shows every positional
+ * (`<KEY>` required, `[KEY]` optional, `[PATH …]` repeatable), help lists every flag by its real
+ * names. Plain text: no colour, so nothing depends on the terminal.
  */
-import type { CommandDef } from "citty";
-import type { LemonCommand } from "./command.ts";
-import { commonArgs } from "./args.ts";
-import { stripAnsi } from "../core/text.ts";
+import { COMMON_FLAGS, type CommandGroup, type FlagSpec, type LemonCommand } from "./command.ts";
+import { formatRows } from "./output.ts";
 
 export { TOP_USAGE } from "./top-usage.ts";
 
-export function toCitty(cmd: LemonCommand, leaf: boolean): CommandDef {
-  const def: CommandDef = {
-    meta: { name: cmd.meta.name, description: cmd.meta.description, ...(cmd.meta.alias ? { alias: cmd.meta.alias } : {}) },
-    args: leaf ? { ...(cmd.args ?? {}), ...commonArgs } : {},
-  };
-  if (cmd.subCommands) {
-    const subs: Record<string, () => Promise<CommandDef>> = {};
-    for (const [name, load] of Object.entries(cmd.subCommands))
-      subs[name] = async () => {
-        const c = await load();
-        return { meta: { name, description: c.meta.description, ...(c.meta.alias ? { alias: c.meta.alias } : {}), ...(c.meta.hidden ? { hidden: true } : {}) } };
-      };
-    def.subCommands = subs;
-  }
-  return def;
+function positional(a: LemonCommand["args"][number]): string {
+  const word = `${a.name.toUpperCase()}${a.variadic ? " …" : ""}`;
+  return a.required ? `<${word}>` : `[${word}]`;
 }
 
-export async function renderCommandUsage(path: string[], cmd: LemonCommand, color: boolean): Promise<string> {
-  const { renderUsage } = await import("citty");
-  const def = toCitty(cmd, !cmd.subCommands);
-  const parent: CommandDef = { meta: { name: ["lemon", ...path.slice(0, -1)].join(" ") } };
-  const text = await renderUsage(def, parent);
-  return (color ? text : stripAnsi(text)) + "\n";
+/** `USAGE lemon skill inspect <KEY> [OPTIONS]`, or `… <command>` for a group. */
+export function usageLine(path: readonly string[], node: LemonCommand | CommandGroup): string {
+  const words = ["USAGE", "lemon", ...path];
+  if (node.kind === "group") words.push("<command>");
+  else words.push(...node.args.map(positional));
+  words.push("[OPTIONS]");
+  if (node.kind === "command" && node.takesTail) words.push("[-- ARGS …]");
+  return words.join(" ");
+}
+
+function flagNames(name: string, f: FlagSpec): string {
+  const long = f.defaultOn ? `--no-${name}` : `--${name}`;
+  const names = [...(f.short !== undefined ? [`-${f.short}`] : []), long, ...(f.aliases ?? []).map((a) => `--${a}`)];
+  const value = f.type === "boolean" ? "" : ` <${f.value ?? (f.type === "integer" ? "n" : "value")}>`;
+  return names.join(", ") + value;
+}
+
+function flagTable(flags: Readonly<Record<string, FlagSpec>>): string {
+  const rows = Object.entries(flags).map(([name, f]) => {
+    const extra = f.type === "list" ? " (repeatable)" : f.choices !== undefined ? ` (${f.choices.join(", ")})` : "";
+    return [flagNames(name, f), f.description + extra];
+  });
+  return formatRows(rows, "  ");
+}
+
+/** `lemon <path> --help`: description, usage line, arguments or commands, and every flag. */
+export function renderUsage(path: readonly string[], node: LemonCommand | CommandGroup, rows?: [string, string][]): string {
+  const parts = [`${node.description}\n\n${usageLine(path, node)}\n`];
+  if (node.kind === "group") {
+    parts.push(`COMMANDS\n\n${formatRows(rows ?? [], "  ")}`);
+    parts.push(`Run 'lemon ${path.join(" ")} <command> --help' for a command's options.\n`);
+    return parts.join("\n");
+  }
+  if (node.args.length > 0)
+    parts.push(`ARGUMENTS\n\n${formatRows(node.args.map((a) => [positional(a), a.description]), "  ")}`);
+  if (Object.keys(node.flags).length > 0) parts.push(`OPTIONS\n\n${flagTable(node.flags)}`);
+  parts.push(`COMMON OPTIONS\n\n${flagTable(COMMON_FLAGS)}`);
+  return parts.join("\n");
 }

@@ -39,7 +39,7 @@ describe("CLI conventions (cli.md §1, §6)", () => {
     const flag = await box.cli(["skill", "list", "--bogus"]);
     expect(flag.code).toBe(2);
     expect(flag.stderr).toBe(
-      "error [INVALID_PARAMS]: unknown option '--bogus'\nUSAGE lemon skill list [OPTIONS] \nrun 'lemon skill list --help' for details\n",
+      "error [INVALID_PARAMS]: unknown option '--bogus'\nUSAGE lemon skill list [OPTIONS]\nrun 'lemon skill list --help' for details\n",
     );
     expect(flag.stdout).toBe("");
     const value = await box.cli(["skill", "list", "--cwd"]);

@@ -65,7 +65,7 @@ describe("lemon skill list (cli.md §2.1)", () => {
     const r = await box.cli(["skill", "list"]);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe("No skills found.\n");
-    expect(r.stderr).toBe(`hint: create ${box.project}/.lemon/skill/<key>/SKILL.md or run 'lemon skill install <source>'\n`);
+    expect(r.stderr).toBe(`hint: create ${box.project}/.lemon/skill/<key>/SKILL.md\n`);
   });
 
   test("--tools feeds requires_tools", async () => {

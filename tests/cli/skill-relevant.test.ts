@@ -31,12 +31,13 @@ test("relevant: table, JSON, render and no match", async () => {
   expect(bad.code).toBe(2);
 });
 
-test("search: local table, empty online section and its warning", async () => {
+test("search: local table; the online section says it is not available, never 'none found'", async () => {
   await using box = await box3();
   const r = await box.cli(["skill", "search", "helm"]);
   expect(r.code).toBe(0);
   expect(r.stdout).toContain("Local skills\n");
-  expect(r.stdout).toContain("No online skills found.");
+  expect(r.stdout).toContain("Online skills\nNot available in this version.\n");
+  expect(r.stdout).not.toContain("No online skills found.");
   expect(r.stderr).toContain("online skill search is not available");
   const local = await box.cli(["skill", "search", "helm", "--no-online", "--max-local", "1", "--max-online", "2", "--json"]);
   expect(local.json()).toMatchObject({ ok: true, online: [], warnings: [] });

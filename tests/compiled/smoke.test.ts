@@ -76,7 +76,7 @@ describe(`compiled binary (${host.name})`, () => {
     expect(r).toEqual({ code: 0, stdout: TOP_USAGE, stderr: "" });
   });
 
-  test("a subcommand's --help loads the CLI entry and citty inside the binary", async () => {
+  test("a subcommand's --help loads the CLI entry inside the binary", async () => {
     await using box = await project();
     const r = run(box, ["skill", "--help"]);
     expect(r.code).toBe(0);

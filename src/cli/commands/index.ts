@@ -1,10 +1,19 @@
 /**
  * @module cli/commands
  * The top-level command table. Each group loads lazily so `--version` and `--help` parse nothing.
+ * Commands of the contract that this version does not build answer UNAVAILABLE (cli.md §1.2).
  */
-import type { LemonCommand } from "../command.ts";
+import { defineGroup, lazy } from "../command.ts";
+import { TOP_DESCRIPTION } from "../top-usage.ts";
 
-export const commands: Record<string, () => Promise<LemonCommand>> = {
-  skill: () => import("./skill/index.ts").then((m) => m.default),
-  mcp: () => import("./mcp/index.ts").then((m) => m.default),
-};
+export const root = defineGroup({
+  name: "lemon",
+  description: TOP_DESCRIPTION,
+  commands: {
+    skill: { load: lazy(() => import("./skill/index.ts")) },
+    mcp: { load: lazy(() => import("./mcp/index.ts")) },
+    tool: { unavailable: "Invoke an agent tool (read_skill, skill_manage)" },
+    blueprints: { unavailable: "Skill and automation bundles" },
+    automations: { unavailable: "Scheduled agent runs" },
+  },
+});

@@ -1,16 +1,44 @@
 /**
  * @module cli/commands/mcp/add
- * `lemon mcp add NAME (--stdio CMD | --http URL | --sse URL) [options] [-- ARGS …]` (cli.md §3.1).
- * Everything after `--` is the argument vector, never a shell string.
+ * `lemon mcp add NAME (--stdio CMD | --http URL | --sse URL) [options] [-- ARGS …]` (cli.md §3.1),
+ * and Claude Code's spelling: `mcp add NAME CMD [ARGS…]`, `mcp add -t http NAME URL`, `-e`, `-H`,
+ * `-s local|project|user`. The argument vector is never a shell string.
  */
-import { invalidParams } from "../../../core/errors.ts";
 import type { McpServerConfig } from "../../../core/mcp/index.ts";
-import { defineLemonCommand } from "../../command.ts";
-import { info, printJson } from "../../output.ts";
-import { collect, globalArg, mcpApi, nameArg } from "./shared.ts";
+import { usageError } from "../../args.ts";
+import { defineCommand, type FlagSpec } from "../../command.ts";
+import { hint, printJson } from "../../output.ts";
+import { globalFlag, mcpApi } from "./shared.ts";
 
-const str = (description: string, valueHint?: string) =>
-  ({ type: "string", description, ...(valueHint ? { valueHint } : {}) }) as const;
+const str = (description: string, value: string) => ({ type: "string", description, value }) as const;
+const list = (description: string, value: string) => ({ type: "list", description, value }) as const;
+const int = (description: string) => ({ type: "integer", description, value: "ms" }) as const;
+
+const FLAGS = {
+  stdio: str("Program to run (argv[0]); its arguments go after --", "cmd"),
+  http: str("Streamable HTTP endpoint", "url"),
+  sse: str("Legacy HTTP+SSE endpoint", "url"),
+  transport: { type: "string", short: "t", description: "Claude Code's spelling of the transport", value: "type", choices: ["stdio", "http", "sse"] },
+  env: { ...list("Child environment variable", "K=V"), short: "e" },
+  "env-var": list("Copy this variable from lemon's environment", "NAME"),
+  header: { ...list("HTTP header", "K: V"), short: "H" },
+  "server-cwd": str("Working directory of the server process", "dir"),
+  approval: { ...str("Tool call approval (default always)", "mode"), choices: ["always", "never"] },
+  "tool-approval": list("Per-tool approval", "TOOL=always|never"),
+  "allow-tool": list("Only expose this tool", "tool"),
+  "block-tool": list("Never expose this tool", "tool"),
+  "timeout-ms": int("Request timeout"),
+  "tool-timeout-ms": int("Tool call timeout"),
+  "ready-timeout-ms": int("Connect + initialize timeout"),
+  "oauth-client-id": str("OAuth client id", "id"),
+  "oauth-client-secret-env": str("Env var holding the OAuth client secret", "NAME"),
+  "oauth-flow": { ...str("OAuth flow", "flow"), choices: ["client_credentials", "pkce"] },
+  "oauth-scope": list("OAuth scope", "scope"),
+  disabled: { type: "boolean", description: "Add the entry disabled" },
+  replace: { type: "boolean", description: "Replace an existing entry of the same name" },
+  scope: { type: "string", short: "s", description: "Claude Code's scope: user = --global", value: "scope", choices: ["local", "project", "user"] },
+  ...globalFlag,
+} as const satisfies Record<string, FlagSpec>;
 
 /** `K=V`, or for headers also `K: V` (whichever separator comes first). */
 function pair(flag: string, raw: string, colon: boolean): [string, string] {
@@ -18,122 +46,114 @@ function pair(flag: string, raw: string, colon: boolean): [string, string] {
   const co = colon ? raw.indexOf(":") : -1;
   const at = co >= 0 && (eq < 0 || co < eq) ? co : eq;
   const key = at > 0 ? raw.slice(0, at).trim() : "";
-  if (key === "") throw invalidParams(`--${flag} expects ${colon ? "K=V or 'K: V'" : "K=V"}`);
+  if (key === "") throw usageError(`--${flag} expects ${colon ? "K=V or 'K: V'" : "K=V"}`);
   return [key, raw.slice(at + 1).trim()];
 }
 
-function pairs(flag: string, values: string[], colon = false): Record<string, string> | undefined {
+function pairs(flag: string, values: readonly string[], colon = false): Record<string, string> | undefined {
   if (values.length === 0) return undefined;
   return Object.fromEntries(values.map((v) => pair(flag, v, colon)));
 }
 
-function int(flag: string, v: unknown): number | undefined {
-  if (v === undefined) return undefined;
-  const s = String(v).trim();
-  if (!/^-?\d+$/.test(s)) throw invalidParams(`--${flag} must be an integer`);
-  return Number(s);
+/** The transport and its target from either spelling; positionals after NAME are CMD/URL and ARGS. */
+interface Spelled {
+  stdio?: string | undefined;
+  http?: string | undefined;
+  sse?: string | undefined;
+  transport?: string | undefined;
 }
 
-export default defineLemonCommand({
-  meta: { name: "add", description: "Add an MCP server to lemon's mcp.json" },
-  args: {
-    // Checked in run(): citty itself throws a non-LemonError for a missing positional.
-    name: { type: "positional", description: "Server name", required: false },
-    stdio: str("Program to run (argv[0]); arguments go after --", "cmd"),
-    http: str("Streamable HTTP endpoint", "url"),
-    sse: str("Legacy HTTP+SSE endpoint", "url"),
-    env: str("Child environment variable (repeatable)", "K=V"),
-    "env-var": str("Copy this variable from lemon's environment (repeatable)", "NAME"),
-    header: str("HTTP header (repeatable)", "K=V"),
-    "server-cwd": str("Working directory of the server process", "dir"),
-    approval: str("Tool call approval: always or never (default always)", "always|never"),
-    "tool-approval": str("Per-tool approval override (repeatable)", "TOOL=always|never"),
-    "allow-tool": str("Only expose this tool (repeatable)", "tool"),
-    "block-tool": str("Never expose this tool (repeatable)", "tool"),
-    "timeout-ms": str("Request timeout", "n"),
-    "tool-timeout-ms": str("Tool call timeout", "n"),
-    "ready-timeout-ms": str("Connect + initialize timeout", "n"),
-    "oauth-client-id": str("OAuth client id", "id"),
-    "oauth-client-secret-env": str("Env var holding the OAuth client secret", "NAME"),
-    "oauth-flow": str("OAuth flow", "client_credentials|pkce"),
-    "oauth-scope": str("OAuth scope (repeatable)", "scope"),
-    disabled: { type: "boolean", description: "Add the entry disabled" },
-    replace: { type: "boolean", description: "Replace an existing entry of the same name" },
-    ...globalArg,
-  },
-  async run({ args, io, rest, argv }) {
-    nameArg(args.name, "add");
-    const transports = (["stdio", "http", "sse"] as const).filter((t) => typeof args[t] === "string");
-    if (transports.length !== 1) throw invalidParams("exactly one of --stdio, --http or --sse is required");
-    const transport = transports[0]!;
-    const stdio = transport === "stdio";
-    const envs = collect(argv, "env");
-    const envVars = collect(argv, "env-var");
-    const headers = collect(argv, "header");
-    const oauthFlags = ["oauth-client-id", "oauth-client-secret-env", "oauth-flow", "oauth-scope"].filter((f) => args[f] !== undefined);
-    if (!stdio && (envs.length > 0 || envVars.length > 0 || args["server-cwd"] !== undefined))
-      throw invalidParams("--env, --env-var and --server-cwd are only valid with --stdio");
-    if (stdio && (headers.length > 0 || oauthFlags.length > 0))
-      throw invalidParams("--header and --oauth-* are only valid with --http or --sse");
-    if (!stdio && rest.length > 0) throw invalidParams("arguments after -- are only valid with --stdio");
-    const approval = args.approval ?? "always";
-    if (approval !== "always" && approval !== "never") throw invalidParams("--approval must be always or never");
+function target(flags: Spelled, words: readonly string[], tail: readonly string[]) {
+  const named = (["stdio", "http", "sse"] as const).filter((t) => flags[t] !== undefined);
+  const extra = words.slice(1);
+  if (named.length > 1 || (named.length === 1 && flags.transport !== undefined))
+    throw usageError("exactly one of --stdio, --http or --sse is required");
+  if (named.length === 1) {
+    const transport = named[0]!;
+    if (extra.length > 0) throw usageError(`unexpected argument '${extra[0]}'`);
+    if (transport !== "stdio" && tail.length > 0) throw usageError("arguments after -- are only valid with --stdio");
+    const value = flags[transport] ?? "";
+    if (transport === "stdio" && /\s/.test(value))
+      throw usageError("--stdio takes the program only", "pass arguments after --: lemon mcp add NAME --stdio npx -- -y pkg");
+    return { transport, value, args: [...tail] };
+  }
+  const transport = (flags.transport ?? "stdio") as "stdio" | "http" | "sse";
+  if (transport === "stdio") {
+    const argv = [...extra, ...tail];
+    if (argv.length === 0) throw usageError("exactly one of --stdio, --http or --sse is required");
+    return { transport, value: argv[0]!, args: argv.slice(1) };
+  }
+  if (extra.length !== 1 || tail.length > 0) throw usageError(`--transport ${transport} takes one URL after NAME`);
+  return { transport, value: extra[0]!, args: [] };
+}
 
-    const entry: McpServerConfig = { name: nameArg(args.name, "add"), type: transport };
-    if (args.disabled) entry.enabled = false;
+export default defineCommand({
+  name: "add",
+  description: "Add an MCP server to lemon's mcp.json",
+  args: [
+    { name: "name", description: "Server name", required: true },
+    { name: "target", description: "Program (stdio) or URL (-t http|sse), Claude Code's spelling" },
+    { name: "args", description: "Arguments of the program", variadic: true },
+  ],
+  flags: FLAGS,
+  takesTail: true,
+  async run({ flags, args, words, tail, io }) {
+    const t = target(flags, words, tail);
+    const stdio = t.transport === "stdio";
+    if (!stdio && (flags.env.length > 0 || flags["env-var"].length > 0 || flags["server-cwd"] !== undefined))
+      throw usageError("--env, --env-var and --server-cwd are only valid with --stdio");
+    const oauthGiven =
+      flags["oauth-client-id"] !== undefined ||
+      flags["oauth-client-secret-env"] !== undefined ||
+      flags["oauth-flow"] !== undefined ||
+      flags["oauth-scope"].length > 0;
+    if (stdio && (flags.header.length > 0 || oauthGiven))
+      throw usageError("--header and --oauth-* are only valid with --http or --sse");
+    const userScope = flags.scope === "user";
+    if (flags.scope !== undefined && flags.global && !userScope) throw usageError(`--global contradicts --scope ${flags.scope}`);
+
+    const entry: McpServerConfig = { name: args.name, type: t.transport };
+    if (flags.disabled) entry.enabled = false;
     if (stdio) {
-      entry.command = String(args.stdio);
-      entry.args = rest;
-      const env = pairs("env", envs);
+      entry.command = t.value;
+      entry.args = t.args;
+      const env = pairs("env", flags.env);
       if (env) entry.env = env;
-      if (envVars.length > 0) entry.env_vars = envVars;
-      if (typeof args["server-cwd"] === "string") entry.cwd = args["server-cwd"];
+      if (flags["env-var"].length > 0) entry.env_vars = flags["env-var"];
+      if (flags["server-cwd"] !== undefined) entry.cwd = flags["server-cwd"];
     } else {
-      entry.url = String(args[transport]);
-      const h = pairs("header", headers, true);
+      entry.url = t.value;
+      const h = pairs("header", flags.header, true);
       if (h) entry.headers = h;
-      if (oauthFlags.length > 0) {
+      if (oauthGiven) {
         const oauth: Record<string, unknown> = {};
-        if (args["oauth-client-id"] !== undefined) oauth.client_id = args["oauth-client-id"];
-        if (args["oauth-client-secret-env"] !== undefined) oauth.client_secret_env = args["oauth-client-secret-env"];
-        const flow = args["oauth-flow"];
-        if (flow !== undefined) {
-          if (flow !== "client_credentials" && flow !== "pkce" && flow !== "authorization_code_pkce")
-            throw invalidParams("--oauth-flow must be client_credentials or pkce");
-          oauth.flow = flow === "pkce" ? "authorization_code_pkce" : flow;
-        }
-        const scopes = collect(argv, "oauth-scope");
-        if (scopes.length > 0) oauth.scopes = scopes;
+        if (flags["oauth-client-id"] !== undefined) oauth.client_id = flags["oauth-client-id"];
+        if (flags["oauth-client-secret-env"] !== undefined) oauth.client_secret_env = flags["oauth-client-secret-env"];
+        if (flags["oauth-flow"] !== undefined)
+          oauth.flow = flags["oauth-flow"] === "pkce" ? "authorization_code_pkce" : flags["oauth-flow"];
+        if (flags["oauth-scope"].length > 0) oauth.scopes = flags["oauth-scope"];
         entry.oauth = oauth;
       }
     }
-    entry.approval = approval;
-    const toolApprovals = pairs("tool-approval", collect(argv, "tool-approval"));
+    entry.approval = flags.approval === "never" ? "never" : "always";
+    const toolApprovals = pairs("tool-approval", flags["tool-approval"]);
     if (toolApprovals) {
       for (const v of Object.values(toolApprovals))
-        if (v !== "always" && v !== "never") throw invalidParams("--tool-approval expects TOOL=always|never");
+        if (v !== "always" && v !== "never") throw usageError("--tool-approval expects TOOL=always|never");
       entry.tool_approvals = toolApprovals as Record<string, "always" | "never">;
     }
-    const allow = collect(argv, "allow-tool");
-    const block = collect(argv, "block-tool");
-    if (allow.length > 0) entry.allow_tools = allow;
-    if (block.length > 0) entry.block_tools = block;
-    for (const [flag, key] of [
-      ["timeout-ms", "timeout_ms"],
-      ["tool-timeout-ms", "tool_timeout_ms"],
-      ["ready-timeout-ms", "ready_timeout_ms"],
-    ] as const) {
-      const n = int(flag, args[flag]);
-      if (n !== undefined) entry[key] = n;
-    }
+    if (flags["allow-tool"].length > 0) entry.allow_tools = flags["allow-tool"];
+    if (flags["block-tool"].length > 0) entry.block_tools = flags["block-tool"];
+    if (flags["timeout-ms"] !== undefined) entry.timeout_ms = flags["timeout-ms"];
+    if (flags["tool-timeout-ms"] !== undefined) entry.tool_timeout_ms = flags["tool-timeout-ms"];
+    if (flags["ready-timeout-ms"] !== undefined) entry.ready_timeout_ms = flags["ready-timeout-ms"];
 
-    const r = await mcpApi(io, args).addDetailed(entry, { global: Boolean(args.global), replace: Boolean(args.replace) });
-    if (args.json) printJson(io, { ok: true, action: r.action, scope: r.scope, file: r.file, server: r.server });
-    else {
-      const verb = r.action === "added" ? "Added" : "Replaced";
-      io.out(`${verb} MCP server '${entry.name}' to ${r.file} (${r.server.type}, approval ${r.server.approval})\n`);
-      info(io, Boolean(args.quiet), "hint: shell history may retain credential arguments");
-    }
-    return 0;
+    const r = await mcpApi(io, flags).addDetailed(entry, { global: flags.global || userScope, replace: flags.replace });
+    if (flags.json) return printJson(io, { ok: true, action: r.action, scope: r.scope, file: r.file, server: r.server });
+    const verb = r.action === "added" ? `Added MCP server '${entry.name}' to` : `Replaced MCP server '${entry.name}' in`;
+    io.out(`${verb} ${r.file} (${r.server.type}, approval ${r.server.approval})\n`);
+    // Only values that may be credentials stay in shell history worth warning about (cli.md §3.1).
+    if (flags.env.length > 0 || flags.header.length > 0 || flags["oauth-client-secret-env"] !== undefined)
+      hint(io, flags.quiet, "shell history may retain credential arguments");
   },
 });

@@ -1,19 +1,27 @@
 /**
  * @module cli/commands/mcp
- * `lemon mcp …` (cli.md §3): one lazily loaded file per subcommand.
+ * `lemon mcp …` (cli.md §3): one lazily loaded file per subcommand. Rows marked unavailable are
+ * the contract's commands this version does not build (no MCP client yet).
  */
-import { defineLemonCommand, type LemonCommand } from "../../command.ts";
+import { defineGroup, lazy } from "../../command.ts";
 
-const load = (p: Promise<{ default: LemonCommand }>) => p.then((m) => m.default);
-
-export default defineLemonCommand({
-  meta: { name: "mcp", description: "Configure MCP servers: lemon's own files and imports from other tools" },
-  subCommands: {
-    add: () => load(import("./add.ts")),
-    list: () => load(import("./list.ts")),
-    enable: () => load(import("./enable.ts")),
-    disable: () => load(import("./disable.ts")),
-    remove: () => load(import("./remove.ts")),
-    status: () => load(import("./status.ts")),
+export default defineGroup({
+  name: "mcp",
+  description: "Configure MCP servers: lemon's own files and imports from other tools",
+  commands: {
+    list: { load: lazy(() => import("./list.ts")) },
+    add: { load: lazy(() => import("./add.ts")) },
+    remove: { load: lazy(() => import("./remove.ts")), aliases: ["rm"] },
+    enable: { load: lazy(() => import("./enable.ts")) },
+    disable: { load: lazy(() => import("./disable.ts")) },
+    status: { unavailable: "Connect to every enabled server and show its state" },
+    test: { unavailable: "Connect to one server and list what it offers" },
+    login: { unavailable: "Run a server's OAuth flow" },
+    logout: { unavailable: "Delete a server's stored tokens" },
+    trust: { unavailable: "Trust a project's MCP servers" },
+    untrust: { unavailable: "Withdraw trust in a project's MCP servers" },
+    call: { unavailable: "Call one tool of a server" },
+    tools: { unavailable: "List the published MCP tools" },
+    serve: { unavailable: "Serve lemon's skills as an MCP server" },
   },
 });

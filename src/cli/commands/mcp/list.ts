@@ -3,13 +3,14 @@
  * `lemon mcp list [--global] [--all]` (cli.md §3.2). Redacted: names, sources, types, states and
  * counts only. A hot path: no SDK, and TOML/JSONC parsing loads only for files that exist.
  */
-import type { McpEffectiveListing, McpFileListing } from "../../../core/mcp/index.ts";
-import { defineLemonCommand } from "../../command.ts";
+import type { McpConfigApi, McpEffectiveListing, McpFileListing } from "../../../core/mcp/index.ts";
+import { defineCommand } from "../../command.ts";
 import type { CliIo } from "../../io.ts";
-import { formatTable, info, printDiagnostics, printJson } from "../../output.ts";
-import { globalArg, mcpApi } from "./shared.ts";
+import { formatTable, hint, info, printDiagnostics, printJson } from "../../output.ts";
+import { globalFlag, mcpApi } from "./shared.ts";
 
 function printFile(io: CliIo, l: McpFileListing, quiet: boolean): void {
+  printDiagnostics(io, quiet, l.diagnostics);
   if (l.servers.length === 0) info(io, quiet, l.exists ? `no MCP servers in ${l.file}` : `${l.file} does not exist`);
   else
     io.out(
@@ -26,10 +27,10 @@ function printFile(io: CliIo, l: McpFileListing, quiet: boolean): void {
         ]),
       ),
     );
-  printDiagnostics(io, quiet, l.diagnostics);
 }
 
 function printAll(io: CliIo, l: McpEffectiveListing, quiet: boolean): void {
+  printDiagnostics(io, quiet, l.diagnostics);
   if (l.effective.length === 0) info(io, quiet, "no MCP servers configured");
   else
     io.out(
@@ -43,28 +44,36 @@ function printAll(io: CliIo, l: McpEffectiveListing, quiet: boolean): void {
         }),
       ),
     );
-  printDiagnostics(io, quiet, l.diagnostics);
 }
 
-export default defineLemonCommand({
-  meta: { name: "list", description: "List MCP servers of lemon's mcp.json, or with --all the effective set" },
-  args: {
-    ...globalArg,
-    all: { type: "boolean", description: "Effective merged set of every source, imports included" },
+/** The servers other sources add to the selected file's, for the hint of cli.md §3.2. */
+async function fromElsewhere(api: McpConfigApi, l: McpFileListing, global: boolean): Promise<number> {
+  const own = new Set(l.servers.flatMap((s) => (s.name !== undefined ? [s.name] : [])));
+  const all = await api.list({ global, all: true });
+  return all.effective.filter((s) => !own.has(s.name)).length;
+}
+
+export default defineCommand({
+  name: "list",
+  description: "List the MCP servers of lemon's mcp.json, or with --all the effective set",
+  flags: {
+    ...globalFlag,
+    all: { type: "boolean", description: "The effective merged set of every source, imports included" },
   },
-  async run({ args, io }) {
-    const api = mcpApi(io, args);
-    const global = Boolean(args.global);
-    const quiet = Boolean(args.quiet);
-    if (args.all) {
+  async run({ flags, io }) {
+    const api = mcpApi(io, flags);
+    const { global, quiet } = flags;
+    if (flags.all) {
       const l = await api.list({ global, all: true });
-      if (args.json) printJson(io, { ok: true, scope: l.scope, effective: l.effective, diagnostics: l.diagnostics });
+      if (flags.json) printJson(io, { ok: true, scope: l.scope, effective: l.effective, diagnostics: l.diagnostics });
       else printAll(io, l, quiet);
-    } else {
-      const l = await api.list({ global });
-      if (args.json) printJson(io, { ok: true, ...l });
-      else printFile(io, l, quiet);
+      return;
     }
-    return 0;
+    const l = await api.list({ global });
+    if (flags.json) return printJson(io, { ok: true, ...l });
+    printFile(io, l, quiet);
+    if (quiet) return;
+    const more = await fromElsewhere(api, l, global);
+    if (more > 0) hint(io, quiet, `${more} more servers come from other tools; see 'lemon mcp list --all'`);
   },
 });

@@ -2,36 +2,34 @@
  * @module cli/commands/skill/browse
  * `lemon skill browse [--active|--not-ready|--all]` (cli.md §2.2).
  */
-import { defineLemonCommand } from "../../command.ts";
-import { invalidParams } from "../../../core/errors.ts";
+import { defineCommand } from "../../command.ts";
+import { usageError } from "../../args.ts";
 import { isDisplayable } from "../../../core/skills/entry.ts";
 import { cliLemon } from "../../context.ts";
-import { formatTable, info, printDiagnostics, printJson, printNoSkills, truncate } from "../../output.ts";
+import { formatTable, hint, printDiagnostics, printJson, printNoSkills, truncate } from "../../output.ts";
 
-export default defineLemonCommand({
-  meta: { name: "browse", description: "Browse skills by activation state" },
-  args: {
+export default defineCommand({
+  name: "browse",
+  description: "Browse skills by activation state",
+  flags: {
     active: { type: "boolean", description: "Only active skills" },
     "not-ready": { type: "boolean", description: "Only skills with missing requirements" },
-    all: { type: "boolean", description: "Every effective skill, including disabled and unavailable ones" },
+    all: { type: "boolean", description: "Every effective skill, disabled and unavailable ones included" },
   },
-  async run({ args, io }) {
-    const picked = [args.active, args["not-ready"], args.all].filter(Boolean).length;
-    if (picked > 1) throw invalidParams("use only one of --active, --not-ready, --all");
-    const filter = args.active ? "active" : args["not-ready"] ? "not_ready" : args.all ? "all" : "displayable";
-    const lemon = cliLemon(io, args);
+  async run({ flags, io }) {
+    const picked = [flags.active, flags["not-ready"], flags.all].filter(Boolean).length;
+    if (picked > 1) throw usageError("use only one of --active, --not-ready, --all");
+    const filter = flags.active ? "active" : flags["not-ready"] ? "not_ready" : flags.all ? "all" : "displayable";
+    const lemon = cliLemon(io, flags);
     const { skills, diagnostics } = await lemon.skills.list();
     const shown = skills.filter((e) =>
       filter === "all" ? true : filter === "displayable" ? isDisplayable(e) : e.activation_state === filter && !e.hidden,
     );
-    if (args.json) {
-      printJson(io, { ok: true, filter, skills: shown });
-      return 0;
-    }
-    printDiagnostics(io, Boolean(args.quiet), diagnostics);
+    if (flags.json) return printJson(io, { ok: true, filter, skills: shown });
+    printDiagnostics(io, flags.quiet, diagnostics);
     if (shown.length === 0) {
-      if (printNoSkills(io, diagnostics)) info(io, Boolean(args.quiet), "hint: use --all to include disabled and unavailable skills");
-      return 0;
+      if (printNoSkills(io, diagnostics)) hint(io, flags.quiet, "use --all to include disabled and unavailable skills");
+      return;
     }
     io.out(
       formatTable(
@@ -39,6 +37,5 @@ export default defineLemonCommand({
         shown.map((e) => [e.key, e.activation_state, e.trust_level ?? "untrusted", truncate(e.description, 60)]),
       ),
     );
-    return 0;
   },
 });

@@ -2,22 +2,20 @@
  * @module cli/commands/skill/check
  * `lemon skill check [KEY] [--tools a,b]` (cli.md §2.4, skills.md §15.2), check-style.
  */
-import { defineLemonCommand } from "../../command.ts";
-import { toolsArg } from "../../args.ts";
+import { defineCommand } from "../../command.ts";
+import { toolsFlag } from "../../args.ts";
 import { cliLemon } from "../../context.ts";
 import { formatTable, printDiagnostics, printJson } from "../../output.ts";
 
-
-export default defineLemonCommand({
-  meta: { name: "check", description: "Check readiness and validity of one or every skill" },
-  args: {
-    key: { type: "positional", description: "Skill key (default: every skill)", required: false },
-    ...toolsArg,
-  },
-  async run({ args, io }) {
-    const lemon = cliLemon(io, args);
-    const report = await lemon.skills.check(typeof args.key === "string" ? args.key : undefined);
-    if (args.json) {
+export default defineCommand({
+  name: "check",
+  description: "Check readiness and validity of one or every skill",
+  args: [{ name: "key", description: "Skill key (default: every skill)" }],
+  flags: toolsFlag,
+  async run({ flags, args, io }) {
+    const lemon = cliLemon(io, flags);
+    const report = await lemon.skills.check(args.key);
+    if (flags.json) {
       printJson(io, { ok: report.ok, checks: report.checks, diagnostics: report.diagnostics });
       return report.ok ? 0 : 1;
     }
@@ -32,7 +30,7 @@ export default defineLemonCommand({
     if (rows.length > 0) io.out("updates: unknown (this version records no installs to check against)\n");
     // Invalid skills are rows above; every other warn/error (an unreadable skills.json) goes to stderr.
     const shownAsRows = new Set(report.checks.flatMap((c) => (c.invalid ? [c.invalid.path] : [])));
-    printDiagnostics(io, Boolean(args.quiet), report.diagnostics.filter((d) => d.path === undefined || !shownAsRows.has(d.path)), true);
+    printDiagnostics(io, flags.quiet, report.diagnostics.filter((d) => d.path === undefined || !shownAsRows.has(d.path)), true);
     return report.ok ? 0 : 1;
   },
 });

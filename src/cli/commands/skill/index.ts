@@ -1,24 +1,32 @@
 /**
  * @module cli/commands/skill
- * `lemon skill …`: one lazily loaded file per subcommand (a chunk of its own in the binary).
+ * `lemon skill …` (cli.md §2): one lazily loaded file per subcommand (a chunk of its own in the
+ * binary). Rows marked unavailable are the contract's commands this version does not build.
  */
-import { defineLemonCommand, type LemonCommand } from "../../command.ts";
+import { defineGroup, lazy } from "../../command.ts";
 
-const load = (p: Promise<{ default: LemonCommand }>) => p.then((m) => m.default);
-
-export default defineLemonCommand({
-  meta: { name: "skill", description: "Find, inspect, lint, enable and disable agent skills" },
-  subCommands: {
-    list: () => load(import("./list.ts")),
-    browse: () => load(import("./browse.ts")),
-    inspect: () => load(import("./inspect.ts")),
-    check: () => load(import("./check.ts")),
-    lint: () => load(import("./lint.ts")),
-    enable: () => load(import("./enable.ts")),
-    disable: () => load(import("./disable.ts")),
-    prompt: () => load(import("./prompt.ts")),
-    relevant: () => load(import("./relevant.ts")),
-    search: () => load(import("./search.ts")),
-    audit: () => load(import("./audit.ts")),
+export default defineGroup({
+  name: "skill",
+  description: "Find, inspect, lint, enable and disable agent skills",
+  commands: {
+    list: { load: lazy(() => import("./list.ts")) },
+    browse: { load: lazy(() => import("./browse.ts")) },
+    inspect: { load: lazy(() => import("./inspect.ts")), aliases: ["info"] },
+    check: { load: lazy(() => import("./check.ts")) },
+    lint: { load: lazy(() => import("./lint.ts")) },
+    audit: { load: lazy(() => import("./audit.ts")) },
+    enable: { load: lazy(() => import("./enable.ts")) },
+    disable: { load: lazy(() => import("./disable.ts")) },
+    relevant: { load: lazy(() => import("./relevant.ts")) },
+    prompt: { load: lazy(() => import("./prompt.ts")) },
+    search: { load: lazy(() => import("./search.ts")) },
+    discover: { unavailable: "Search online skill sources" },
+    hermes: { unavailable: "Browse and install Hermes skills" },
+    install: { unavailable: "Install a skill from a source" },
+    update: { unavailable: "Update installed skills" },
+    remove: { unavailable: "Remove an installed skill" },
+    uninstall: { unavailable: "Remove an installed skill" },
+    draft: { unavailable: "Generate and publish skill drafts" },
+    curator: { unavailable: "Curate unused skills" },
   },
 });

@@ -3,26 +3,22 @@
  * `lemon skill inspect <key>` (alias `info`, cli.md §2.3): identity, provenance, hashes,
  * requirements and references of one effective skill.
  */
-import { defineLemonCommand } from "../../command.ts";
-import { toolsArg } from "../../args.ts";
+import { defineCommand } from "../../command.ts";
+import { toolsFlag } from "../../args.ts";
 import { cliLemon } from "../../context.ts";
 import { printJson } from "../../output.ts";
 import { cell } from "../../../core/text.ts";
 
-export default defineLemonCommand({
-  meta: { name: "inspect", alias: ["info"], description: "Show everything lemon knows about one skill" },
-  args: {
-    key: { type: "positional", description: "Skill key", required: true },
-    ...toolsArg,
-  },
-  async run({ args, io }) {
-    const lemon = cliLemon(io, args);
-    const e = await lemon.skills.inspect(String(args.key));
+export default defineCommand({
+  name: "inspect",
+  description: "Show everything lemon knows about one skill",
+  args: [{ name: "key", description: "Skill key", required: true }],
+  flags: toolsFlag,
+  async run({ flags, args, io }) {
+    const lemon = cliLemon(io, flags);
+    const e = await lemon.skills.inspect(args.key);
     const m = e.manifest;
-    if (args.json) {
-      printJson(io, { ok: true, skill: e });
-      return 0;
-    }
+    if (flags.json) return printJson(io, { ok: true, skill: e });
     const line = (label: string, value: string) => io.out(`  ${label.padEnd(12)} ${cell(value)}\n`);
     io.out(`${cell(e.key)}\n`);
     line("name", e.name);
@@ -54,6 +50,5 @@ export default defineLemonCommand({
       const desc = typeof r === "string" ? "" : r.description ? ` — ${r.description}` : "";
       line("", `${target}${desc}`);
     }
-    return 0;
   },
 });

@@ -3,12 +3,12 @@
  * `lemon skill relevant <query> [--max N] [--tools a,b] [--refresh] [--render]` (cli.md §2.7).
  * Words after the first positional are part of the query, so quoting is optional.
  */
-import { defineLemonCommand } from "../../command.ts";
-import { intFlag, toolsArg } from "../../args.ts";
+import { defineCommand } from "../../command.ts";
+import { toolsFlag } from "../../args.ts";
 import { cliLemon } from "../../context.ts";
 import { formatTable, printJson, truncate } from "../../output.ts";
 import { normaliseMaxResults } from "../../../core/skills/search/relevance.ts";
-import type { SkillEntry } from "../../../core/skills/entry.ts";
+import type { SkillEntry } from "../../../core/index.ts";
 import { stateLabel } from "./list.ts";
 
 /** `RANK  KEY  SCOPE  STATE  DESCRIPTION`, shared with `skill search`. */
@@ -19,38 +19,28 @@ export function relevantTable(entries: readonly SkillEntry[]): string {
   );
 }
 
-/** The query: every positional word, joined by single spaces. */
-export function queryFrom(args: { _: string[] }): string {
-  return args._.join(" ");
-}
-
-export default defineLemonCommand({
-  meta: { name: "relevant", description: "Find the skills most relevant to a request" },
-  args: {
-    query: { type: "positional", description: "What the agent was asked to do", required: true },
-    max: { type: "string", description: "Most results (default 3, at most 50)", valueHint: "N" },
-    ...toolsArg,
+export default defineCommand({
+  name: "relevant",
+  description: "Find the skills most relevant to a request",
+  args: [{ name: "query", description: "What the agent was asked to do (several words allowed)", required: true, variadic: true }],
+  flags: {
+    max: { type: "integer", description: "Most results (default 3, at most 50)", value: "n" },
+    ...toolsFlag,
     refresh: { type: "boolean", description: "Rebuild the search snapshot first" },
     render: { type: "boolean", description: "Print the <relevant-skills> block an agent receives" },
   },
-  variadic: true,
-  async run({ args, io }) {
-    const query = queryFrom(args);
-    const max = intFlag("max", args.max, 3);
-    const lemon = cliLemon(io, args);
+  async run({ flags, args, io }) {
+    const query = args.query;
+    const lemon = cliLemon(io, flags);
     try {
-      const results = await lemon.skills.findRelevant(query, { maxResults: max, refresh: Boolean(args.refresh) });
-      if (args.json) {
-        printJson(io, {
-          ok: true,
-          query,
-          max_results: normaliseMaxResults(max),
-          results: results.map((skill, i) => ({ rank: i + 1, skill })),
-        });
-      } else if (args.render) io.out(lemon.renderRelevant(results));
+      const results = await lemon.skills.findRelevant(query, { maxResults: flags.max ?? 3, refresh: flags.refresh });
+      if (flags.json) {
+        const max_results = normaliseMaxResults(flags.max);
+        return printJson(io, { ok: true, query, max_results, results: results.map((skill, i) => ({ rank: i + 1, skill })) });
+      }
+      if (flags.render) io.out(lemon.renderRelevant(results));
       else if (results.length === 0) io.out("No relevant skills.\n");
       else io.out(relevantTable(results));
-      return 0;
     } finally {
       await lemon.close();
     }
