@@ -44,8 +44,12 @@ export function excerptOf(line: string): string {
   return clampChars(flattenLine(maskSecrets(line)).replace(/\s+/g, " "), 120);
 }
 
+/** Findings kept per rule and file: the most severe win; the rest are counted in one line. */
+const MAX_PER_RULE = 50;
+
 class Collector {
   private readonly byKey = new Map<string, Finding>();
+  private readonly perRule = new Map<string, { keys: string[]; dropped: number }>();
   constructor(private readonly rel: string) {}
 
   add(rule: LineRule | { rule: string; category: string }, hit: Hit, line: number, text: string, suffix = ""): void {
@@ -53,6 +57,23 @@ class Collector {
     const key = `${name}\u0000${line}`;
     const prev = this.byKey.get(key);
     if (prev && severityRank(prev.severity) <= severityRank(hit.severity)) return;
+    if (!prev) {
+      const slot = this.perRule.get(name) ?? { keys: [], dropped: 0 };
+      this.perRule.set(name, slot);
+      if (slot.keys.length >= MAX_PER_RULE) {
+        // Full: evict the least severe (latest among equals) only for a more severe hit.
+        let victim = -1;
+        for (let i = 0; i < slot.keys.length; i++) {
+          const f = this.byKey.get(slot.keys[i]!)!;
+          if (victim < 0 || severityRank(f.severity) >= severityRank(this.byKey.get(slot.keys[victim]!)!.severity)) victim = i;
+        }
+        slot.dropped++;
+        if (severityRank(this.byKey.get(slot.keys[victim]!)!.severity) <= severityRank(hit.severity)) return;
+        this.byKey.delete(slot.keys[victim]!);
+        slot.keys.splice(victim, 1);
+      }
+      slot.keys.push(key);
+    }
     this.byKey.set(key, {
       rule: name,
       category: hit.category ?? rule.category,
@@ -67,8 +88,31 @@ class Collector {
   findings(): Finding[] {
     const all = [...this.byKey.values()];
     const noisy = new Set(all.filter((f) => f.category === "exfiltration" && f.rule !== "sensitive_path").map((f) => f.line));
-    return all.filter((f) => !(f.rule === "sensitive_path" && noisy.has(f.line)));
+    const out = all.filter((f) => !(f.rule === "sensitive_path" && noisy.has(f.line)));
+    for (const [name, slot] of this.perRule)
+      if (slot.dropped > 0)
+        out.push({ rule: "finding_limit", category: "structure", severity: "low", file: this.rel, line: 0, message: `${slot.dropped} more ${name} finding(s) not listed`, excerpt: "" });
+    return out;
   }
+}
+
+const GC_EVERY = 4096;
+
+/** Rules read a line at most this long at a time: a multi-MiB line would make their regexes quadratic. */
+const WINDOW = 4096;
+const OVERLAP = 512;
+
+/** A long line as overlapping windows (whitespace runs squeezed first, so padding cannot split a command). */
+function windows(text: string): string[] {
+  if (text.length <= WINDOW) return [text];
+  const t = text.replace(/[ \t]{2,}/g, " ");
+  if (t.length <= WINDOW) return [t];
+  const out: string[] = [];
+  for (let i = 0; ; i += WINDOW - OVERLAP) {
+    out.push(t.slice(i, i + WINDOW));
+    if (i + WINDOW >= t.length) break;
+  }
+  return out;
 }
 
 function runRules(rules: readonly LineRule[], text: string, ctx: LineContext): { rule: LineRule; hit: Hit }[] {
@@ -117,9 +161,14 @@ function scanLines(c: Collector, text: string, lines: LogicalLine[], location: L
     if (phys >= lowStarts.length) break;
     re.lastIndex = lowStarts[phys]!;
   }
+  let n = 0;
   for (const idx of candidates) {
+    // Rule checks leave garbage per line that JSC collects late: on a huge file of command
+    // lines that was 150 MiB of peak memory. A minor collection every few thousand lines bounds it.
+    if (++n % GC_EVERY === 0) Bun.gc(false);
     const l = lines[idx]!;
-    for (const { rule, hit } of runRules(LINE_RULES, l.text, { location, fenced: l.fenced, rel })) c.add(rule, hit, l.line, l.text);
+    for (const piece of windows(l.text))
+      for (const { rule, hit } of runRules(LINE_RULES, piece, { location, fenced: l.fenced, rel })) c.add(rule, hit, l.line, piece);
   }
 }
 
@@ -153,7 +202,7 @@ export function scanText(rel: string, text: string, location: Location = classif
   for (const d of payloads) {
     const line = lineOfOffset(starts, d.offset);
     const ctx: LineContext = { location, fenced: false, rel };
-    for (const dl of d.text.split("\n"))
+    for (const dl of d.text.split("\n").flatMap(windows))
       for (const { rule, hit } of runRules(DECODED_RULES, dl, ctx)) c.add(rule, hit, line, physical[line - 1] ?? "", ` (decoded from ${d.encoding})`);
   }
   const normal = normalizeText(text);

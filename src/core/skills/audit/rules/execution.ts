@@ -32,15 +32,15 @@ function classifyUrl(text: string): UrlClass {
   if (!urls) return "none";
   let cls: UrlClass = "installer";
   for (const raw of urls) {
-    let u: URL;
-    try {
-      u = new URL(raw);
-    } catch {
+    // A regex, not `new URL`: native URL objects per line cost memory the GC does not see.
+    const m = /^(https?):\/\/(?:[^@/?#]*@)?(\[[^\]]*\]|[^/:?#]+)/i.exec(raw);
+    if (m === null) {
       cls = "other";
       continue;
     }
-    if (u.protocol === "http:" || /^\d{1,3}(\.\d{1,3}){3}$/.test(u.hostname) || u.hostname.startsWith("[")) return "insecure";
-    const known = KNOWN_INSTALLER_HOSTS.has(u.hostname) || KNOWN_INSTALLER_PREFIXES.some((p) => raw.startsWith(p));
+    const host = m[2]!.toLowerCase();
+    if (m[1]!.toLowerCase() === "http" || /^\d{1,3}(\.\d{1,3}){3}$/.test(host) || host.startsWith("[")) return "insecure";
+    const known = KNOWN_INSTALLER_HOSTS.has(host) || KNOWN_INSTALLER_PREFIXES.some((p) => raw.startsWith(p));
     if (!known) cls = "other";
   }
   return cls;
@@ -56,6 +56,11 @@ function remoteHit(text: string, ctx: LineContext, message: string): Hit {
 
 const RUNNER = String.raw`(?:sudo\s+(?:-\S+\s+)*)?(?:(?:ba|z|da|k|fi)?sh|python[0-9.]*|node|perl|ruby|pwsh|powershell|source|\.)`;
 
+const RUN_AFTER_G = new RegExp(
+  String.raw`(?:&&|;|\|\||\bthen)\s*(?:chmod\s+\S+\s+\S+\s*(?:&&|;)\s*)?(?:${RUNNER}\s+(?:-\S+\s+)*["']?((?:\S*\/)?[^\s"';&|/]+)|(?:sudo\s+)?["']?(\.{0,2}\/(?:\S*\/)?[^\s"';&|/]+))`,
+  "g",
+);
+
 /** `curl -o f URL && sh f`, `wget URL/x.sh; bash x.sh`, `… && ./x.sh`. */
 function downloadThenRun(line: string): boolean {
   const names = new Set<string>();
@@ -63,13 +68,14 @@ function downloadThenRun(line: string): boolean {
   for (const m of line.matchAll(/https?:\/\/[^\s'"]*\/([\w.-]+\.(?:sh|bash|py|pl|rb|js|ps1|php))\b/g)) names.add(m[1]!);
   // `curl URL > f`, `curl URL | tee f`: the download's own redirect names the file.
   for (const m of line.matchAll(/(?:[^>&0-9]>|\|\s*tee(?:\s+-a)?)\s*["']?([^\s"';&|>]+)/g)) names.add(m[1]!);
-  for (const raw of names) {
-    if (raw === "-" || raw === "/dev/null") continue;
-    const base = raw.replace(/^.*\//, "").replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-    const re = new RegExp(
-      String.raw`(?:&&|;|\|\||\bthen)\s*(?:chmod\s+\S+\s+\S+\s*(?:&&|;)\s*)?(?:${RUNNER}\s+(?:-\S+\s+)*["']?(?:\S*/)?${base}\b|(?:sudo\s+)?["']?\.{0,2}/(?:\S*/)?${base}\b)`,
-    );
-    if (re.test(line)) return true;
+  const bases = new Set<string>();
+  for (const raw of names) if (raw !== "-" && raw !== "/dev/null") bases.add(raw.replace(/^.*\//, ""));
+  if (bases.size === 0) return false;
+  // One shared regex for the file each later command runs (a regex per line and name would be
+  // compiled anew for every line of a large file).
+  for (const m of line.matchAll(RUN_AFTER_G)) {
+    const ran = (m[1] ?? m[2] ?? "").replace(/["']+$/, "").replace(/^.*\//, "");
+    if (bases.has(ran)) return true;
   }
   return false;
 }
