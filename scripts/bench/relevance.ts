@@ -205,25 +205,42 @@ async function inProcess(
 
   const lemon = createLemon({ ...scaleOptions(s, "auto"), curator: false });
   const lemonTimes = await timeQueries((q) => lemon.skills.findRelevant(q, { maxResults: 3 }), queries, o.runs);
+  // The largest scope, for the identity check figures.
+  const snaps = await engine.snapshots(ctx, false);
+  const roots = resolveRoots(ctx);
+  const paths = resolvePaths(ctx);
+  const scope =
+    (snaps.global?.docCount ?? 0) >= (snaps.project?.docCount ?? 0)
+      ? { roots: roots.global, snap: snaps.global, lock: paths.global.lockfile }
+      : { roots: roots.project, snap: snaps.project, lock: paths.project.lockfile };
+  const lean = async () => {
+    const idn = await computeIdentity(scope.roots, scope.lock, scope.snap);
+    if (!idn.lean) throw new Error("identity check fell back to the full scan on an unchanged tree");
+  };
   // Every call past the check interval, as agent turns are: the clock moves a whole interval per
   // reading, so each call resolves the roots, runs the identity check and scores (the tree is
-  // unchanged: nothing rebuilds).
+  // unchanged: nothing rebuilds). A bare identity check runs between turns, so both figures come
+  // from the same moments of a machine whose load varies.
   let clock = Date.now();
   const turns = createLemon({
     ...scaleOptions(s, "auto"),
     curator: false,
     now: () => new Date((clock += CHECK_INTERVAL_MS + 1)),
   });
-  const turnRuns = Math.min(o.runs, PER_TURN_RUNS);
-  const turnTimes = await timeQueries(
-    (q) => turns.skills.findRelevant(q, { maxResults: 3 }),
-    queries,
-    turnRuns,
-    Math.min(queries.length, 20),
-  );
+  const turn = (i: number) => turns.skills.findRelevant(queries[i % queries.length]!, { maxResults: 3 });
+  for (let i = 0; i < 20; i++) await turn(i);
+  const turnTimes: number[] = [];
+  const checkTimes: number[] = [];
+  for (let i = 0; i < Math.min(o.runs, PER_TURN_RUNS); i++) {
+    let t = performance.now();
+    await turn(i);
+    turnTimes.push(performance.now() - t);
+    t = performance.now();
+    await lean();
+    checkTimes.push(performance.now() - t);
+  }
   await turns.close();
   // Both scopes scored, as when the project scope has too few hits to fill the results.
-  const snaps = await engine.snapshots(ctx, false);
   const both = await timeQueries(
     (q) => {
       const p = parseQuery(q);
@@ -262,7 +279,6 @@ async function inProcess(
   await lemon.close();
 
   // Snapshot open: map + header and table checks, per scope file.
-  const paths = resolvePaths(ctx);
   const dir = paths.snapshotDir;
   const files = readdirSync(dir)
     .filter((f) => f.endsWith(".snap"))
@@ -276,31 +292,19 @@ async function inProcess(
     }
   rows.push({ scale: s.name, figure: "snapshot open p50 / p95 (ms)", value: p5095(opens), target: "≤ 5 ms" });
 
-  // Identity check of the largest scope: stats only (against its snapshot), and the full scan.
-  const roots = resolveRoots(ctx);
-  const scope =
-    (snaps.global?.docCount ?? 0) >= (snaps.project?.docCount ?? 0)
-      ? { roots: roots.global, snap: snaps.global, lock: paths.global.lockfile }
-      : { roots: roots.project, snap: snaps.project, lock: paths.project.lockfile };
-  const lean: number[] = [];
+  // The full scan a failed identity check falls back to.
   const full: number[] = [];
-  for (let i = 0; i < 15; i++) {
-    let t = performance.now();
-    const idn = await computeIdentity(scope.roots, scope.lock, scope.snap);
-    lean.push(performance.now() - t);
-    if (!idn.lean) throw new Error("identity check fell back to the full scan on an unchanged tree");
-    if (i < 5) {
-      t = performance.now();
-      await computeIdentity(scope.roots, scope.lock, null);
-      full.push(performance.now() - t);
-    }
+  for (let i = 0; i < 5; i++) {
+    const t = performance.now();
+    await computeIdentity(scope.roots, scope.lock, null);
+    full.push(performance.now() - t);
   }
   const n = scope.snap?.docCount ?? 0;
   const idTarget = copies === 10 ? "≤ 25 ms" : "";
   rows.push({
     scale: s.name,
     figure: `identity check, ${n} SKILL.md, p50 (ms)`,
-    value: ms(pct(lean, 50)),
+    value: ms(pct(checkTimes, 50)),
     target: idTarget,
   });
   rows.push({ scale: s.name, figure: "  full scan instead, p50 (ms)", value: ms(pct(full, 50)), target: "" });
