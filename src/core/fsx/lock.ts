@@ -4,11 +4,14 @@
  * owner is gone (same host, pid not running or reused) is stale and recovered; a lock of a live
  * owner or of another host is never taken, and the CONFLICT message says which it is.
  */
-import { readFileSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { hostname } from "node:os";
 import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { conflict } from "../errors.ts";
+import { parseJson } from "../json.ts";
+import { readRegularFile } from "../skills/regular-file.ts";
+import { decodeUtf8 } from "../text.ts";
 import { isoSeconds, makeDir, randomHex } from "./atomic.ts";
 import { holdPath, isHeld, releasePath } from "./cleanup.ts";
 import { pidAlive, pidReusedSince } from "./pid.ts";
@@ -38,10 +41,17 @@ export interface FileLock extends AsyncDisposable {
 // Writers of one file inside one process queue here instead of spinning on mkdir.
 const queues = new Map<string, Promise<void>>();
 
-/** Synchronous: the fewer event-loop turns between reading a record and acting on it, the better. */
+/**
+ * Synchronous: the fewer event-loop turns between reading a record and acting on it, the better.
+ * Bounded and regular files only, like every file lemon reads but did not just write.
+ */
 function readOwner(lockDir: string): LockOwner | null {
+  // Missing or torn (a writer between its mkdir and its write): unknown, so never judged stale.
+  const read = readRegularFile(`${lockDir}/owner.json`, 4096);
+  const text = read.ok ? decodeUtf8(read.bytes) : null;
+  if (text === null) return null;
   try {
-    const raw: unknown = JSON.parse(readFileSync(`${lockDir}/owner.json`, "utf8"));
+    const raw: unknown = parseJson(text);
     if (raw && typeof raw === "object") {
       const o = raw as Record<string, unknown>;
       return {
@@ -52,7 +62,7 @@ function readOwner(lockDir: string): LockOwner | null {
       };
     }
   } catch {
-    // Owner record missing or torn (a writer between mkdir and its write): never judged stale.
+    // Not JSON: as unknown as a missing record.
   }
   return null;
 }
