@@ -18,6 +18,7 @@ import { builtinLint, BUILTIN_LINT_VERSION, lintFindings, lintRecords, type Lint
 import { severityRank } from "./rules/types.ts";
 import { scanText } from "./scan.ts";
 import { bundleStructure, fileStructure } from "./structure.ts";
+import { formatFinding } from "./json.ts";
 
 export interface AuditReport {
   key: string;
@@ -84,10 +85,7 @@ export function verdictOf(counts: SeverityCounts): Verdict {
   return counts.critical > 0 ? "block" : counts.high > 0 ? "warn" : "pass";
 }
 
-/** `[<severity>] <rule>: <message> (<file>:<line>)`. */
-export function formatFinding(f: Finding): string {
-  return `[${f.severity}] ${f.rule}: ${f.message} (${f.file}:${f.line})`;
-}
+export { formatFinding } from "./json.ts";
 
 interface Loaded {
   bundle: Bundle;
