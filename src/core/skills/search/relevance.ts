@@ -14,24 +14,17 @@ import type { Snapshot } from "./format.ts";
 import { parseQuery, scoreSnapshot, type ParsedQuery } from "./score.ts";
 import { fingerprintOf } from "./stat-many.ts";
 import { CHECK_INTERVAL_MS, SnapshotStore, type StoreOptions, type WorkerMode } from "./store.ts";
+import { normaliseMaxResults } from "./limits.ts";
 
 export interface FindRelevantOptions {
   maxResults?: number;
   refresh?: boolean;
 }
 
-export const DEFAULT_MAX_RESULTS = 3;
-export const MAX_RESULTS_CAP = 50;
 /** The disabled set when neither skills.json exists. */
 const NONE: ReadonlySet<string> = new Set();
 
-
-/** The §7.1 rule 3 limit: default 3, capped at 50, 0 (no results) for anything else. */
-export function normaliseMaxResults(v: unknown): number {
-  if (v === undefined) return DEFAULT_MAX_RESULTS;
-  if (typeof v !== "number" || !Number.isInteger(v) || v <= 0) return 0;
-  return Math.min(v, MAX_RESULTS_CAP);
-}
+export { DEFAULT_MAX_RESULTS, MAX_RESULTS_CAP, normaliseMaxResults } from "./limits.ts";
 
 function workerModeOf(ctx: LemonContext): WorkerMode {
   const v = ctx.env.LEMON_SNAPSHOT_WORKER;
