@@ -5,19 +5,23 @@
  * a wrong top level skips the whole source with a diagnostic; a bad entry skips only itself.
  */
 import { diagnostic, type Diagnostic } from "../diagnostics.ts";
-import { firstFailure, generatedTree } from "../schema/generated.ts";
-import { checkTree } from "../schema/generated.macro.ts" with { type: "macro" };
+import { firstFailure } from "../schema/first-failure.ts";
+import { isMcpEnvServers, isMcpJson, McpEnvServersData, McpJsonData } from "../schema/mcp-json.checks.js";
 import type { McpEnvServers, McpJson } from "../schema/mcp-json.ts";
 import { isValidServerName } from "./names.ts";
 import { parseText, readCapped } from "./read.ts";
 import type { LemonSourceLabel, SourcedServer } from "./types.ts";
 import { isObject, locator, validateEntry } from "./validate.ts";
 
-const SHAPES = { file: generatedTree(checkTree("McpJson")), env: generatedTree(checkTree("McpEnvServers")) };
+const SHAPES = {
+  file: { check: isMcpJson, data: McpJsonData },
+  env: { check: isMcpEnvServers, data: McpEnvServersData },
+};
 
 /** Why a parsed lemon file (or `LEMON_MCP_SERVERS`) has the wrong top-level shape, or null. */
 export function shapeProblem(which: "file" | "env", value: unknown): string | null {
-  return firstFailure(SHAPES[which], value, "invalid document");
+  const shape = SHAPES[which];
+  return shape.check(value) ? null : firstFailure(shape.data, value, "invalid document");
 }
 
 export interface LemonFile {

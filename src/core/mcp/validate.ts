@@ -2,22 +2,22 @@
  * @module mcp/validate
  * Normalisation (kebab-case aliases, `disabled`, inferred transport) and the validation of
  * mcp.md §3.4, shared by discovery, the CLI and `mcp.validate`. What each field may hold, and its
- * message, is the entry schema (schema/mcp-json.ts), compiled at bundle time; this module adds
- * only the rules between fields. Messages name keys, never configured values.
+ * message, is the entry schema (schema/mcp-json.ts, checked by the code generated from it in
+ * schema/mcp-json.checks.js); this module adds only the rules between fields. Messages name
+ * keys, never configured values.
  */
 import { invalidParams } from "../errors.ts";
-import { firstFailure, generatedTree } from "../schema/generated.ts";
-import { checkTree } from "../schema/generated.macro.ts" with { type: "macro" };
+import { firstFailure } from "../schema/first-failure.ts";
+import { isMcpServerEntry, McpServerEntryData as ENTRY } from "../schema/mcp-json.checks.js";
 import { ENV_NAME_PATTERN, INVALID_ENTRY, isValidServerName, NAME_MESSAGE } from "./names.ts";
 import type { McpServerConfig, Transport } from "./types.ts";
 
 export const INVALID = INVALID_ENTRY;
 export const ENV_NAME_RE = new RegExp(ENV_NAME_PATTERN);
 
-const ENTRY = generatedTree(checkTree("McpServerEntry"));
 
 /** The fields of §3.1 in the order lemon writes them; anything else is an extension field. */
-export const ENTRY_FIELDS: readonly string[] = [...ENTRY.fields.keys()];
+export const ENTRY_FIELDS: readonly string[] = Object.keys(ENTRY.properties ?? {});
 /** Every field of §3.1 plus the `disabled` alias; anything else on an entry is kept as written. */
 export const KNOWN_FIELDS: ReadonlySet<string> = new Set([...ENTRY_FIELDS, "disabled"]);
 
@@ -118,7 +118,7 @@ export function validateEntry(raw: unknown, opts: { requireName?: boolean } = {}
   const n = normalizeEntry(raw);
   if (!isObject(n)) return { ok: false, message: INVALID };
   if (opts.requireName && n.name === undefined) return { ok: false, message: NAME_MESSAGE };
-  const problem = firstFailure(ENTRY, n, INVALID);
+  const problem = isMcpServerEntry(n) ? null : firstFailure(ENTRY, n, INVALID);
   if (problem !== null) return { ok: false, message: problem };
   // The schema admits only the three transports, so inference cannot fail here.
   const transport = inferTransport(n) ?? "stdio";
