@@ -9,7 +9,7 @@ import { pipeSegments, worst } from "./types.ts";
 
 export const SHELL_SENDER = /\b(?:curl|wget|nc|ncat|netcat|socat|telnet|scp|sftp|Invoke-WebRequest|Invoke-RestMethod|iwr|irm)\b|\brsync\b.*\s[^\s:]+:/i;
 export const CODE_SENDER =
-  /\brequests\.(?:post|put|patch|get|request)\s*\(|\bfetch\s*\(|\bhttpx\.\w+\s*\(|\baxios(?:\.\w+)?\s*\(|\burlopen\s*\(|\bhttp\.request\s*\(|\bXMLHttpRequest\b|\bsendBeacon\s*\(|\bNet::HTTP\b|\bsmtplib\b|\bWebClient\b|\.(?:send|sendall|sendto)\s*\(/;
+  /\brequests\.(?:post|put|patch|get|request)\s*\(|\bfetch\s*\(|\bhttpx\.\w+\s*\(|\baxios(?:\.\w+)?\s*\(|\burlopen\s*\(|\bhttps?\.(?:request|get)\s*\(|\bgot(?:\.(?:post|put|patch|get))?\s*\(|\bHTTPS?Connection\s*\(|\baiohttp\b|\burllib3\b|\b(?:session|client)\.(?:post|put|patch)\s*\(|\bXMLHttpRequest\b|\bsendBeacon\s*\(|\bNet::HTTP\b|\bsmtplib\b|\bWebClient\b|\.(?:send|sendall|sendto)\s*\(/;
 
 /** Credential files (public keys, ssh config and known_hosts are not secrets). */
 export const CRED_FILE =
@@ -31,7 +31,7 @@ const USER_FLAG = /(?:^|\s)(?:-u|--user)(?:=|\s+)?("[^"]*"|'[^']*'|\S+)/;
 const HEADER_CONTEXT = /(?:^|\s)(?:-H|--header)\b|Authorization|Bearer|headers\s*[=:]|\bauth\s*=|X-API-Key|api-key:/i;
 /** A DNS lookup whose queried name carries data: `$VAR`, `$(…)` or a code interpolation before a domain. */
 const DNS_EXFIL =
-  /\b(?:dig|nslookup|host|drill|resolvectl\s+query|Resolve-DnsName)\s+[^|;&]*?(?:\$\([^)]*\)|`[^`]*`|\$\{?[A-Za-z_]\w*\}?)[\w.-]*\.[A-Za-z0-9-]+\.[A-Za-z]{2,}/i;
+  /\b(?:dig|nslookup|host|drill|ping|resolvectl\s+query|Resolve-DnsName)\s+[^|;&]*?(?:\$\([^)]*\)|`[^`]*`|\$\{?[A-Za-z_]\w*\}?)[\w.-]*\.[A-Za-z0-9-]+\.[A-Za-z]{2,}/i;
 const DNS_CODE =
   /\b(?:gethostbyname(?:_ex)?|getaddrinfo|resolver\.(?:resolve|query)|dns\.(?:lookup|resolve\w*|promises\.\w+)|Resolve-DnsName|InetAddress\.getByName|LookupHost|Dns\.GetHostEntry)\s*\(\s*(?:f["'][^"']*\{[^}]+\}[\w.-]*\.[\w-]+\.|["'`][^"'`]*\$\{[^}]+\}[\w.-]*\.[\w-]+\.|[A-Za-z_][\w.[\]'"]*\s*\+\s*["'`][\w.-]*\.[\w-]+\.|["'][^"']*\{\}[\w.-]*\.[\w-]+\.[^"']*["']\s*\.format\(|["'][^"']*%s[\w.-]*\.[\w-]+\.)/;
 
@@ -110,9 +110,9 @@ function envSent(line: string): Hit | null {
 
 export const exfiltration: LineRule = {
   rule: "exfiltration",
-  keywords: ["curl", "wget", "nc ", "ncat", "netcat", "socat", "telnet", "scp", "sftp", "rsync", "invoke-", "iwr", "irm", "requests.", "fetch", "httpx", "axios", "urlopen", "http.request", "xmlhttprequest", "sendbeacon", "net::http", "smtplib", "webclient", ".send", "dig ", "nslookup", "host ", "drill ", "resolvectl", "resolve-dnsname", "gethostbyname", "getaddrinfo", "resolver.", "dns.", "getbyname", "lookuphost", "gethostentry"],
+  keywords: ["curl", "wget", "nc ", "ncat", "netcat", "socat", "telnet", "scp", "sftp", "rsync", "invoke-", "iwr", "irm", "requests.", "fetch", "httpx", "axios", "urlopen", "http.request", "xmlhttprequest", "sendbeacon", "net::http", "smtplib", "webclient", ".send", "dig ", "nslookup", "host ", "drill ", "ping ", "https.", "got(", "got.", "connection(", "aiohttp", "urllib3", "session.", "client.", "resolvectl", "resolve-dnsname", "gethostbyname", "getaddrinfo", "resolver.", "dns.", "getbyname", "lookuphost", "gethostentry"],
   category: "exfiltration",
-  quick: /curl|wget|\bnc\b|ncat|netcat|socat|telnet|scp|sftp|rsync|Invoke-|\biwr\b|\birm\b|requests\.|fetch\s*\(|httpx|axios|urlopen|http\.request|XMLHttpRequest|sendBeacon|Net::HTTP|smtplib|WebClient|\.send|(?:dig|nslookup|host|drill|resolvectl|Resolve-DnsName)\s[^\n]*[$`]|gethostbyname|getaddrinfo|resolver\.|dns\.|getByName|LookupHost|GetHostEntry/i,
+  quick: /curl|wget|\bnc\b|ncat|netcat|socat|telnet|scp|sftp|rsync|Invoke-|\biwr\b|\birm\b|requests\.|fetch\s*\(|httpx|axios|urlopen|http\.request|XMLHttpRequest|sendBeacon|Net::HTTP|smtplib|WebClient|\.send|(?:dig|nslookup|host|drill|ping|resolvectl|Resolve-DnsName)\s[^\n]*[$`]|https?\.(?:request|get)|\bgot\b|HTTPS?Connection|aiohttp|urllib3|(?:session|client)\.(?:post|put|patch)|gethostbyname|getaddrinfo|resolver\.|dns\.|getByName|LookupHost|GetHostEntry/i,
   check(line) {
     if (DNS_EXFIL.test(line) || DNS_CODE.test(line)) return critical("data exfiltrated through DNS lookups");
     if (!SHELL_SENDER.test(line) && !CODE_SENDER.test(line)) return null;
@@ -121,7 +121,7 @@ export const exfiltration: LineRule = {
 };
 
 const MD_IMAGE = /!\[[^\]]*\]\(\s*<?(https?:\/\/[^)\s>]+)|<img\b[^>]*\bsrc\s*=\s*["']?(https?:\/\/[^"'\s>]+)/gi;
-const MD_LINK = /(?<!!)\[[^\]]*\]\(\s*<?(https?:\/\/[^)\s>]+)/gi;
+const MD_LINK = /(?<!!)\[[^\]]*\]\(\s*<?(https?:\/\/[^)\s>]+)|<a\b[^>]*\bhref\s*=\s*["']?(https?:\/\/[^"'\s>]+)|^\s{0,3}\[[^\]]+\]:\s*<?(https?:\/\/\S+?)>?(?:\s|$)/gi;
 const TEMPLATE = /\$\{[^}]+\}|\{\{[^}]+\}\}|\$[A-Za-z_]\w*|%[A-Z_]+%|\[\[[^\]]+\]\]/;
 
 const DATA_TEMPLATE =
@@ -129,14 +129,14 @@ const DATA_TEMPLATE =
 
 export const markdownExfil: LineRule = {
   rule: "markdown_exfil",
-  keywords: ["](", "<img"],
+  keywords: ["](", "<img", "<a ", "]:"],
   category: "exfiltration",
-  quick: /(?:\]\(|<img)[^\n]*(?:\$|\{\{|%[A-Z]|\[\[)/i,
+  quick: /(?:\]\(|<img|<a\s|\]:)[^\n]*(?:\$|\{\{|%[A-Z]|\[\[)/i,
   check(line) {
     for (const m of line.matchAll(MD_IMAGE))
       if (TEMPLATE.test(m[1] ?? m[2] ?? "")) return { severity: "high", message: "image URL interpolates a variable" };
     for (const m of line.matchAll(MD_LINK)) {
-      const url = m[1]!;
+      const url = m[1] ?? m[2] ?? m[3] ?? "";
       const q = url.search(/[?#]/);
       if (q >= 0 && TEMPLATE.test(url.slice(q))) return { severity: "high", message: "link query interpolates a variable" };
       const host = /^https?:\/\/([^/?#]*)/i.exec(url)?.[1] ?? "";

@@ -36,6 +36,27 @@ const SHELL_WRITE = /(?:^|[\s;&|)0-9])>>?\s*["']?$|\btee\s+(?:-a\s+)?["']?$|\b(?
 const CODE_WRITE = /\b(?:open|appendFile|appendFileSync|writeFile|writeFileSync|createWriteStream)\s*\(\s*$/;
 const CODE_WRITE_MODE = /\bopen\s*\([^)]*,\s*["'][aw+]|\.(?:write_text|open\s*\(\s*["'][aw])|appendFile|writeFile|createWriteStream/;
 
+/** A credential (or the environment) copied, archived or redirected into a file: the file is now one. */
+const COPY_TO = /\b(?:cp|mv|install|ln)\s+(?:-\S+\s+)*(\S+)\s+["']?([^\s"';&|]+)/;
+const ARCHIVE_TO = /\b(?:tar\s+-?c\w*f\s+|zip\s+(?:-\S+\s+)*|7z\s+a\s+)["']?([^\s"';&|]+)\s+(.+)/;
+const REDIRECT_TO = /^(.*?[^>&0-9])>\s*["']?([^\s"';&|>]+)/;
+const PY_COPY = /\bshutil\.copy\w*\s*\((.+?),\s*["']([^"']+)["']/;
+
+function copiedTo(text: string): string | null {
+  const checks: [RegExpExecArray | null, number, number][] = [
+    [COPY_TO.exec(text), 1, 2],
+    [ARCHIVE_TO.exec(text), 2, 1],
+    [REDIRECT_TO.exec(text), 1, 2],
+    [PY_COPY.exec(text), 1, 2],
+  ];
+  for (const [m, from, to] of checks) {
+    if (m === null || m[to] === "/dev/null") continue;
+    const src = m[from]!;
+    if (sourceOf(src) === "cred" || ENV_DUMP.test(src)) return m[to]!;
+  }
+  return null;
+}
+
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 const refRe = (name: string, dialect: Dialect) =>
   dialect === "shell" ? new RegExp(String.raw`\$\{?${escape(name)}\b(?![(\w])`, "g") : new RegExp(String.raw`(?<![\w.$'"\\])${escape(name)}\b(?!\s*[=(:]\s*[^=])`, "g");
@@ -91,6 +112,9 @@ function onlyLoopback(text: string): boolean {
  */
 export function dataFlow(lines: readonly LogicalLine[], dialect: Dialect): FlowHit[] {
   const taint = new Map<string, { kind: Taint; line: number }>();
+  const paths = new Map<string, number>();
+  /** Variables holding an open request or socket (`req = https.request(…)`): writing to them sends. */
+  const channels: RegExp[] = [];
   const hits: FlowHit[] = [];
   const refsIn = (text: string) => {
     const out: { name: string; kind: Taint; from: number; at: number }[] = [];
@@ -99,7 +123,19 @@ export function dataFlow(lines: readonly LogicalLine[], dialect: Dialect): FlowH
   };
   for (const st of statements(lines, dialect)) {
     const text = st.text;
-    const sending = SHELL_SENDER.test(text) || CODE_SENDER.test(text) || /\b(?:dig|nslookup|host|drill)\s/.test(text);
+    const sending =
+      SHELL_SENDER.test(text) || CODE_SENDER.test(text) || /\b(?:dig|nslookup|host|drill)\s/.test(text) || channels.some((re) => re.test(text));
+    if (sending && paths.size > 0) {
+      const judged = text.replace(CRED_USE_G, " ");
+      for (const [path, from] of paths)
+        if (judged.includes(path)) {
+          hits.push({ line: st.line, rule: "exfiltration", category: "exfiltration", severity: "critical", message: `credential copied into ${path} on line ${from} sent over the network`, text });
+          break;
+        }
+    } else {
+      const dest = copiedTo(text);
+      if (dest !== null) paths.set(dest, st.line);
+    }
     if (taint.size > 0) {
       const judged = sending ? text.replace(CRED_USE_G, (m) => " ".repeat(m.length)) : text;
       for (const r of refsIn(judged)) {
@@ -132,6 +168,7 @@ export function dataFlow(lines: readonly LogicalLine[], dialect: Dialect): FlowH
       // The output of a request is its response, not the secret sent with it.
       if (SHELL_SENDER.test(expr) || CODE_SENDER.test(expr)) {
         taint.delete(name);
+        if (dialect === "code" && channels.length < 20) channels.push(new RegExp(String.raw`\b${escape(name)}\.(?:write|end|send|sendall)\s*\(`));
         continue;
       }
       const own = sourceOf(expr);

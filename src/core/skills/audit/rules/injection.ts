@@ -29,6 +29,8 @@ const DEVELOPER_MODE = [
   /\b(?:with|in)\s+developer\s+mode\s+(?:enabled|on|activated)\b.{0,80}\b(?:you|your|AI|assistant|model|restrictions?|polic(?:y|ies))\b/i,
   /\bdeveloper\s+mode\b.{0,60}\b(?:no|without|ignores?|ignoring|bypass\w*|free\s+of)\s+(?:any\s+|all\s+)?(?:restrictions|rules|filters|polic(?:y|ies)|guidelines|censorship|limits)/i,
   /\bjailbr(?:eak|oken)\s+mode\b/i,
+  /\b(?:enable|enter|activate|switch\s+(?:in)?to)\s+(?:god|unrestricted|unfiltered|uncensored|evil)\s+mode\b/i,
+  /\b(?:reveal|print|output|repeat|dump|leak|show)\s+(?:me\s+)?(?:your|the)\s+(?:full\s+|entire\s+|hidden\s+)?system\s+prompt\b/i,
 ];
 
 /**
@@ -36,7 +38,7 @@ const DEVELOPER_MODE = [
  * obey verb after it ("download https://… and follow the instructions in it").
  */
 const REMOTE_INSTRUCTIONS =
-  /\b(?:fetch|download|retrieve|grab|pull|load|read|open|visit|curl|wget|check)\b[^\n]{0,80}?https?:\/\/\S+[^\n]{0,80}?\b(?:follow|obey|execute|run|apply|comply\s+with|carry\s+out|do\s+(?:exactly\s+)?(?:what|whatever)|act\s+on|adopt)\b[^\n]{0,40}?\b(?:instructions?|commands?|directives?|orders|it\s+says|they\s+say|its\s+contents?|the\s+contents?|them|it)\b|\b(?:fetch|download|retrieve|load|pull|check)\b[^\n]{0,60}?\b(?:new|latest|updated|further|additional|remote|real)\s+instructions\b[^\n]{0,60}?https?:\/\/|https?:\/\/\S+[^\n]{0,60}?\b(?:contains?|has|holds)\s+(?:your\s+)?(?:new|real|updated|actual|further)\s+instructions\b/i;
+  /\b(?:fetch|download|retrieve|grab|pull|load|read|open|visit|curl|wget|check)\b[^\n]{0,80}?https?:\/\/\S+[^\n]{0,80}?\b(?:follow|obey|execute|run|apply|comply\s+with|carry\s+out|do\s+(?:exactly\s+)?(?:what|whatever)|act\s+on|adopt)\b[^\n]{0,40}?\b(?:instructions?|commands?|directives?|orders|it\s+says|they\s+say|its\s+contents?|the\s+contents?|them|it)\b|\b(?:fetch|download|retrieve|load|pull|check)\b[^\n]{0,60}?\b(?:new|latest|updated|further|additional|remote|real)\s+instructions\b[^\n]{0,60}?https?:\/\/|https?:\/\/\S+[^\n]{0,60}?\b(?:contains?|has|holds)\s+(?:your\s+)?(?:new|real|updated|actual|further)\s+instructions\b|\b(?:your\s+(?:(?:real|actual|new|updated|latest|current)\s+)?|(?:the\s+)?(?:real|actual|new|updated|latest|remote)\s+)(?:instructions|orders|directives)\s+(?:are|live|is|can\s+be\s+found)\s+(?:at|in|on)\s+https?:\/\/|\b(?:follow|obey|execute|comply\s+with)\s+(?:the\s+|all\s+)?(?:instructions|commands|directives)\s+(?:returned|served|fetched|downloaded)\s+(?:by|from|at)\b/i;
 
 /** The first injection phrase in a text, or null. */
 export function injectionPhrase(text: string): boolean {
@@ -67,7 +69,7 @@ export const promptInjection: LineRule = {
   rule: "prompt_injection",
   keywords: ["ignore", "disregard", "forget", "override", "bypass", "are now", "act as", "behave", "respond", "answer", "pretend", "no longer", "the user", "the\tuser", "system prompt", "mode", "anything", "dan", "instructions", "follow", "obey", "execute", "comply", "carry out", "do what", "do whatever", "act on", "adopt"],
   category: "injection",
-  quick: /ignore|disregard|forget|override|bypass|you\s+are\s+now|\b(?:act|behave|respond|answer)\s+as\b|pretend|no\s+longer|the\s+user\b|system\s+prompt|(?:DAN|jailbreak|developer)\s+mode|anything\s+now|\bDAN\b|https?:\/\/[^\n]*(?:follow|obey|execute|\brun\b|apply|comply|carry\s+out|\bdo\s+what|act\s+on|adopt|instructions)|instructions[^\n]*https?:\/\//i,
+  quick: /ignore|disregard|forget|override|bypass|you\s+are\s+now|\b(?:act|behave|respond|answer)\s+as\b|pretend|no\s+longer|the\s+user\b|system\s+prompt|(?:DAN|jailbreak|developer|god|unrestricted|unfiltered|uncensored|evil)\s+mode|system\s+prompt|(?:instructions|orders|directives)\s+(?:are|live|is|can)|\bobey\b|\bcomply\b|anything\s+now|\bDAN\b|https?:\/\/[^\n]*(?:follow|obey|execute|\brun\b|apply|comply|carry\s+out|\bdo\s+what|act\s+on|adopt|instructions)|instructions[^\n]*https?:\/\//i,
   check(line) {
     if (injectionPhrase(line)) return { severity: "high", message: "prompt-injection phrasing" };
     if (REMOTE_INSTRUCTIONS.test(line)) return { severity: "high", message: "tells the agent to fetch remote instructions and follow them" };

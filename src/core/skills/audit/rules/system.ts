@@ -58,11 +58,11 @@ export const destructive: LineRule = {
   },
 };
 
-const PERSIST_TARGET = String.raw`(?:\S*authorized_keys\d?|\/etc\/sudoers(?:\.d\/\S*)?|(?:\S*\/)?\.(?:bashrc|zshrc|profile|bash_profile|zprofile|bash_login|zshenv|zlogin|kshrc)\b|\S*config\.fish|\S*fish\/conf\.d\/\S*|\/etc\/profile(?:\.d\/\S*)?|\/etc\/rc\.local|\/etc\/cron\S*|\/var\/spool\/cron\S*|\/etc\/systemd\/\S*|\S*\.config\/systemd\/\S*|\S*Library\/LaunchAgents\S*|\/Library\/LaunchDaemons\S*|\/etc\/init\.d\/\S*|\S*\.config\/autostart\S*)`;
+const PERSIST_TARGET = String.raw`(?:\$PROFILE\b|\S*authorized_keys\d?|\/etc\/sudoers(?:\.d\/\S*)?|(?:\S*\/)?\.(?:bashrc|zshrc|profile|bash_profile|zprofile|bash_login|zshenv|zlogin|kshrc)\b|\S*config\.fish|\S*fish\/conf\.d\/\S*|\/etc\/profile(?:\.d\/\S*)?|\/etc\/rc\.local|\/etc\/cron\S*|\/var\/spool\/cron\S*|\/etc\/systemd\/\S*|\S*\.config\/systemd\/\S*|\S*Library\/LaunchAgents\S*|\/Library\/LaunchDaemons\S*|\/etc\/init\.d\/\S*|\S*\.config\/autostart\S*)`;
 const AGENT_TARGET = String.raw`(?:\S*\bAGENTS\.md|\S*\bCLAUDE\.md|\S*\.cursorrules|\S*\.claude\/\S*|\S*\.codex\/\S*|\S*\.lemon\/\S*|\S*GEMINI\.md|\S*copilot-instructions\.md)`;
 const writeTo = (target: string) =>
   new RegExp(
-    String.raw`(?:(?:^|[\s;&|)0-9])>>?|\btee\s+(?:-a\s+)?|\b(?:cp|mv|install|ln)\s+(?:-\S+\s+)*\S+\s+|\b(?:Add-Content|Set-Content|Out-File)\b[^|;]*?)\s*["']?${target}|\b(?:open|appendFile|appendFileSync|writeFile|writeFileSync|write_text)\s*\(\s*(?:[^,)]*?)["'\`]?${target}["'\`]?\s*(?:,\s*["'][aw+]|,|\))`,
+    String.raw`(?:(?:^|[\s;&|)0-9])>>?|\btee\s+(?:-a\s+)?|\bsed\s+(?:-\w+\s+)*-i\S*\s+(?:-\w+\s+)*(?:'[^']*'|"[^"]*"|\S+)\s+|\b(?:cp|mv|install|ln)\s+(?:-\S+\s+)*\S+\s+|\b(?:Add-Content|Set-Content|Out-File)\b[^|;]*?)\s*["']?${target}|\b(?:open|appendFile|appendFileSync|writeFile|writeFileSync|write_text)\s*\(\s*(?:[^,)]*?)["'\`]?${target}["'\`]?\s*(?:,\s*["'][aw+]|,|\))`,
   );
 const PERSIST_WRITE = writeTo(PERSIST_TARGET);
 const AGENT_WRITE = writeTo(AGENT_TARGET);
@@ -82,9 +82,9 @@ const SUDO_HIJACK =
 
 export const persistence: LineRule = {
   rule: "persistence",
-  keywords: ["path=", "path ", "alias ", "sudo", "su(", "doas", "passwd", ".kshrc", "conf.d", "authorized_keys", "sudoers", ".bashrc", ".zshrc", ".profile", "bash_profile", "zprofile", "bash_login", "zshenv", "zlogin", "config.fish", "/etc/", "cron", "systemd", "systemctl", "launch", "init.d", "autostart", "agents.md", "claude.md", "cursorrules", ".claude", ".codex", ".lemon", "gemini", "copilot-instructions", "git config", "schtasks", "reg add", "\\run"],
+  keywords: ["path=", "path ", "$profile", "alias ", "sudo", "su(", "doas", "passwd", ".kshrc", "conf.d", "authorized_keys", "sudoers", ".bashrc", ".zshrc", ".profile", "bash_profile", "zprofile", "bash_login", "zshenv", "zlogin", "config.fish", "/etc/", "cron", "systemd", "systemctl", "launch", "init.d", "autostart", "agents.md", "claude.md", "cursorrules", ".claude", ".codex", ".lemon", "gemini", "copilot-instructions", "git config", "schtasks", "reg add", "\\run"],
   category: "persistence",
-  quick: /PATH|alias\s|sudo|\bsu\s*\(|doas|passwd|\.kshrc|conf\.d|authorized_keys|sudoers|\.bashrc|\.zshrc|\.profile|bash_profile|zprofile|bash_login|zshenv|zlogin|config\.fish|\/etc\/|cron|systemd|systemctl|Launch|launchctl|init\.d|autostart|AGENTS\.md|CLAUDE\.md|cursorrules|\.claude|\.codex|\.lemon|GEMINI|copilot-instructions|git config|schtasks|reg add|\\Run/i,
+  quick: /PATH|PROFILE|alias\s|sudo|\bsu\s*\(|doas|passwd|\.kshrc|conf\.d|authorized_keys|sudoers|\.bashrc|\.zshrc|\.profile|bash_profile|zprofile|bash_login|zshenv|zlogin|config\.fish|\/etc\/|cron|systemd|systemctl|Launch|launchctl|init\.d|autostart|AGENTS\.md|CLAUDE\.md|cursorrules|\.claude|\.codex|\.lemon|GEMINI|copilot-instructions|git config|schtasks|reg add|\\Run/i,
   check(line, ctx) {
     if (PERSIST_WRITE.test(line)) return { severity: byLocation(ctx), message: "writes a login, sudo, ssh or autostart file" };
     if (SERVICE.test(line)) return { severity: byLocation(ctx), message: "installs a scheduled job or service" };
