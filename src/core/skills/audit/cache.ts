@@ -74,22 +74,24 @@ export class AuditCache {
       const errno = errnoOf(err);
       const reason = err instanceof Error ? err.message.split("\n")[0] : String(err);
       if (errno !== undefined) {
-        const cache = new AuditCache(file, {}, false);
-        cache.diagnostics.push(diagnostic("warn", "audit_cache_unreadable", `audit cache unreadable (${errno}); audit run uncached`, { path: file }));
-        return cache;
+        return AuditCache.broken(file, false, "audit_cache_unreadable", `audit cache unreadable (${errno}); audit run uncached`);
       }
       try {
         const aside = await setAside(file, (opts.now ?? (() => new Date()))());
-        const cache = new AuditCache(file, {}, true);
-        cache.diagnostics.push(diagnostic("warn", "audit_cache_invalid", `invalid audit cache (${reason}) set aside as ${aside}`, { path: file }));
-        return cache;
+        return AuditCache.broken(file, true, "audit_cache_invalid", `invalid audit cache (${reason}) set aside as ${aside}`);
       } catch (renameErr) {
-        const cache = new AuditCache(file, {}, false);
         const code = errnoOf(renameErr) ?? "error";
-        cache.diagnostics.push(diagnostic("warn", "audit_cache_invalid", `invalid audit cache (${reason}) could not be set aside (${code}); audit run uncached`, { path: file }));
-        return cache;
+        const message = `invalid audit cache (${reason}) could not be set aside (${code}); audit run uncached`;
+        return AuditCache.broken(file, false, "audit_cache_invalid", message);
       }
     }
+  }
+
+  /** An empty cache standing in for a bad file, with the diagnostic that says why. */
+  private static broken(file: string, writable: boolean, code: string, message: string): AuditCache {
+    const cache = new AuditCache(file, {}, writable);
+    cache.diagnostics.push(diagnostic("warn", code, message, { path: file }));
+    return cache;
   }
 
   /** The record for `<kind>:<key>` when its fingerprint matches, else null. */
@@ -143,7 +145,9 @@ export class AuditCache {
     } catch (err) {
       if (!LemonError.is(err) && errnoOf(err) === undefined) throw err;
       const reason = err instanceof Error ? err.message.split("\n")[0] : String(err);
-      this.diagnostics.push(diagnostic("warn", "audit_cache_unwritable", `audit cache not written: ${reason}`, { path: this.file }));
+      this.diagnostics.push(
+        diagnostic("warn", "audit_cache_unwritable", `audit cache not written: ${reason}`, { path: this.file }),
+      );
     }
   }
 }

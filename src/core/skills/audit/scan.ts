@@ -65,7 +65,8 @@ class Collector {
         let victim = -1;
         for (let i = 0; i < slot.keys.length; i++) {
           const f = this.byKey.get(slot.keys[i]!)!;
-          if (victim < 0 || severityRank(f.severity) >= severityRank(this.byKey.get(slot.keys[victim]!)!.severity)) victim = i;
+          const worstKept = victim < 0 ? -1 : severityRank(this.byKey.get(slot.keys[victim]!)!.severity);
+          if (severityRank(f.severity) >= worstKept) victim = i;
         }
         slot.dropped++;
         if (severityRank(this.byKey.get(slot.keys[victim]!)!.severity) <= severityRank(hit.severity)) return;
@@ -91,7 +92,15 @@ class Collector {
     const out = all.filter((f) => !(f.rule === "sensitive_path" && noisy.has(f.line)));
     for (const [name, slot] of this.perRule)
       if (slot.dropped > 0)
-        out.push({ rule: "finding_limit", category: "structure", severity: "low", file: this.rel, line: 0, message: `${slot.dropped} more ${name} finding(s) not listed`, excerpt: "" });
+        out.push({
+          rule: "finding_limit",
+          category: "structure",
+          severity: "low",
+          file: this.rel,
+          line: 0,
+          message: `${slot.dropped} more ${name} finding(s) not listed`,
+          excerpt: "",
+        });
     return out;
   }
 }
@@ -228,7 +237,7 @@ export function scanText(rel: string, text: string, location: Location = classif
   scanFlow(c, rel, raw, location);
   if (rel === "SKILL.md")
     for (const line of frontmatterMarkup(physical))
-      c.add(promptInjection, { severity: "high", message: "frontmatter value carries prompt-structure markup" }, line, physical[line - 1]!);
+      c.add(promptInjection, { severity: "high", message: "frontmatter carries prompt-structure markup" }, line, physical[line - 1]!);
   if (/AKIA|ASIA/.test(text))
     for (const i of awsSecretsNearKeyIds(physical))
       c.add(hardcodedSecret, { severity: "high", message: "hard-coded AWS secret access key" }, i + 1, physical[i]!);

@@ -8,14 +8,25 @@
  */
 import type { Severity } from "../../../schema/finding.ts";
 import type { LogicalLine } from "../context.ts";
-import { CODE_SECRET, CODE_SENDER, CRED_FILE, CRED_USE_G, ENV_DUMP, hostOf, LOOPBACK, SECRET_VAR, SHELL_SENDER, URL_G } from "./exfiltration.ts";
+import {
+  CODE_SECRET,
+  CODE_SENDER,
+  CRED_FILE,
+  CRED_USE_G,
+  ENV_DUMP,
+  hostOf,
+  LOOPBACK,
+  SECRET_VAR,
+  SHELL_SENDER,
+  URL_G,
+} from "./exfiltration.ts";
 
 export type Dialect = "shell" | "code";
 
 export interface FlowHit {
   line: number;
   rule: "exfiltration" | "persistence";
-  category: string;
+  category: "exfiltration" | "persistence";
   severity: Severity;
   message: string;
   text: string;
@@ -118,18 +129,24 @@ export function dataFlow(lines: readonly LogicalLine[], dialect: Dialect): FlowH
   const hits: FlowHit[] = [];
   const refsIn = (text: string) => {
     const out: { name: string; kind: Taint; from: number; at: number }[] = [];
-    for (const [name, t] of taint) for (const m of text.matchAll(refRe(name, dialect))) out.push({ name, kind: t.kind, from: t.line, at: m.index });
+    for (const [name, t] of taint)
+      for (const m of text.matchAll(refRe(name, dialect))) out.push({ name, kind: t.kind, from: t.line, at: m.index });
     return out;
   };
   for (const st of statements(lines, dialect)) {
     const text = st.text;
     const sending =
-      SHELL_SENDER.test(text) || CODE_SENDER.test(text) || /\b(?:dig|nslookup|host|drill)\s/.test(text) || channels.some((re) => re.test(text));
+      SHELL_SENDER.test(text) ||
+      CODE_SENDER.test(text) ||
+      /\b(?:dig|nslookup|host|drill)\s/.test(text) ||
+      channels.some((re) => re.test(text));
+    const report = (rule: FlowHit["rule"], severity: Severity, message: string) =>
+      hits.push({ line: st.line, rule, category: rule, severity, message, text });
     if (sending && paths.size > 0) {
       const judged = text.replace(CRED_USE_G, " ");
       for (const [path, from] of paths)
         if (judged.includes(path)) {
-          hits.push({ line: st.line, rule: "exfiltration", category: "exfiltration", severity: "critical", message: `credential copied into ${path} on line ${from} sent over the network`, text });
+          report("exfiltration", "critical", `credential copied into ${path} on line ${from} sent over the network`);
           break;
         }
     } else {
@@ -141,8 +158,9 @@ export function dataFlow(lines: readonly LogicalLine[], dialect: Dialect): FlowH
       for (const r of refsIn(judged)) {
         if (r.kind === "rc") {
           const pre = text.slice(0, r.at);
-          if (SHELL_WRITE.test(pre) || CODE_WRITE.test(pre) || (CODE_WRITE_MODE.test(text) && /\b(?:open|Path)\s*\(\s*$/.test(pre)))
-            hits.push({ line: st.line, rule: "persistence", category: "persistence", severity: "critical", message: `writes the shell start-up file named on line ${r.from}`, text });
+          const opened = CODE_WRITE_MODE.test(text) && /\b(?:open|Path)\s*\(\s*$/.test(pre);
+          if (SHELL_WRITE.test(pre) || CODE_WRITE.test(pre) || opened)
+            report("persistence", "critical", `writes the shell start-up file named on line ${r.from}`);
           continue;
         }
         if (!sending) continue;
@@ -155,7 +173,7 @@ export function dataFlow(lines: readonly LogicalLine[], dialect: Dialect): FlowH
           if (QUERY_HINT.test(pre)) severity = "high";
         }
         const what = r.kind === "cred" ? "credential file" : "secret";
-        hits.push({ line: st.line, rule: "exfiltration", category: "exfiltration", severity, message: `${what} read on line ${r.from} sent over the network`, text });
+        report("exfiltration", severity, `${what} read on line ${r.from} sent over the network`);
         break;
       }
     }
@@ -168,7 +186,8 @@ export function dataFlow(lines: readonly LogicalLine[], dialect: Dialect): FlowH
       // The output of a request is its response, not the secret sent with it.
       if (SHELL_SENDER.test(expr) || CODE_SENDER.test(expr)) {
         taint.delete(name);
-        if (dialect === "code" && channels.length < 20) channels.push(new RegExp(String.raw`\b${escape(name)}\.(?:write|end|send|sendall)\s*\(`));
+        if (dialect === "code" && channels.length < 20)
+          channels.push(new RegExp(String.raw`\b${escape(name)}\.(?:write|end|send|sendall)\s*\(`));
         continue;
       }
       const own = sourceOf(expr);
