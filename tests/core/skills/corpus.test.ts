@@ -4,14 +4,14 @@ import { join } from "node:path";
 import { createLemon } from "../../../src/core/index.ts";
 import { parseYamlReference } from "../../../src/core/skills/frontmatter.ts";
 import { parsePlainYaml } from "../../../src/core/skills/yaml-fast.ts";
-import { corpusAvailable, CORPUS_DIR } from "../../support/corpus.ts";
+import { CORPUS_DIR, referenceCorpusAvailable } from "../../support/corpus.ts";
 import { isDisplayable } from "../../../src/core/skills/entry.ts";
 import { sandbox } from "../../support/sandbox.ts";
 
 // Recorded counts for the real corpus (1,124 public skills in 10 source folders).
 const EXPECTED = { valid: 1111, invalid: 1, shadowed: 12 };
 
-describe.skipIf(!corpusAvailable())("the real corpus as a global root", () => {
+describe.skipIf(!referenceCorpusAvailable())("the real corpus as a global root", () => {
   test("every skill is valid, invalid with a clear message, or shadowed", async () => {
     await using box = await sandbox();
     const lemon = createLemon({

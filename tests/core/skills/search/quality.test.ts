@@ -5,11 +5,11 @@
 import { expect, test } from "bun:test";
 import { join } from "node:path";
 import { formatQuality, runQuality } from "../../../../scripts/bench/relevance-quality.ts";
-import { corpusAvailable, CORPUS_DIR } from "../../../support/corpus.ts";
+import { CORPUS_DIR, referenceCorpusAvailable } from "../../../support/corpus.ts";
 
 const queries = join(import.meta.dir, "../../../fixtures/relevance/queries.json");
 
-test.skipIf(!corpusAvailable())("lemon out-ranks MiniSearch, Orama and SQLite FTS5 on the held-out queries", async () => {
+test.skipIf(!referenceCorpusAvailable())("lemon out-ranks MiniSearch, Orama and SQLite FTS5 on the held-out queries", async () => {
   const { report } = await runQuality(CORPUS_DIR, queries, { split: "heldout" });
   console.log(formatQuality(report));
   const lemon = report.lemon.heldout;
