@@ -31,7 +31,9 @@ export const ConfigToml = Type.Object({
       drafts: Type.Optional(
         Type.Object({
           memory_dir: Type.Optional(Type.String()),
-          synthesis: Type.Optional(Type.Union([Type.Literal("off"), Type.Literal("opt-in"), Type.Literal("default-on")])),
+          synthesis: Type.Optional(
+            Type.Union([Type.Literal("off"), Type.Literal("opt-in"), Type.Literal("default-on")]),
+          ),
         }),
       ),
       discovery: Type.Optional(Type.Object({ well_known: Type.Optional(Strings) })),
@@ -60,7 +62,9 @@ export const ConfigToml = Type.Object({
   ),
   blueprints: Type.Optional(
     Type.Object({
-      profiles: Type.Optional(NamedTables(Type.Object({ workspace: Type.Optional(Type.String()), agent: Type.Optional(Type.String()) }))),
+      profiles: Type.Optional(
+        NamedTables(Type.Object({ workspace: Type.Optional(Type.String()), agent: Type.Optional(Type.String()) })),
+      ),
     }),
   ),
   automations: Type.Optional(Type.Object({ notify_command: Type.Optional(Strings) })),
@@ -76,7 +80,8 @@ export function unknownConfigKeys(value: unknown, schema: TSchema = ConfigToml, 
   const out: string[] = [];
   const extra = schema.additionalProperties;
   for (const [key, sub] of Object.entries(value)) {
-    const known = Object.hasOwn(schema.properties, key) ? schema.properties[key] : KindGuard.IsSchema(extra) ? extra : undefined;
+    const named = Object.hasOwn(schema.properties, key) ? schema.properties[key] : undefined;
+    const known = named ?? (KindGuard.IsSchema(extra) ? extra : undefined);
     if (known === undefined) out.push(prefix + key);
     else out.push(...unknownConfigKeys(sub, known, `${prefix}${key}.`));
   }

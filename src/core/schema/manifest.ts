@@ -19,7 +19,12 @@ export const SafeText128 = Type.String({ format: "lemon-safe-128b" });
 export const SafeText64 = Type.String({ format: "lemon-safe-64b" });
 export const Description = Type.String({ format: "lemon-description" });
 export const SafeList = Type.Array(SafeText128, { maxItems: 32 });
-export const Platform = Type.Union([Type.Literal("linux"), Type.Literal("darwin"), Type.Literal("win32"), Type.Literal("any")]);
+export const Platform = Type.Union([
+  Type.Literal("linux"),
+  Type.Literal("darwin"),
+  Type.Literal("win32"),
+  Type.Literal("any"),
+]);
 // An object with any keys. Not Type.Record: building one at module load costs milliseconds on a
 // cold start, and this module loads for every skill command. (A Date also passes this check; the
 // validator rejects TOML datetimes itself.)

@@ -36,7 +36,10 @@ export type RecordCache = Map<string, SkillRecord>;
 const byPath = (a: SkillCandidate, b: SkillCandidate) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
 
 /** Scans the roots of a view and returns candidates in precedence order plus scan diagnostics. */
-export function scanRoots(roots: readonly SkillRoot[], watch: ScanWatch | null = null): { candidates: SkillCandidate[]; diagnostics: Diagnostic[] } {
+export function scanRoots(
+  roots: readonly SkillRoot[],
+  watch: ScanWatch | null = null,
+): { candidates: SkillCandidate[]; diagnostics: Diagnostic[] } {
   const visited = new Map<string, string>();
   const candidates: SkillCandidate[] = [];
   const diagnostics: Diagnostic[] = [];
@@ -107,7 +110,8 @@ export function resolvePrecedence(view: View, scopes: readonly SkillRoot[][], lo
   for (const rec of records) {
     if (!rec.valid) {
       invalid.push(rec);
-      diagnostics.push(diagnostic("error", rec.code, rec.message, { path: rec.candidate.skillFile, key: rec.candidate.key }));
+      const where = { path: rec.candidate.skillFile, key: rec.candidate.key };
+      diagnostics.push(diagnostic("error", rec.code, rec.message, where));
       continue;
     }
     const key = rec.candidate.key;
@@ -115,8 +119,10 @@ export function resolvePrecedence(view: View, scopes: readonly SkillRoot[][], lo
     const sameScope = winnersByScope[scope].get(key);
     if (sameScope) {
       shadowed.push({ record: rec, by: sameScope });
-      if (sameScope.candidate.root === rec.candidate.root)
-        diagnostics.push(diagnostic("warn", "duplicate_key", MSG.duplicateKey(sameScope.candidate.path), { path: rec.candidate.path, key }));
+      if (sameScope.candidate.root === rec.candidate.root) {
+        const message = MSG.duplicateKey(sameScope.candidate.path);
+        diagnostics.push(diagnostic("warn", "duplicate_key", message, { path: rec.candidate.path, key }));
+      }
       continue;
     }
     winnersByScope[scope].set(key, rec);

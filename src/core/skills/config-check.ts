@@ -24,11 +24,16 @@ export async function checkConfigFile(file: string): Promise<Diagnostic[]> {
   if (!read.ok) {
     if (read.problem === "missing") return [];
     const reason =
-      read.problem === "too_large" ? `file exceeds ${MAX_CONFIG_BYTES} bytes` : read.problem === "not_regular" ? "not a regular file" : `cannot read file (${read.errno ?? "error"})`;
+      read.problem === "too_large"
+        ? `file exceeds ${MAX_CONFIG_BYTES} bytes`
+        : read.problem === "not_regular"
+          ? "not a regular file"
+          : `cannot read file (${read.errno ?? "error"})`;
     return [diagnostic("error", "invalid_config", MSG.configUnreadable(reason), { path: file })];
   }
   const text = decodeUtf8(read.bytes);
-  if (text === null) return [diagnostic("error", "invalid_config", MSG.configUnreadable("file is not valid UTF-8"), { path: file })];
+  if (text === null)
+    return [diagnostic("error", "invalid_config", MSG.configUnreadable("file is not valid UTF-8"), { path: file })];
   let value: unknown;
   try {
     const { parse } = await import("smol-toml");
@@ -36,5 +41,7 @@ export async function checkConfigFile(file: string): Promise<Diagnostic[]> {
   } catch (err) {
     return [diagnostic("error", "invalid_config", MSG.configNotToml(lineOf(err)), { path: file })];
   }
-  return unknownConfigKeys(value).map((key) => diagnostic("info", "unknown_config_key", MSG.configUnknownKey(key), { path: file }));
+  return unknownConfigKeys(value).map((key) =>
+    diagnostic("info", "unknown_config_key", MSG.configUnknownKey(key), { path: file }),
+  );
 }

@@ -72,7 +72,13 @@ export interface Provenance {
   blocked: boolean;
 }
 
-export const NO_PROVENANCE: Provenance = { source_kind: null, source_id: null, trust_level: null, audit_status: null, blocked: false };
+export const NO_PROVENANCE: Provenance = {
+  source_kind: null,
+  source_id: null,
+  trust_level: null,
+  audit_status: null,
+  blocked: false,
+};
 
 /**
  * The effective disabled set of a view (skills.md §3) plus the scopes whose `skills.json` could not
@@ -108,7 +114,11 @@ const dedupe = (xs: string[]) => [...new Set(xs)];
  */
 export type BinLookup = Map<string, boolean>;
 
-export function computeMissing(rec: ValidRecord, ctx: LemonContext, bins: BinLookup = new Map()): { missing: Missing; unchecked: string[]; superseded: boolean } {
+export function computeMissing(
+  rec: ValidRecord,
+  ctx: LemonContext,
+  bins: BinLookup = new Map(),
+): { missing: Missing; unchecked: string[]; superseded: boolean } {
   const m = rec.manifest;
   const PATH = ctx.env.PATH ?? ctx.env.Path ?? "";
   const found = (b: string) => {
@@ -124,7 +134,8 @@ export function computeMissing(rec: ValidRecord, ctx: LemonContext, bins: BinLoo
   const tools = ctx.availableTools;
   const missingTools = tools ? m.requires_tools.filter((t) => !tools.includes(t)) : [];
   const unchecked = tools ? [] : [...m.requires_tools];
-  const superseded = tools !== null && m.fallback_for_tools.length > 0 && m.fallback_for_tools.every((t) => tools.includes(t));
+  const fallback = m.fallback_for_tools;
+  const superseded = tools !== null && fallback.length > 0 && fallback.every((t) => tools.includes(t));
   return { missing: { bins: missingBins, env, tools: missingTools }, unchecked, superseded };
 }
 

@@ -14,7 +14,7 @@ const MAX_ALIASES = 100;
 export type FrontmatterKind = "yaml" | "toml" | "none";
 
 export type ParsedSkillFile =
-  | { ok: true; kind: FrontmatterKind; data: Record<string, unknown>; header: string; body: string; bodyStartLine: number }
+  | (Split & { ok: true; data: Record<string, unknown> })
   | { ok: false; code: "parse_error"; message: string };
 
 // The one strict decoder is text.ts's; exported here too for this module's importers.
@@ -71,7 +71,8 @@ export function plainCopy(value: unknown): unknown {
 
 async function parseYaml(header: string): Promise<Record<string, unknown> | string> {
   const fast = parsePlainYaml(header);
-  if (fast !== null && typeof fast === "object" && !Array.isArray(fast)) return plainCopy(fast) as Record<string, unknown>;
+  if (fast !== null && typeof fast === "object" && !Array.isArray(fast))
+    return plainCopy(fast) as Record<string, unknown>;
   return parseYamlReference(header);
 }
 
@@ -118,12 +119,12 @@ function firstLine(s: string): string {
 export async function parseSkillText(text: string): Promise<ParsedSkillFile> {
   const split = splitFrontmatter(text);
   if ("error" in split) return { ok: false, code: "parse_error", message: split.error };
-  if (split.kind === "none") return { ok: true, kind: "none", data: {}, header: "", body: split.body, bodyStartLine: 1 };
+  if (split.kind === "none") return { ...split, ok: true, data: {} };
   if (Buffer.byteLength(split.header, "utf8") > MAX_HEADER_BYTES)
     return { ok: false, code: "parse_error", message: MSG.headerTooLarge };
   if (split.header.trim() === "")
-    return { ok: true, kind: split.kind, data: {}, header: split.header, body: split.body, bodyStartLine: split.bodyStartLine };
+    return { ...split, ok: true, data: {} };
   const parsed = split.kind === "yaml" ? await parseYaml(split.header) : await parseToml(split.header);
   if (typeof parsed === "string") return { ok: false, code: "parse_error", message: parsed };
-  return { ok: true, kind: split.kind, data: parsed, header: split.header, body: split.body, bodyStartLine: split.bodyStartLine };
+  return { ...split, ok: true, data: parsed };
 }

@@ -9,6 +9,7 @@ import { isInside } from "../fsx/atomic.ts";
 import { KNOWN_FOREIGN_FIELDS, MANIFEST_FIELDS, REQUIRES_FIELDS } from "../schema/manifest.ts";
 import { charCount } from "../text.ts";
 import type { ManifestWarning } from "./manifest.ts";
+import { invalidParams } from "../errors.ts";
 import { MSG } from "./messages.ts";
 import { readSkillFile } from "./skill-file.ts";
 
@@ -78,7 +79,7 @@ function symlinksIn(dir: string): string[] {
 }
 
 /** Lints one skill directory. */
-export async function lintSkillDir(dir: string, opts: { audit?: LintAuditHook; strict?: boolean } = {}): Promise<LintResult> {
+export async function lintSkillDir(dir: string, opts: LintOptions = {}): Promise<LintResult> {
   const key = basename(dir);
   const issues: LintIssue[] = [];
   const add = (code: string, severity: Severity, message: string, line = 1, file = "SKILL.md") =>
@@ -112,7 +113,8 @@ export async function lintSkillDir(dir: string, opts: { audit?: LintAuditHook; s
   for (const w of read.warnings) addWarning(w, headerLines);
   const m = read.manifest;
   if (m.name === null) add("missing_name", "warn", MSG.lintNoName);
-  else if (m.name !== key) add("name_mismatch", "info", MSG.lintNameMismatch(m.name, key), lineOfKey(headerLines, "name"));
+  else if (m.name !== key)
+    add("name_mismatch", "info", MSG.lintNameMismatch(m.name, key), lineOfKey(headerLines, "name"));
   if (m.description === null) add("missing_description", "warn", MSG.lintNoDescription);
   else if (charCount(m.description) < 20)
     add("short_description", "warn", MSG.lintShortDescription, lineOfKey(headerLines, "description"));
@@ -123,7 +125,8 @@ export async function lintSkillDir(dir: string, opts: { audit?: LintAuditHook; s
   const requires = read.raw.requires;
   if (requires !== null && typeof requires === "object" && !Array.isArray(requires)) {
     for (const f of Object.keys(requires))
-      if (!REQUIRES_FIELDS.has(f)) add("unknown_field", "info", MSG.lintUnknownField(`requires.${f}`), lineOfKey(headerLines, "requires"));
+      if (!REQUIRES_FIELDS.has(f))
+        add("unknown_field", "info", MSG.lintUnknownField(`requires.${f}`), lineOfKey(headerLines, "requires"));
   }
   const realDir = (() => {
     try {
@@ -202,6 +205,44 @@ export function expandLintPath(path: string): { dirs: string[]; unreadable: stri
     else dirs.push(p);
   }
   return { dirs, unreadable: null };
+}
+
+/** Options of one lint run. */
+export interface LintOptions {
+  /** Warnings fail a skill too (default false). */
+  strict?: boolean;
+  /** The audit's verdict per directory (default: none, no audit codes). */
+  audit?: LintAuditHook;
+}
+
+/**
+ * Lints skill directories found (discovered skills), or PATH arguments resolved against `cwd`
+ * and expanded one category level (skills.md §15.1). A PATH that is missing or not a directory
+ * is INVALID_PARAMS; one that cannot be listed is a `directory_unreadable` result.
+ */
+export async function lintRun(
+  target: { dirs: readonly string[] } | { cwd: string; paths: readonly string[] },
+  opts: LintOptions = {},
+): Promise<LintReport> {
+  const results: LintResult[] = [];
+  if ("dirs" in target) {
+    for (const d of target.dirs) results.push(await lintSkillDir(d, opts));
+    return summarise(results, opts.strict === true);
+  }
+  for (const raw of target.paths) {
+    const abs = resolve(target.cwd, raw);
+    const { dirs, unreadable } = expandLintPath(abs);
+    if (unreadable === "ENOENT" || unreadable === "ENOTDIR")
+      throw invalidParams(`${raw}: ${unreadable === "ENOENT" ? "no such directory" : "not a directory"}`);
+    if (unreadable !== null) {
+      const message = MSG.lintDirUnreadable(raw, unreadable);
+      const issue: LintIssue = { code: "directory_unreadable", severity: "error", message, file: ".", line: 1 };
+      results.push({ key: raw, path: abs, valid: false, issues: [issue] });
+      continue;
+    }
+    for (const d of dirs) results.push(await lintSkillDir(d, opts));
+  }
+  return summarise(results, opts.strict === true);
 }
 
 export function summarise(results: LintResult[], strict: boolean): LintReport {

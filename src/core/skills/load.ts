@@ -58,7 +58,13 @@ export function firstChars(s: string, n: number): string {
   return s.slice(0, i);
 }
 
-function invalid(candidate: SkillCandidate, fingerprint: string, code: InvalidCode, message: string, hash: string | null = null): InvalidRecord {
+function invalid(
+  candidate: SkillCandidate,
+  fingerprint: string,
+  code: InvalidCode,
+  message: string,
+  hash: string | null = null,
+): InvalidRecord {
   return { valid: false, candidate, fingerprint, code, message, contentHash: hash };
 }
 
@@ -91,12 +97,14 @@ async function loadFresh(candidate: SkillCandidate, fp: string): Promise<SkillRe
     if (lstatSync(file).isSymbolicLink() && !isInside(realpathSync(file), candidate.realPath))
       return invalid(candidate, fp, "symlink_escape", MSG.symlinkEscape);
   } catch (err) {
-    return invalid(candidate, fp, "skill_file_unreadable", MSG.unreadable((err as NodeJS.ErrnoException).code ?? "error"));
+    const reason = (err as NodeJS.ErrnoException).code ?? "error";
+    return invalid(candidate, fp, "skill_file_unreadable", MSG.unreadable(reason));
   }
   const read = await readSkillFile(file);
   if (!read.ok) {
     // Scanned a moment ago: a SKILL.md gone since then is unreadable, not a directory without one.
-    if (read.code === "missing_skill_file") return invalid(candidate, fp, "skill_file_unreadable", MSG.unreadable("ENOENT"));
+    if (read.code === "missing_skill_file")
+      return invalid(candidate, fp, "skill_file_unreadable", MSG.unreadable("ENOENT"));
     return invalid(candidate, fp, read.code, read.message, read.contentHash);
   }
   return {

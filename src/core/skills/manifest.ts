@@ -24,7 +24,8 @@ export type ManifestResult =
   | { ok: false; message: string; warnings: ManifestWarning[]; raw: Record<string, unknown> };
 
 type Obj = Record<string, unknown>;
-const isMap = (v: unknown): v is Obj => v !== null && typeof v === "object" && !Array.isArray(v) && !(v instanceof Date);
+const isMap = (v: unknown): v is Obj =>
+  v !== null && typeof v === "object" && !Array.isArray(v) && !(v instanceof Date);
 
 /** Null values are absent (skills.md §4.1 rule 6), at every level of the mapping. */
 function dropNulls(v: unknown): unknown {
@@ -78,7 +79,8 @@ function numberSource(header: string, key: string, value: number): string {
 function coerce(m: Obj, raw: Record<string, unknown>, header: string, warnings: ManifestWarning[]): void {
   if (raw.requires === null || (Array.isArray(raw.requires) && raw.requires.length === 0)) {
     delete m.requires;
-    warnings.push({ code: "value_coerced", message: `requires: ${raw.requires === null ? "null" : "an empty list"} counts as absent` });
+    const what = raw.requires === null ? "null" : "an empty list";
+    warnings.push({ code: "value_coerced", message: `requires: ${what} counts as absent` });
   }
   if (typeof m.version === "number") {
     const text = numberSource(header, "version", m.version);
@@ -104,7 +106,8 @@ function normalise(m: Obj, warnings: ManifestWarning[]): void {
   }
   const hermes = isMap(m.metadata) && isMap(m.metadata.hermes) ? m.metadata.hermes : undefined;
   // 3. prerequisites
-  const prereq = isMap(m.prerequisites) ? m.prerequisites : hermes && isMap(hermes.prerequisites) ? hermes.prerequisites : undefined;
+  const hermesPrereq = hermes && isMap(hermes.prerequisites) ? hermes.prerequisites : undefined;
+  const prereq = isMap(m.prerequisites) ? m.prerequisites : hermesPrereq;
   if (prereq) {
     if (prereq.commands !== undefined && (m.requires === undefined || isMap(m.requires))) {
       const req = ensureMap(m, "requires");
@@ -164,9 +167,13 @@ function normalise(m: Obj, warnings: ManifestWarning[]): void {
       warnings.push({ code: "list_item_dropped", message: `${field} is not a list; treated as empty` });
     }
     const kept = list.filter((x): x is string => typeof x === "string" && isSafeText(x) && utf8Bytes(x) <= 128);
-    if (kept.length < list.length)
-      warnings.push({ code: "list_item_dropped", message: `${field}: dropped ${list.length - kept.length} item(s) that are not safe strings of at most 128 bytes` });
-    if (kept.length > 32) warnings.push({ code: "list_item_dropped", message: `${field}: cut from ${kept.length} to 32 items` });
+    const dropped = list.length - kept.length;
+    if (dropped > 0) {
+      const message = `${field}: dropped ${dropped} item(s) that are not safe strings of at most 128 bytes`;
+      warnings.push({ code: "list_item_dropped", message });
+    }
+    if (kept.length > 32)
+      warnings.push({ code: "list_item_dropped", message: `${field}: cut from ${kept.length} to 32 items` });
     m[field] = kept.slice(0, 32).map((s) => s.trim());
   }
 }
@@ -210,6 +217,7 @@ export function buildManifest(data: Record<string, unknown>, header = ""): Manif
         ...(typeof m.verification.expect_output === "string" ? { expect_output: m.verification.expect_output } : {}),
       }
     : null;
+  const category = get(m, "metadata.lemon.category");
   const v2 = V2_FIELDS.some((f) => m[f] !== undefined) || get(m, "metadata.lemon") !== undefined;
   const manifest: Manifest = {
     name: typeof m.name === "string" ? m.name : null,
@@ -220,11 +228,12 @@ export function buildManifest(data: Record<string, unknown>, header = ""): Manif
     keywords: strings(m.keywords),
     requires: { bins: strings(requires.bins), config },
     platforms: m.platforms === undefined ? ["any"] : strings(m.platforms),
-    category: typeof get(m, "metadata.lemon.category") === "string" ? (get(m, "metadata.lemon.category") as string) : null,
+    category: typeof category === "string" ? category : null,
     synthesized: get(m, "metadata.lemon.synthesized") === true,
     requires_tools: strings(m.requires_tools),
     fallback_for_tools: strings(m.fallback_for_tools),
-    required_environment_variables: m.required_environment_variables === undefined ? config : strings(m.required_environment_variables),
+    required_environment_variables:
+      m.required_environment_variables === undefined ? config : strings(m.required_environment_variables),
     verification,
     references: Array.isArray(m.references) ? (m.references as Reference[]) : [],
     manifest_version: v2 ? 2 : 1,

@@ -25,7 +25,8 @@ export const MSG = {
   dirUnreadable: (reason: string) => `directory cannot be read (${reason})`,
   invalidSettings: (reason: string) => `invalid skills.json: ${reason}`,
   configUnreadable: (reason: string) => `config.toml is ignored: ${reason}`,
-  configNotToml: (line: number | null) => `config.toml is ignored: invalid TOML${line !== null ? ` (line ${line})` : ""}`,
+  configNotToml: (line: number | null) =>
+    `config.toml is ignored: invalid TOML${line !== null ? ` (line ${line})` : ""}`,
   configUnknownKey: (key: string) => `unknown config key '${key}' is ignored`,
   // lint (skills.md §15.1 fixes the codes; the texts are ours)
   lintInvalidKey: (key: string) => `key '${key}' should match ^[a-z0-9][a-z0-9._-]*$ and be at most 64 characters`,

@@ -1,37 +1,42 @@
 /**
  * @module skills/registry
- * The skills API of one lemon instance: list/get/status/refresh/enable/disable and prompt
- * rendering over discovery. The record cache lives here, on the instance, never on the module.
+ * The skills API of one lemon instance: list/get/status/refresh/enable/disable, lint, check,
+ * inspect, audit, relevance and prompt rendering over discovery. It composes the layers below
+ * it (the catalog, search, the audit), which never call each other back. The record cache and
+ * the relevance engine live here, on the instance, never on a module.
  */
-import { withCwd, withTools, type LemonContext } from "../context.ts";
-import { ONLINE_SEARCH_UNAVAILABLE, type SearchOptions, type SearchResult } from "./search/search.ts";
-import { RelevanceEngine, type FindRelevantOptions } from "./search/relevance.ts";
-import type { Diagnostic } from "../diagnostics.ts";
-import { invalidParams } from "../errors.ts";
-import { resolvePaths, type LemonPaths, type Scope } from "../paths.ts";
-import type { Discovery, RecordCache, ScopeLoad, View } from "./catalog.ts";
-import type { SkillRoot } from "./roots.ts";
-import { byKey, toEntry, toStatus, type BinLookup, type SkillEntry, type SkillStatus } from "./entry.ts";
-import { renderListing, renderRelevantBlock } from "./prompt.ts";
-import type { LintAuditHook, LintReport, LintResult } from "./lint.ts";
-import { notFound } from "../errors.ts";
-import { checkReport, inspection, type CheckReport, type SkillInspection } from "./reports.ts";
 import { resolve } from "node:path";
+import { withCwd, withTools, type LemonContext } from "../context.ts";
+import type { Diagnostic } from "../diagnostics.ts";
+import { invalidParams, notFound } from "../errors.ts";
+import { resolvePaths, type LemonPaths, type Scope } from "../paths.ts";
 import type { AuditReport } from "./audit/engine.ts";
+import type { Discovery, RecordCache, ScopeLoad, View } from "./catalog.ts";
+import { byKey, toEntry, toStatus, type BinLookup, type SkillEntry, type SkillStatus } from "./entry.ts";
+import type { LintReport } from "./lint.ts";
+import type { SkillRecord } from "./load.ts";
+import { renderListing, renderRelevantBlock } from "./prompt.ts";
+import { checkReport, inspection, type CheckReport, type SkillInspection } from "./reports.ts";
+import type { SkillRoot } from "./roots.ts";
+import { RelevanceEngine, type FindRelevantOptions } from "./search/relevance.ts";
+import { ONLINE_SEARCH_UNAVAILABLE, type SearchOptions, type SearchResult } from "./search/search.ts";
 
 // The catalog (scan, SKILL.md parsing, TypeBox), settings, lint and messages load on first use:
 // `findRelevant` against a current snapshot needs none of them, and it runs on every agent turn.
 const catalog = () => import("./catalog.ts");
 const settingsModule = () => import("./settings.ts");
 
+/** A skill hidden by a higher-precedence one with the same key (`list --all`, cli.md §2.1). */
 export interface ShadowedSkill {
   key: string;
   path: string;
+  /** Path of the skill directory that wins. */
   shadowed_by: string;
   scope: Scope;
   root_label: string;
 }
 
+/** A SKILL.md that is not valid (`list --all`): its §2.3 code and message. */
 export interface InvalidSkill {
   key: string;
   path: string;
@@ -41,6 +46,7 @@ export interface InvalidSkill {
   root_label: string;
 }
 
+/** `skills.list` (cli.md §2.1 without `ok`/`cwd`); `shadowed` and `invalid` are empty unless `all`. */
 export interface SkillList {
   skills: SkillEntry[];
   shadowed: ShadowedSkill[];
@@ -48,28 +54,48 @@ export interface SkillList {
   diagnostics: Diagnostic[];
 }
 
+/** Options of `skills.list`. */
 export interface ListOptions {
+  /** Project directory (default: the instance's cwd). */
   cwd?: string;
+  /** Re-read every SKILL.md instead of trusting caches and snapshots (default false). */
   refresh?: boolean;
+  /** Include shadowed and invalid skills (default false). */
   all?: boolean;
+  /** One scope only (default: both, project first). */
   scope?: Scope;
 }
 
+/** Options shared by the read commands over one view. */
+export interface ViewOptions {
+  /** Project directory (default: the instance's cwd). */
+  cwd?: string;
+  /** Re-read every SKILL.md (default false). */
+  refresh?: boolean;
+  /** One scope only (default: both). */
+  scope?: Scope;
+  /** Agent tool names for `requires_tools` (default: the instance's `availableTools`). */
+  tools?: readonly string[] | null;
+}
+
+/** Discovery plus live entries for one cwd and view: the base of every read command. */
 export interface CatalogView {
   ctx: LemonContext;
   /** The context's paths, resolved once per view. */
   paths: LemonPaths;
   discovery: Discovery;
+  /** Effective skills as Entries, sorted by key. */
   entries: SkillEntry[];
   diagnostics: Diagnostic[];
 }
 
-
+/** Keys are directory names: no separators or NUL, not `.`/`..`, at most 255 characters. */
 export const KEY_PATTERN = /^[^/\\\0]+$/;
 
+/** INVALID_PARAMS unless `key` could name a skill directory. */
 export function assertKey(key: string): void {
-  if (typeof key !== "string" || key === "" || key === "." || key === ".." || !KEY_PATTERN.test(key) || key.length > 255)
-    throw invalidParams(`invalid skill key '${key}'`);
+  const bad = typeof key !== "string" || key === "" || key === "." || key === "..";
+  if (bad || !KEY_PATTERN.test(key) || key.length > 255) throw invalidParams(`invalid skill key '${key}'`);
 }
 
 /** Options of `enable` / `disable`. */
@@ -98,12 +124,53 @@ export interface ToggleResult {
   effective_by?: string;
 }
 
+/** Options of `lint`. */
+export interface LintCallOptions {
+  /** Project directory PATHs are resolved against (default: the instance's cwd). */
+  cwd?: string;
+  /** Warnings fail a skill too (default false). */
+  strict?: boolean;
+  /** Add the security audit's `audit_warn` / `audit_block` (default true). */
+  audit?: boolean;
+}
+
 /** Options of a registry beyond its context. */
 export interface RegistryOptions {
   /** Whether `check` reads `<agentDir>/config.toml` to report its problems (default true). */
   readConfigFile?: boolean;
 }
 
+const shadowedOf = (d: Discovery): ShadowedSkill[] =>
+  d.shadowed
+    .map((s) => ({
+      key: s.record.candidate.key,
+      path: s.record.candidate.path,
+      shadowed_by: s.by.candidate.path,
+      scope: s.record.candidate.root.scope,
+      root_label: s.record.candidate.root.label,
+    }))
+    .sort(byKey);
+
+const invalidOf = (d: Discovery): InvalidSkill[] =>
+  d.invalid
+    .map((r) => ({
+      key: r.candidate.key,
+      path: r.candidate.path,
+      code: r.code,
+      message: r.message,
+      scope: r.candidate.root.scope,
+      root_label: r.candidate.root.label,
+    }))
+    .sort(byKey);
+
+/** Every candidate discovery found: effective, shadowed and invalid (lint and enable/disable look at all). */
+const everyRecord = (d: Discovery): SkillRecord[] => [
+  ...d.effective.values(),
+  ...d.shadowed.map((s) => s.record),
+  ...d.invalid,
+];
+
+/** The skills of one lemon instance; every method takes `cwd` (default: the instance's). */
 export class SkillRegistry {
   readonly #ctx: LemonContext;
   readonly #cache: RecordCache = new Map();
@@ -115,25 +182,30 @@ export class SkillRegistry {
   }
 
   /** Discovery plus live entries for a cwd and view (the shared base of every read command). */
-  async view(opts: { cwd?: string; refresh?: boolean; scope?: Scope; tools?: readonly string[] | null } = {}): Promise<CatalogView> {
+  async view(opts: ViewOptions = {}): Promise<CatalogView> {
     const ctx = withTools(withCwd(this.#ctx, opts.cwd), opts.tools);
     if (opts.refresh) this.#cache.clear();
     const view: View = opts.scope === undefined ? "both" : opts.scope;
     const paths = resolvePaths(ctx);
-    const [{ loadScope, resolvePrecedence, viewScopes }, { readSettings, effectiveDisabled }] = await Promise.all([catalog(), settingsModule()]);
-    const settings = readSettings(ctx, paths);
+    const [{ loadScope, resolvePrecedence, viewScopes }, settingsApi] = await Promise.all([
+      catalog(),
+      settingsModule(),
+    ]);
+    const settings = settingsApi.readSettings(ctx, paths);
     const scopes = viewScopes(ctx, view, paths);
     // A current search snapshot spares parsing every SKILL.md; `refresh` always reads the files.
     // The relevance store proves it current, so a listing and a findRelevant call within one
     // check interval stat the tree once. The registry composes the two: the catalog never
     // calls into search.
-    const loads = await Promise.all(
-      scopes.map(async (roots) => (opts.refresh ? null : await this.#fromSnapshot(roots, paths)) ?? loadScope(roots, this.#cache)),
-    );
+    const load = async (roots: SkillRoot[]) =>
+      (opts.refresh ? null : await this.#fromSnapshot(roots, paths)) ?? loadScope(roots, this.#cache);
+    const loads = await Promise.all(scopes.map(load));
     const discovery = resolvePrecedence(view, scopes, loads);
-    const disabled = effectiveDisabled(settings, view);
+    const disabled = settingsApi.effectiveDisabled(settings, view);
     const bins: BinLookup = new Map();
-    const entries = [...discovery.effective.values()].map((r) => toEntry(r, ctx, disabled, undefined, bins)).sort(byKey);
+    const entries = [...discovery.effective.values()]
+      .map((r) => toEntry(r, ctx, disabled, undefined, bins))
+      .sort(byKey);
     return { ctx, paths, discovery, entries, diagnostics: [...discovery.diagnostics, ...settings.diagnostics] };
   }
 
@@ -147,43 +219,25 @@ export class SkillRegistry {
     return scopeFromSnapshot(current.snap, current.identity, this.#cache);
   }
 
+  /** Effective skills of the cwd (skills.md §2.1), plus shadowed and invalid ones with `all`. */
   async list(opts: ListOptions = {}): Promise<SkillList> {
     const v = await this.view(opts);
-    const d = v.discovery;
+    const all = opts.all === true;
     return {
       skills: v.entries,
-      shadowed: opts.all
-        ? d.shadowed
-            .map((s) => ({
-              key: s.record.candidate.key,
-              path: s.record.candidate.path,
-              shadowed_by: s.by.candidate.path,
-              scope: s.record.candidate.root.scope,
-              root_label: s.record.candidate.root.label,
-            }))
-            .sort(byKey)
-        : [],
-      invalid: opts.all
-        ? d.invalid
-            .map((r) => ({
-              key: r.candidate.key,
-              path: r.candidate.path,
-              code: r.code,
-              message: r.message,
-              scope: r.candidate.root.scope,
-              root_label: r.candidate.root.label,
-            }))
-            .sort(byKey)
-        : [],
+      shadowed: all ? shadowedOf(v.discovery) : [],
+      invalid: all ? invalidOf(v.discovery) : [],
       diagnostics: v.diagnostics,
     };
   }
 
+  /** One effective skill's Entry, or null. */
   async get(key: string, opts: { cwd?: string; refresh?: boolean } = {}): Promise<SkillEntry | null> {
     const v = await this.view(opts);
     return v.entries.find((e) => e.key === key) ?? null;
   }
 
+  /** Live readiness of one effective skill (cli.md §7 `SkillStatus`), or null. */
   async status(key: string, opts: { cwd?: string } = {}): Promise<SkillStatus | null> {
     const e = await this.get(key, opts);
     return e ? toStatus(e, this.#ctx.platform) : null;
@@ -210,28 +264,27 @@ export class SkillRegistry {
     const ctx = withCwd(this.#ctx, opts.cwd);
     const scope: Scope = opts.global === false ? "project" : "global";
     const { discovery } = await this.view({ cwd: opts.cwd });
-    // The scope whose skill the key names decides how a failing-closed file applies to it.
-    const found = [
-      ...discovery.effective.values(),
-      ...discovery.shadowed.map((s) => s.record),
-      ...discovery.invalid,
-    ].filter((r) => r.candidate.key === key);
+    const d = discovery;
+    const found = everyRecord(d).filter((r) => r.candidate.key === key);
     if (found.length === 0 && opts.requireDiscovered === true)
       throw notFound(`skill '${key}' not found; use --force to record it anyway`);
     const { setEnabled, readSettings, keyState } = await settingsModule();
     const write = await setEnabled(ctx, key, enabled, scope);
-    const keyScope = discovery.effective.get(key)?.candidate.root.scope ?? found[0]?.candidate.root.scope ?? "global";
+    // The scope of the skill the key names decides how a failing-closed file applies to it.
+    const keyScope = d.effective.get(key)?.candidate.root.scope ?? found[0]?.candidate.root.scope ?? "global";
     const state = keyState(readSettings(ctx), key, keyScope);
+    const decidedElsewhere = state.enabled !== enabled && state.file !== write.file ? state.file : null;
     return {
       key,
       scope,
       file: write.file,
       enabled: state.enabled,
       changed: write.changed,
-      ...(state.enabled !== enabled && state.file !== null && state.file !== write.file ? { effective_by: state.file } : {}),
+      ...(decidedElsewhere !== null ? { effective_by: decidedElsewhere } : {}),
     };
   }
 
+  /** The stable skill listing for the system prompt (skills.md §6.2); "" when nothing is displayable. */
   async renderPrompt(opts: { cwd?: string } = {}): Promise<string> {
     const v = await this.view(opts);
     return renderListing(v.entries);
@@ -239,62 +292,36 @@ export class SkillRegistry {
 
   /**
    * Lints PATH arguments (relative to the cwd), or every discovered skill of the cwd (valid,
-   * shadowed and invalid) when there are none (skills.md §15.1). `strict` (default false) fails
-   * on warnings; `audit` (default true) adds the security audit's verdict.
+   * shadowed and invalid) when there are none (skills.md §15.1).
    */
-  async lint(paths: readonly string[] = [], opts: { cwd?: string; strict?: boolean; audit?: boolean } = {}): Promise<LintReport> {
-    const strict = opts.strict === true;
-    const ctx = withCwd(this.#ctx, opts.cwd);
-    const [{ expandLintPath, lintSkillDir, summarise }, { MSG }] = await Promise.all([import("./lint.ts"), import("./messages.ts")]);
+  async lint(paths: readonly string[] = [], opts: LintCallOptions = {}): Promise<LintReport> {
+    const { lintRun } = await import("./lint.ts");
     // The audit depends on lint (its lint rule), never the other way: lint gets the verdict here.
-    const audit: LintAuditHook | undefined = opts.audit === false ? undefined : (await import("./audit/engine.ts")).auditForLint;
-    const results: LintResult[] = [];
-    const lintOpts = { strict, ...(audit ? { audit } : {}) };
-    if (paths.length === 0) {
-      const v = await this.view({ cwd: opts.cwd });
-      const dirs = [
-        ...[...v.discovery.effective.values()].map((r) => r.candidate.path),
-        ...v.discovery.shadowed.map((s) => s.record.candidate.path),
-        ...v.discovery.invalid.map((r) => r.candidate.path),
-      ];
-      for (const d of dirs) results.push(await lintSkillDir(d, lintOpts));
-    } else {
-      for (const raw of paths) {
-        const abs = resolve(ctx.cwd, raw);
-        const { dirs, unreadable } = expandLintPath(abs);
-        if (unreadable === "ENOENT" || unreadable === "ENOTDIR")
-          throw invalidParams(`${raw}: ${unreadable === "ENOENT" ? "no such directory" : "not a directory"}`);
-        if (unreadable !== null) {
-          results.push({
-            key: raw,
-            path: abs,
-            valid: false,
-            issues: [{ code: "directory_unreadable", severity: "error", message: MSG.lintDirUnreadable(raw, unreadable), file: ".", line: 1 }],
-          });
-          continue;
-        }
-        for (const d of dirs) results.push(await lintSkillDir(d, lintOpts));
-      }
-    }
-    return summarise(results, strict);
+    const audit = opts.audit === false ? undefined : (await import("./audit/engine.ts")).auditForLint;
+    const lintOpts = { strict: opts.strict === true, ...(audit ? { audit } : {}) };
+    if (paths.length > 0) return lintRun({ cwd: resolve(withCwd(this.#ctx, opts.cwd).cwd), paths }, lintOpts);
+    const d = (await this.view({ cwd: opts.cwd })).discovery;
+    return lintRun({ dirs: everyRecord(d).map((r) => r.candidate.path) }, lintOpts);
   }
 
-  /** check-style readiness and validity for one key (NOT_FOUND if unknown) or every discovered skill (skills.md §15.2). */
-  async check(key?: string, opts: { cwd?: string; tools?: readonly string[] | null } = {}): Promise<CheckReport> {
+  /** check-style readiness and validity of one key (NOT_FOUND if unknown) or of every skill (skills.md §15.2). */
+  async check(key?: string, opts: ViewOptions = {}): Promise<CheckReport> {
     const v = await this.view(opts);
     // config.toml problems are reported (skills.md §1.1) but never fail the check: the file is ignored.
-    const config = this.#readConfigFile ? await (await import("./config-check.ts")).checkConfigFile(v.paths.configToml) : [];
+    const config = this.#readConfigFile
+      ? await (await import("./config-check.ts")).checkConfigFile(v.paths.configToml)
+      : [];
     return checkReport(v.discovery, v.entries, [...v.diagnostics, ...config], key);
   }
 
   /** Everything about one effective skill, with its current bundle hash (cli.md §2.3). */
-  async inspect(key: string, opts: { cwd?: string; tools?: readonly string[] | null } = {}): Promise<SkillInspection> {
+  async inspect(key: string, opts: ViewOptions = {}): Promise<SkillInspection> {
     const v = await this.view(opts);
     const { computeBundleHash } = await import("./audit/bundle.ts");
     return inspection(v.discovery, v.entries, key, (dir) => computeBundleHash(dir));
   }
 
-  /** The security audit of a skill key or a skill directory (install.md §7). */
+  /** The security audit of a skill key or directory (install.md §7); `force` (default false) skips the cache. */
   async audit(target: string, opts: { cwd?: string; force?: boolean } = {}): Promise<AuditReport> {
     const ctx = withCwd(this.#ctx, opts.cwd);
     const { auditTarget } = await import("./audit/target.ts");
@@ -303,6 +330,7 @@ export class SkillRegistry {
     });
   }
 
+  /** The per-turn relevant block for entries (skills.md §6.3); "" for none. */
   renderRelevant(entries: readonly SkillEntry[]): string {
     return renderRelevantBlock(entries);
   }
@@ -318,7 +346,10 @@ export class SkillRegistry {
   }
 
   /** The skills most relevant to a request (skills.md §7.1). */
-  async findRelevant(query: string, opts: FindRelevantOptions & { cwd?: string; tools?: readonly string[] | null } = {}): Promise<SkillEntry[]> {
+  async findRelevant(
+    query: string,
+    opts: FindRelevantOptions & { cwd?: string; tools?: readonly string[] | null } = {},
+  ): Promise<SkillEntry[]> {
     const ctx = withTools(withCwd(this.#ctx, opts.cwd), opts.tools);
     const refresh = opts.refresh === true || this.#refreshRelevance;
     this.#refreshRelevance = false;

@@ -19,7 +19,8 @@ export type RegularFileRead =
 // has no such flag and no FIFOs reachable by path, so 0 there is harmless.
 const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
 
-const errnoOf = (err: unknown): string => (err instanceof Error && "code" in err && typeof err.code === "string" ? err.code : "error");
+const errnoOf = (err: unknown): string =>
+  err instanceof Error && "code" in err && typeof err.code === "string" ? err.code : "error";
 
 /**
  * Reads `path` (symlinks followed) when it is a regular file of at most `maxBytes` bytes.

@@ -26,7 +26,7 @@ export interface SkillCheck {
   override_valid: boolean | null;
 }
 
-/** `check`'s document without `ok` wrapping: `ok` is false when a checked skill is invalid or blocked, or skills.json is unreadable. */
+/** `check`'s document: `ok` is false when a checked skill is invalid or blocked, or a skills.json is unreadable. */
 export interface CheckReport {
   ok: boolean;
   checks: SkillCheck[];
@@ -90,7 +90,12 @@ function fromInvalid(r: InvalidRecord): SkillCheck {
 }
 
 /** Readiness and validity of one key (NOT_FOUND when no root holds it) or of every discovered skill. */
-export function checkReport(discovery: Discovery, entries: readonly SkillEntry[], diagnostics: Diagnostic[], key?: string): CheckReport {
+export function checkReport(
+  discovery: Discovery,
+  entries: readonly SkillEntry[],
+  diagnostics: Diagnostic[],
+  key?: string,
+): CheckReport {
   const checks: SkillCheck[] = [];
   if (key !== undefined) {
     const e = entries.find((x) => x.key === key);
@@ -105,8 +110,8 @@ export function checkReport(discovery: Discovery, entries: readonly SkillEntry[]
     checks.sort(byKey);
   }
   // An unreadable skills.json fails the check (skills.md §1.3 rule 4): its diagnostic names the file.
-  const ok =
-    checks.every((c) => c.state !== "invalid" && c.state !== "blocked") && !diagnostics.some((d) => d.code === "invalid_settings");
+  const failed = checks.some((c) => c.state === "invalid" || c.state === "blocked");
+  const ok = !failed && !diagnostics.some((d) => d.code === "invalid_settings");
   return { ok, checks, diagnostics };
 }
 

@@ -71,7 +71,14 @@ function globalRootPaths(ctx: LemonContext, paths: LemonPaths): { label: RootLab
 
 /** Canonical JSON of a root list (sorted keys), the input of the scope id. */
 export function canonicalRoots(roots: readonly SkillRoot[]): string {
-  return JSON.stringify(roots.map((r) => ({ exists: r.exists, label: r.label, path: r.path, realPath: r.realPath, scope: r.scope })));
+  const fields = roots.map((r) => ({
+    exists: r.exists,
+    label: r.label,
+    path: r.path,
+    realPath: r.realPath,
+    scope: r.scope,
+  }));
+  return JSON.stringify(fields);
 }
 
 /**
@@ -83,7 +90,10 @@ export function scopeId(roots: readonly SkillRoot[]): string {
 }
 
 /** Project roots first, then global; duplicates (same real path) kept once at their first position. */
-export function resolveRoots(ctx: LemonContext, paths: LemonPaths = resolvePaths(ctx)): { project: SkillRoot[]; global: SkillRoot[] } {
+export function resolveRoots(
+  ctx: LemonContext,
+  paths: LemonPaths = resolvePaths(ctx),
+): { project: SkillRoot[]; global: SkillRoot[] } {
   const global: SkillRoot[] = [];
   const seen = new Set<string>();
   for (const g of globalRootPaths(ctx, paths)) {

@@ -57,9 +57,8 @@ function list(dir: string, w: Walk, isRoot: boolean): Dirent[] | null {
   } catch (err) {
     const code = reason(err);
     if (isRoot && code === "ENOENT") return null;
-    w.diagnostics.push(
-      diagnostic("error", "root_unreadable", isRoot ? MSG.rootUnreadable(code) : MSG.dirUnreadable(code), { path: dir }),
-    );
+    const message = isRoot ? MSG.rootUnreadable(code) : MSG.dirUnreadable(code);
+    w.diagnostics.push(diagnostic("error", "root_unreadable", message, { path: dir }));
     return null;
   }
   ents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -146,7 +145,8 @@ export function scanRoot(root: SkillRoot, visited: Map<string, string>, watch: S
     if (real === null) continue;
     const path = join(root.path, ent.name);
     if (isSkillDir(path, w)) {
-      if (claim(w, real, path)) w.out.push({ key: ent.name, root, path, realPath: real, category: null, skillFile: join(path, "SKILL.md") });
+      if (claim(w, real, path))
+        w.out.push({ key: ent.name, root, path, realPath: real, category: null, skillFile: join(path, "SKILL.md") });
       continue;
     }
     if (topCut || real === root.realPath || !claim(w, real, path)) continue;
@@ -159,7 +159,14 @@ export function scanRoot(root: SkillRoot, visited: Map<string, string>, watch: S
       const subPath = join(path, sub.name);
       if (!isSkillDir(subPath, w)) continue;
       if (claim(w, subReal, subPath))
-        w.out.push({ key: sub.name, root, path: subPath, realPath: subReal, category: ent.name, skillFile: join(subPath, "SKILL.md") });
+        w.out.push({
+          key: sub.name,
+          root,
+          path: subPath,
+          realPath: subReal,
+          category: ent.name,
+          skillFile: join(subPath, "SKILL.md"),
+        });
     }
     // A category crossed the bound: the scan of this root stops there, in sorted order.
     if (w.stopped) break;

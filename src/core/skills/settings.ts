@@ -69,7 +69,8 @@ export function readSettings(ctx: LemonContext, paths: LemonPaths = resolvePaths
  */
 export function effectiveDisabled(s: Settings, view: "both" | "global" | "project"): EffectiveDisabled {
   const globalInvalid = s.global.error !== null;
-  if (view === "global") return new EffectiveDisabled(s.global.doc.disabled ?? [], { global: globalInvalid, project: false });
+  if (view === "global")
+    return new EffectiveDisabled(s.global.doc.disabled ?? [], { global: globalInvalid, project: false });
   const out = new Set([...(s.global.doc.disabled ?? []), ...(s.project.doc.disabled ?? [])]);
   for (const k of s.project.doc.enabled ?? []) out.delete(k);
   return new EffectiveDisabled(out, { global: globalInvalid, project: s.project.error !== null });
@@ -115,7 +116,8 @@ export async function setEnabled(ctx: LemonContext, key: string, enabled: boolea
         disabled.add(key);
         if (scope === "project") enabledSet.delete(key);
       }
-      const next: SkillsJson = { ...cur, version: cur.version ?? 1, disabled: sorted(disabled), enabled: sorted(enabledSet) };
+      const lists = { disabled: sorted(disabled), enabled: sorted(enabledSet) };
+      const next: SkillsJson = { ...cur, version: cur.version ?? 1, ...lists };
       const same = JSON.stringify(next) === JSON.stringify(cur);
       return { next: same ? undefined : next, result: !same };
     },

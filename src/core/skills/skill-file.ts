@@ -96,7 +96,8 @@ export async function parseSkillBytes(bytes: Uint8Array): Promise<SkillFile> {
   const parsed = await parseSkillText(text);
   if (!parsed.ok) return failed(parsed.code, parsed.message, hash);
   const built = buildManifest(parsed.data, parsed.header);
-  if (!built.ok) return { ...failed("invalid_manifest", built.message, hash), header: parsed.header, warnings: built.warnings };
+  if (!built.ok)
+    return { ...failed("invalid_manifest", built.message, hash), header: parsed.header, warnings: built.warnings };
   return {
     ok: true,
     contentHash: hash,
