@@ -5,7 +5,7 @@
  * (exit 2). Ours rather than citty's: that one loads node:util (more than a whole `lemon mcp
  * list` costs), accepts unknown flags silently and keeps only the last value of a repeated flag.
  */
-import { LemonError } from "../core/errors.ts";
+import { LemonError } from "../core/index.ts";
 import { COMMON_FLAGS, type ArgSpec, type FlagSpec, type Parsed } from "./command.ts";
 
 /** An argument error (exit 2); the dispatcher adds the command's usage line. */
@@ -14,7 +14,7 @@ export function usageError(message: string, hint?: string): LemonError {
 }
 
 /** A whole number of at least `min` written in plain digits: `--max 0`, `-1`, `2.5`, `abc` all fail alike. */
-export function parseInteger(flag: string, raw: string, min = 1): number {
+function parseInteger(flag: string, raw: string, min = 1): number {
   const n = /^\d{1,15}$/.test(raw) ? Number(raw) : Number.NaN;
   if (!(n >= min)) throw usageError(`--${flag} must be an integer of at least ${min} (got '${raw}')`);
   return n;

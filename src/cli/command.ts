@@ -7,7 +7,7 @@
  */
 import type { CliIo } from "./io.ts";
 
-export type FlagType = "boolean" | "string" | "integer" | "list";
+type FlagType = "boolean" | "string" | "integer" | "list";
 
 export interface FlagSpec {
   readonly type: FlagType;
@@ -40,9 +40,9 @@ type ValueOf<F extends FlagSpec> = F["type"] extends "boolean"
       ? number | undefined
       : string | undefined;
 
-export type FlagValues<F extends Record<string, FlagSpec>> = { readonly [K in keyof F]: ValueOf<F[K]> };
+type FlagValues<F extends Record<string, FlagSpec>> = { readonly [K in keyof F]: ValueOf<F[K]> };
 
-export type ArgValues<P extends readonly ArgSpec[]> = {
+type ArgValues<P extends readonly ArgSpec[]> = {
   readonly [A in P[number] as A["name"]]: A extends { required: true } ? string : string | undefined;
 };
 
@@ -57,9 +57,9 @@ export const COMMON_FLAGS = {
   version: { type: "boolean", description: "Print the version" },
 } as const satisfies Record<string, FlagSpec>;
 
-export type CommonFlags = typeof COMMON_FLAGS;
+type CommonFlags = typeof COMMON_FLAGS;
 
-export interface RunContext<F extends Record<string, FlagSpec>, P extends readonly ArgSpec[]> {
+interface RunContext<F extends Record<string, FlagSpec>, P extends readonly ArgSpec[]> {
   readonly flags: FlagValues<F & CommonFlags>;
   readonly args: ArgValues<P>;
   /** Every positional word in order (a variadic argument's words included). */

@@ -2,7 +2,7 @@
  * @module cli/exit
  * The one table from error codes to exit codes (cli.md §1.1).
  */
-import type { ErrorCode } from "../core/errors.ts";
+import type { ErrorCode } from "../core/index.ts";
 
 export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;

@@ -2,7 +2,7 @@
  * @module cli/io
  * The streams and process facts a CLI run may touch, so tests run the CLI in-process.
  */
-import { installSignalCleanup, processEnv } from "../core/context.ts";
+import { installSignalCleanup, processEnv } from "../core/index.ts";
 
 export interface CliIo {
   out(text: string): void;
@@ -10,10 +10,6 @@ export interface CliIo {
   env: Record<string, string | undefined>;
   /** The process's working directory; null when it has been removed (only `--cwd` can help). */
   cwd: string | null;
-  stdoutIsTTY: boolean;
-  stdinIsTTY: boolean;
-  /** Reads one line from the terminal for y/N prompts; null when there is no terminal. */
-  readLine?: () => Promise<string | null>;
 }
 
 /**
@@ -67,11 +63,6 @@ function stream(fd: 1 | 2): (text: string) => void {
   };
 }
 
-function isatty(fd: number): boolean {
-  const tty = require("node:tty") as typeof import("node:tty");
-  return tty.isatty(fd);
-}
-
 function currentDir(): string | null {
   try {
     return process.cwd();
@@ -82,40 +73,18 @@ function currentDir(): string | null {
 
 export function processIo(): CliIo {
   installSignalCleanup(process, (code) => process.exit(code));
-  let out: boolean | undefined;
-  let inp: boolean | undefined;
-  return {
-    out: stream(1),
-    err: stream(2),
-    env: processEnv(),
-    cwd: currentDir(),
-    get stdoutIsTTY() {
-      return (out ??= isatty(1));
-    },
-    get stdinIsTTY() {
-      return (inp ??= isatty(0));
-    },
-    readLine: async () => {
-      if (!isatty(0)) return null;
-      for await (const line of console) return line;
-      return null;
-    },
-  };
+  return { out: stream(1), err: stream(2), env: processEnv(), cwd: currentDir() };
 }
 
 /** Captured streams for tests and embedders. */
-export function memoryIo(opts: { env?: Record<string, string | undefined>; cwd?: string; answers?: string[] } = {}) {
+export function memoryIo(opts: { env?: Record<string, string | undefined>; cwd?: string } = {}) {
   let stdout = "";
   let stderr = "";
-  const answers = [...(opts.answers ?? [])];
   const io: CliIo = {
     out: (t) => (stdout += t),
     err: (t) => (stderr += t),
     env: opts.env ?? {},
     cwd: opts.cwd ?? "/",
-    stdoutIsTTY: false,
-    stdinIsTTY: opts.answers !== undefined,
-    readLine: async () => answers.shift() ?? null,
   };
   return { io, stdout: () => stdout, stderr: () => stderr };
 }

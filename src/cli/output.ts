@@ -2,9 +2,7 @@
  * @module cli/output
  * Results on stdout (aligned columns or one JSON document), messages on stderr (cli.md §1.2).
  */
-import type { Diagnostic } from "../core/diagnostics.ts";
-import { LemonError } from "../core/errors.ts";
-import { cell, charCount, clampChars, sanitizeMessage, stripAnsi } from "../core/text.ts";
+import { cell, charCount, clampChars, sanitizeMessage, stripAnsi, type Diagnostic, type LemonError } from "../core/index.ts";
 import type { CliIo } from "./io.ts";
 
 export function printJson(io: CliIo, doc: Record<string, unknown>): void {

@@ -5,7 +5,7 @@
  */
 import { statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
-import { invalidParams } from "../core/errors.ts";
+import { usageError } from "./args.ts";
 import type { CliIo } from "./io.ts";
 
 const CWD_GONE = "the current directory no longer exists; use --cwd";
@@ -17,10 +17,10 @@ const CWD_GONE = "the current directory no longer exists; use --cwd";
 export function projectDir(io: CliIo, args: Record<string, unknown>): string {
   const flag = args.cwd;
   if (typeof flag !== "string") {
-    if (io.cwd === null) throw invalidParams(CWD_GONE);
+    if (io.cwd === null) throw usageError(CWD_GONE);
     return io.cwd;
   }
-  if (!isAbsolute(flag) && io.cwd === null) throw invalidParams(CWD_GONE);
+  if (!isAbsolute(flag) && io.cwd === null) throw usageError(CWD_GONE);
   const dir = io.cwd === null ? resolve(flag) : resolve(io.cwd, flag);
   let isDir = false;
   try {
@@ -28,6 +28,6 @@ export function projectDir(io: CliIo, args: Record<string, unknown>): string {
   } catch {
     // missing, or not reachable: the same answer
   }
-  if (!isDir) throw invalidParams(`--cwd: ${flag} is not a directory`);
+  if (!isDir) throw usageError(`--cwd: ${flag} is not a directory`);
   return dir;
 }

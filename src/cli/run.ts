@@ -4,8 +4,7 @@
  * `--version` and `--help` wherever they appear, parse, run, and map errors to exit codes and
  * the stderr of cli.md §1.2. Never exits the process itself so tests can call it in-process.
  */
-import { LemonError, toLemonError } from "../core/errors.ts";
-import { TARGET, VERSION } from "../core/build-info.ts";
+import { LemonError, TARGET, toLemonError, VERSION } from "../core/index.ts";
 import { parseTokens, usageError } from "./args.ts";
 import { COMMON_FLAGS, type CommandGroup, type CommandRow, type LemonCommand } from "./command.ts";
 import { root } from "./commands/index.ts";

@@ -2,15 +2,19 @@
  * @module lemon-skills
  * The embeddable lemon core: `createLemon(options)` returns an instance whose caches hang off
  * the object itself, so two instances share nothing. No CLI or terminal code is reachable here.
+ * This module stays light (the skills engine and the MCP configuration load on first use), so
+ * the CLI takes its errors, text hygiene and build facts from here at no start-up cost.
  */
 import { createContext, type ContextOptions, type LemonContext } from "./context.ts";
 import type { SkillEntry } from "./skills/entry.ts";
-import { SkillRegistry } from "./skills/registry.ts";
+import type { SkillRegistry } from "./skills/registry.ts";
+import { renderRelevantBlock } from "./skills/prompt.ts";
 import type { AuditReport } from "./skills/audit/engine.ts";
 import type { SearchResult } from "./skills/search/search.ts";
 import type { McpAppConfig, McpConfigApi, ValidateResult } from "./mcp/index.ts";
 import { validateEntries } from "./mcp/validate.ts";
 import { checkArg, checkOptions, toLemonError, type ArgKind } from "./errors.ts";
+import { internals } from "./internals.ts";
 
 export interface LemonOptions extends ContextOptions {
   /** The `config.toml` settings as options; a key given here wins over the file. */
@@ -50,12 +54,14 @@ export interface McpApi {
 
 export interface Lemon extends AsyncDisposable {
   readonly mcp: McpApi;
+  /** The resolved options: cwd, env, lemon home, agent dir, skill roots (frozen). */
   readonly context: LemonContext;
   readonly skills: SkillsApi;
-  /** Lower-level registry used by the CLI (enable/disable report the file and whether it changed). */
-  readonly registry: SkillRegistry;
+  /** The stable skill listing for a system prompt (skills.md §6); `cwd` default: the instance's. */
   renderPrompt(opts?: { cwd?: string }): Promise<string>;
+  /** The per-turn `<relevant-skills>` block for entries `findRelevant` returned. */
   renderRelevant(entries: SkillEntry[]): string;
+  /** Stops workers and drops caches; the instance may not be used afterwards. */
   close(): Promise<void>;
 }
 
@@ -82,7 +88,12 @@ export function createLemon(options: LemonOptions = {}): Lemon {
   const context = createContext(options, "createLemon");
   checkOptions(options, LEMON_FIELDS, "createLemon");
   if (options.curator !== undefined && options.curator !== false) checkArg(options.curator, "object", "createLemon: option 'curator'");
-  const registry = new SkillRegistry(context, options.readConfigFile !== undefined ? { readConfigFile: options.readConfigFile } : {});
+  // The skills engine loads on first use: `lemon mcp …` and embedders that only validate never pay for it.
+  let registryP: Promise<SkillRegistry> | null = null;
+  const reg = () =>
+    (registryP ??= import("./skills/registry.ts").then(
+      (m) => new m.SkillRegistry(context, options.readConfigFile !== undefined ? { readConfigFile: options.readConfigFile } : {}),
+    ));
   const key = (what: string) => (k: unknown, o?: unknown) => {
     checkArg(k, "string", `${what}: key`);
     checkOptions(o, { ...CWD, refresh: "boolean", global: "boolean" }, what);
@@ -98,43 +109,43 @@ export function createLemon(options: LemonOptions = {}): Lemon {
   const skills: SkillsApi = {
     list: method(
       (o?: unknown) => checkOptions(o, { ...CWD, refresh: "boolean", all: "boolean", scope: SCOPE }, "skills.list"),
-      (o) => registry.list(o),
+      async (o) => (await reg()).list(o),
     ),
-    get: method(key("skills.get"), (k, o) => registry.get(k, o)),
-    status: method(key("skills.status"), (k, o) => registry.status(k, o)),
+    get: method(key("skills.get"), async (k, o) => (await reg()).get(k, o)),
+    status: method(key("skills.status"), async (k, o) => (await reg()).status(k, o)),
     refresh: method(
       (o?: unknown) => checkOptions(o, CWD, "skills.refresh"),
-      (o) => registry.refresh(o),
+      async (o) => (await reg()).refresh(o),
     ),
-    enable: method(toggle("skills.enable"), (k, o) => registry.enable(k, o)),
-    disable: method(toggle("skills.disable"), (k, o) => registry.disable(k, o)),
+    enable: method(toggle("skills.enable"), async (k, o) => (await reg()).enable(k, o)),
+    disable: method(toggle("skills.disable"), async (k, o) => (await reg()).disable(k, o)),
     lint: method(
       (p?: unknown, o?: unknown) => {
         if (p !== undefined) checkArg(p, "string[]", "skills.lint: paths");
         checkOptions(o, { ...CWD, strict: "boolean", audit: "boolean" }, "skills.lint");
       },
-      (p, o) => registry.lint(p, o),
+      async (p, o) => (await reg()).lint(p, o),
     ),
     check: method(
       (k?: unknown, o?: unknown) => {
         if (k !== undefined) checkArg(k, "string", "skills.check: key");
         checkOptions(o, CWD, "skills.check");
       },
-      (k, o) => registry.check(k, o),
+      async (k, o) => (await reg()).check(k, o),
     ),
-    inspect: method(key("skills.inspect"), (k, o) => registry.inspect(k, o)),
+    inspect: method(key("skills.inspect"), async (k, o) => (await reg()).inspect(k, o)),
     audit: method(
       (t: unknown, o?: unknown) => {
         checkArg(t, "string", "skills.audit: target");
         checkOptions(o, { ...CWD, force: "boolean" }, "skills.audit");
       },
-      (t, o) => registry.audit(t, o),
+      async (t, o) => (await reg()).audit(t, o),
     ),
-    findRelevant: method(query("skills.findRelevant", { refresh: "boolean", maxResults: "number" }), (q, o) =>
-      registry.findRelevant(q, o),
+    findRelevant: method(query("skills.findRelevant", { refresh: "boolean", maxResults: "number" }), async (q, o) =>
+      (await reg()).findRelevant(q, o),
     ),
-    search: method(query("skills.search", { maxLocal: "number", maxOnline: "number", online: "boolean" }), (q, o) =>
-      registry.search(q, o),
+    search: method(query("skills.search", { maxLocal: "number", maxOnline: "number", online: "boolean" }), async (q, o) =>
+      (await reg()).search(q, o),
     ),
   };
   // The MCP configuration code loads on first use, so skill commands never pay for it.
@@ -190,22 +201,21 @@ export function createLemon(options: LemonOptions = {}): Lemon {
   };
   const mcp: McpApi = { config, validate };
   const close = async () => {
-    await registry.close();
+    if (registryP !== null) await (await registryP).close();
   };
-  return {
+  const lemon: Lemon = {
     context,
     mcp,
     skills,
-    registry,
     renderPrompt: method(
       (o?: unknown) => checkOptions(o, CWD, "renderPrompt"),
-      (o) => registry.renderPrompt(o),
+      async (o) => (await reg()).renderPrompt(o),
     ),
     renderRelevant: (entries) => {
       try {
         checkArg(entries, "array", "renderRelevant: entries");
         entries.forEach((e, i) => checkArg(e, "object", `renderRelevant: entries[${i}]`));
-        return registry.renderRelevant(entries);
+        return renderRelevantBlock(entries);
       } catch (err) {
         throw toLemonError(err);
       }
@@ -213,9 +223,19 @@ export function createLemon(options: LemonOptions = {}): Lemon {
     close,
     [Symbol.asyncDispose]: close,
   };
+  internals.set(lemon, reg);
+  return lemon;
 }
 
-export { LemonError, type ErrorCode } from "./errors.ts";
+export { LemonError, toLemonError, type ErrorCode } from "./errors.ts";
+/** lemon's version, and the target it was built for (`linux-x64` …; the host when run from source). */
+export { VERSION, TARGET } from "./build-info.ts";
+export { processEnv, installSignalCleanup } from "./context.ts";
+/** Text hygiene for showing lemon's (untrusted) data on a terminal (cli.md §1.2). */
+export { cell, charCount, clampChars, sanitizeMessage, stripAnsi } from "./text.ts";
+export { isDisplayable } from "./skills/entry.ts";
+export { normaliseMaxResults } from "./skills/search/limits.ts";
+export { auditJson, formatFinding } from "./skills/audit/json.ts";
 export type { Diagnostic } from "./diagnostics.ts";
 export type { SkillEntry, SkillStatus, ActivationState } from "./skills/entry.ts";
 export type { SkillList, ShadowedSkill, InvalidSkill, ToggleOptions, ToggleResult } from "./skills/registry.ts";

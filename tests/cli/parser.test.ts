@@ -72,12 +72,11 @@ describe("usage errors (cli.md §1.2)", () => {
     expect((await box.cli(["mcp", "add", "x", "--stdio", "a", "--timeout-ms", "0"])).code).toBe(2);
   });
 
-  test("no colour in errors or help, even on a terminal without NO_COLOR", async () => {
+  test("no colour in errors or help, even without NO_COLOR", async () => {
     await using box = await sandbox();
     const { NO_COLOR: _, ...env } = box.env;
     for (const argv of [["skill", "list", "--bogus"], ["skill", "list", "--help"], ["skill", "inspect", "nope"]]) {
       const m = memoryIo({ env, cwd: box.project });
-      m.io.stdoutIsTTY = true;
       await runCli(argv, m.io);
       expect(m.stdout() + m.stderr()).not.toContain("\u001b");
     }

@@ -6,8 +6,7 @@
 import { defineCommand } from "../../command.ts";
 import { cliLemon, explainMissing } from "../../context.ts";
 import { printDiagnostics, printJson } from "../../output.ts";
-import { cell } from "../../../core/text.ts";
-import { auditJson, formatFinding } from "../../../core/skills/audit/index.ts";
+import { auditJson, cell, formatFinding } from "../../../core/index.ts";
 
 export default defineCommand({
   name: "audit",

@@ -4,7 +4,7 @@
  */
 import { defineCommand } from "../../command.ts";
 import { usageError } from "../../args.ts";
-import { isDisplayable } from "../../../core/skills/entry.ts";
+import { isDisplayable } from "../../../core/index.ts";
 import { cliLemon } from "../../context.ts";
 import { formatTable, hint, printDiagnostics, printJson, printNoSkills, truncate } from "../../output.ts";
 

@@ -7,7 +7,7 @@ import { defineCommand } from "../../command.ts";
 import { toolsFlag } from "../../args.ts";
 import { cliLemon } from "../../context.ts";
 import { printJson } from "../../output.ts";
-import { cell } from "../../../core/text.ts";
+import { cell } from "../../../core/index.ts";
 
 export default defineCommand({
   name: "inspect",

@@ -7,7 +7,7 @@ import { defineCommand } from "../../command.ts";
 import { toolsFlag } from "../../args.ts";
 import { cliLemon } from "../../context.ts";
 import { printDiagnostics, printJson } from "../../output.ts";
-import { isDisplayable } from "../../../core/skills/entry.ts";
+import { isDisplayable } from "../../../core/index.ts";
 
 export default defineCommand({
   name: "prompt",

@@ -7,8 +7,7 @@ import { defineCommand } from "../../command.ts";
 import { toolsFlag } from "../../args.ts";
 import { cliLemon } from "../../context.ts";
 import { formatTable, printJson, truncate } from "../../output.ts";
-import { normaliseMaxResults } from "../../../core/skills/search/relevance.ts";
-import type { SkillEntry } from "../../../core/index.ts";
+import { normaliseMaxResults, type SkillEntry } from "../../../core/index.ts";
 import { stateLabel } from "./list.ts";
 
 /** `RANK  KEY  SCOPE  STATE  DESCRIPTION`, shared with `skill search`. */

@@ -3,6 +3,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createLemon, type Lemon } from "../../../../src/core/index.ts";
+import { registryOf } from "../../../../src/core/internals.ts";
 import { SNAPSHOT_MAGIC } from "../../../../src/core/skills/search/format.ts";
 import { sandbox, type Sandbox } from "../../../support/sandbox.ts";
 
@@ -163,7 +164,7 @@ describe("search snapshot (skills.md §7.3)", () => {
       await using l = lemonFor(box);
       expect(await keys(l, "terraform")).toEqual(["global:terraform"]);
       // The rebuilt snapshot is persisted behind the call: settled() waits for the write.
-      await l.registry.relevance().store.settled();
+      await (await registryOf(l)).relevance().store.settled();
       expect(readFileSync(path).subarray(0, 7).toString()).toBe(SNAPSHOT_MAGIC);
     }
   });
@@ -195,7 +196,7 @@ describe("search snapshot (skills.md §7.3)", () => {
     await box.skill("global-skills", "s3", { name: "s3", description: "Now about saltstack." });
     t += 100;
     expect(await keys(l, "saltstack")).toEqual(["global:s3"]);
-    expect(l.registry.relevance().store.lastBuild).toMatchObject({ reused: 19, loaded: 1 });
+    expect((await registryOf(l)).relevance().store.lastBuild).toMatchObject({ reused: 19, loaded: 1 });
   });
 
   test("an unwritable cache still answers from memory", async () => {
@@ -212,7 +213,7 @@ describe("search snapshot (skills.md §7.3)", () => {
     await box.skill("global-skills", "consul", { name: "consul", description: "Service discovery." });
     await using l = lemonFor(box, { env: { LEMON_SNAPSHOT_WORKER: "always" } });
     expect(await keys(l, "vault secrets")).toEqual(["global:vault"]);
-    const store = l.registry.relevance().store;
+    const store = (await registryOf(l)).relevance().store;
     expect(store.lastBuild?.via).toBe("worker");
     const [file] = snapFiles(box);
     const hits = await (await store.worker()).score(join(box.agentDir, "cache", "skills", file!), "service discovery", 3);
@@ -227,7 +228,7 @@ describe("skills.refresh()", () => {
     let t = 0;
     const l = createLemon({ cwd: box.project, env: box.env, now: () => new Date(t) });
     await l.skills.findRelevant("alpha skill");
-    const store = l.registry.relevance().store;
+    const store = (await registryOf(l)).relevance().store;
     store.lastBuild = null;
     await l.skills.findRelevant("alpha skill");
     expect(store.lastBuild).toBeNull();

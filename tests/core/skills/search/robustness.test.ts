@@ -5,6 +5,7 @@ import { describe, expect, test } from "bun:test";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { createLemon, type Lemon } from "../../../../src/core/index.ts";
+import { registryOf } from "../../../../src/core/internals.ts";
 import { readSnapshotFile } from "../../../../src/core/skills/search/file.ts";
 import { sandbox, type Sandbox } from "../../../support/sandbox.ts";
 
@@ -76,7 +77,7 @@ describe("search snapshot across processes", () => {
     expect(readSnapshotFile(join(snapDir(box), files[0]!))).not.toBeNull();
     await using l = lemonFor(box);
     const got = await l.skills.findRelevant(cfg.query, { maxResults: 50 });
-    expect(l.registry.relevance().store.lastBuild).toBeNull();
+    expect((await registryOf(l)).relevance().store.lastBuild).toBeNull();
     expect(got.map((e) => e.key)).toEqual(JSON.parse(outA).keys);
   }, 30_000);
 
