@@ -8,9 +8,9 @@ import type { LemonContext } from "../context.ts";
 import { conflict, invalidParams, notFound } from "../errors.ts";
 import { formatJson } from "../fsx/atomic.ts";
 import { update, type Change, type Codec } from "../fsx/update.ts";
-import { scopePathsFor, type Scope } from "../paths.ts";
+import type { Scope } from "../paths.ts";
 import type { McpJson } from "../schema/mcp-json.ts";
-import { shapeProblem } from "./lemon-sources.ts";
+import { shapeProblem, targetFile } from "./lemon-sources.ts";
 import { isValidServerName, NAME_MESSAGE } from "./names.ts";
 import { MAX_CONFIG_BYTES, parseJsonText } from "./read.ts";
 import type { McpServerConfig, ServerView } from "./types.ts";
@@ -88,10 +88,6 @@ export interface TargetOptions {
   global?: boolean;
 }
 
-export function targetFile(ctx: LemonContext, opts: TargetOptions): { scope: Scope; file: string } {
-  const scope: Scope = opts.global ? "global" : "project";
-  return { scope, file: scopePathsFor(ctx, scope).mcpJson };
-}
 
 const writeOpts = (ctx: LemonContext, scope: Scope, command: string) => ({
   command,

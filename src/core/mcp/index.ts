@@ -6,10 +6,11 @@
 import { createContext, withCwd, type ContextOptions, type LemonContext } from "../context.ts";
 import { conflict, invalidParams, notFound } from "../errors.ts";
 import type { Diagnostic } from "../diagnostics.ts";
-import { scopePathsFor, type Scope } from "../paths.ts";
+import type { Scope } from "../paths.ts";
 import type { AddResult, RemoveResult, ToggleResult } from "./edit.ts";
 import { effectiveServers, type EffectiveSet } from "./effective.ts";
-import { readLemonFile, rawEntries } from "./lemon-sources.ts";
+import { readLemonFile, rawEntries, targetFile } from "./lemon-sources.ts";
+import type { McpServerDetails } from "./details.ts";
 import { isValidServerName, NAME_MESSAGE } from "./names.ts";
 import type { McpConfigOptions } from "./settings.ts";
 import type { McpServerConfig, ServerView } from "./types.ts";
@@ -21,6 +22,7 @@ export type { McpConfigOptions } from "./settings.ts";
 export type { McpAppConfig } from "./app-config.ts";
 export type { EffectiveSet, EffectiveServer } from "./effective.ts";
 export type { AddResult, RemoveResult, ToggleResult } from "./edit.ts";
+export type { McpServerDetails } from "./details.ts";
 export type { ValidateResult } from "./validate.ts";
 /** `validate(entries)`: every entry's first §3.4 problem, or the normalised entries (the one `mcp.validate`). */
 export { validateEntries as validate } from "./validate.ts";
@@ -33,14 +35,11 @@ export interface ScopeOptions {
   global?: boolean;
 }
 
-// Mutations load their machinery (locks, atomic writes, TypeBox) on first use, off the list path.
+// Mutations load their machinery (locks, atomic writes) on first use, off the list path; so do
+// `get` and `add-json`.
 const edit = () => import("./edit.ts");
-
-/** The lemon file of a scope (`--global`: `A/mcp.json`, else `C/.lemon/mcp.json`). */
-function targetFile(ctx: LemonContext, opts: { global?: boolean }): { scope: Scope; file: string } {
-  const scope: Scope = opts.global ? "global" : "project";
-  return { scope, file: scopePathsFor(ctx, scope).mcpJson };
-}
+const details = () => import("./details.ts");
+const addJson = () => import("./add-json.ts");
 
 /** `list` of one file (cli.md §3.2 without --all). */
 export interface McpFileListing {
@@ -76,6 +75,7 @@ export interface McpEffectiveListing {
 
 export type McpConfigListing = McpFileListing | McpEffectiveListing;
 
+/** `lemon.mcp.config` (cli.md §7): lemon's own files, and the effective set with `list --all`. */
 export interface McpConfigApi {
   list(opts: ScopeOptions & { all: true }): Promise<McpEffectiveListing>;
   list(opts?: ScopeOptions & { all?: false }): Promise<McpFileListing>;
@@ -86,6 +86,21 @@ export interface McpConfigApi {
   remove(name: string, opts?: ScopeOptions): Promise<RemoveResult>;
   enable(name: string, opts?: ScopeOptions & { force?: boolean }): Promise<ToggleResult>;
   disable(name: string, opts?: ScopeOptions & { force?: boolean }): Promise<ToggleResult>;
+}
+
+/** The configuration API the CLI's `lemon mcp` commands use: `McpConfigApi` plus `get` and `addJson`. */
+export interface McpConfigCommands extends McpConfigApi {
+  /**
+   * `mcp get NAME`: one effective server of any source (default scope: project), as `list --all`
+   * shows it, plus command and args or URL, env/header names, trust and approval. NOT_FOUND when
+   * no effective server has that name (a configured name or an unnamed entry's `<slug>#<n>`).
+   */
+  get(name: string, opts?: ScopeOptions): Promise<McpServerDetails>;
+  /**
+   * `mcp add-json NAME '<json>'`: adds the entry given as a JSON object text in lemon's or Claude
+   * Code's shape, validated and written as `add` (approval `always` unless the JSON says otherwise).
+   */
+  addJson(name: string, json: string, opts?: ScopeOptions & { replace?: boolean }): Promise<AddResult>;
 }
 
 async function listFile(ctx: LemonContext, opts: ScopeOptions): Promise<McpFileListing> {
@@ -131,8 +146,11 @@ export function effectiveView(set: EffectiveSet, scope: Scope): McpEffectiveList
   };
 }
 
+/** Unnamed entries are addressed by their display name `<slug>#<n>` (mcp.md §2.1). */
+const DISPLAY_NAME = /^[a-z0-9_]+#[1-9][0-9]*$/;
+
 /** The `mcp.config` API over one context; `opts` carries the `[mcp]` module options. */
-export function createMcpConfig(base: LemonContext, opts: McpConfigOptions = {}): McpConfigApi {
+export function createMcpConfig(base: LemonContext, opts: McpConfigOptions = {}): McpConfigCommands {
   const at = (o?: { cwd?: string }) => withCwd(base, o?.cwd);
 
   async function toggle(name: string, enabled: boolean, o: ScopeOptions & { force?: boolean } = {}) {
@@ -162,11 +180,19 @@ export function createMcpConfig(base: LemonContext, opts: McpConfigOptions = {})
     remove: async (name, o = {}) => (await edit()).removeServer(at(o), name, o),
     enable: (name, o) => toggle(name, true, o),
     disable: (name, o) => toggle(name, false, o),
+    get: async (name, o = {}) => {
+      if (!isValidServerName(name) && !(typeof name === "string" && DISPLAY_NAME.test(name))) throw invalidParams(NAME_MESSAGE);
+      return (await details()).getServer(at(o), opts, name, o.global ? "global" : "project");
+    },
+    addJson: async (name, json, o = {}) => {
+      if (typeof json !== "string") throw invalidParams("the JSON entry must be a string of JSON text");
+      return (await addJson()).addServerJson(at(o), name, json, o);
+    },
   };
 }
 
 /** Convenience for embedders without a full `createLemon`: builds the context from options. */
-export function mcpConfig(options: ContextOptions & McpConfigOptions = {}): McpConfigApi {
+export function mcpConfig(options: ContextOptions & McpConfigOptions = {}): McpConfigCommands {
   const { config, readConfigFile, ...ctxOpts } = options;
   return createMcpConfig(createContext(ctxOpts), {
     ...(config !== undefined ? { config } : {}),

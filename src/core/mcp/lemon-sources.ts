@@ -4,7 +4,9 @@
  * `LEMON_MCP_SERVERS` env var and `[[mcp.servers]]` / the module's `mcp.servers`. Invalid JSON or
  * a wrong top level skips the whole source with a diagnostic; a bad entry skips only itself.
  */
+import type { LemonContext } from "../context.ts";
 import { diagnostic, type Diagnostic } from "../diagnostics.ts";
+import { scopePathsFor, type Scope } from "../paths.ts";
 import { firstFailure } from "../schema/first-failure.ts";
 import { isMcpEnvServers, isMcpJson, McpEnvServersData, McpJsonData } from "../schema/mcp-json.checks.js";
 import type { McpEnvServers, McpJson } from "../schema/mcp-json.ts";
@@ -22,6 +24,12 @@ const SHAPES = {
 export function shapeProblem(which: "file" | "env", value: unknown): string | null {
   const shape = SHAPES[which];
   return shape.check(value) ? null : firstFailure(shape.data, value, "invalid document");
+}
+
+/** The lemon file of a scope (`global`: `A/mcp.json`, else `C/.lemon/mcp.json`). */
+export function targetFile(ctx: LemonContext, opts: { global?: boolean }): { scope: Scope; file: string } {
+  const scope: Scope = opts.global ? "global" : "project";
+  return { scope, file: scopePathsFor(ctx, scope).mcpJson };
 }
 
 export interface LemonFile {

@@ -1,0 +1,95 @@
+/**
+ * @module mcp/details
+ * `lemon mcp get NAME` (cli.md §3.2): one effective server of any source, as `list --all` shows
+ * it, plus what it would run — command and arguments or URL, env and header names — with values
+ * that look like credentials masked. Fields are taken before `${…}` expansion, so a placeholder
+ * shows as written and no environment value is printed.
+ */
+import type { LemonContext } from "../context.ts";
+import { notFound } from "../errors.ts";
+import type { Scope } from "../paths.ts";
+import { maskSecrets } from "../skills/audit/rules/secrets.ts";
+import { redactUrl } from "../text.ts";
+import { effectiveServers, type EffectiveServer } from "./effective.ts";
+import type { McpConfigOptions } from "./settings.ts";
+
+/** One effective server with its redacted fields (cli.md §3.2 `mcp get`). */
+export interface McpServerDetails {
+  name: string;
+  source: string;
+  /** The file the entry came from; null for `LEMON_MCP_SERVERS` and module options. */
+  file: string | null;
+  type: string;
+  enabled: boolean;
+  disabled_by: string | null;
+  approval: string;
+  shadowed: { source: string }[];
+  warnings: string[];
+  /** stdio: the program as written; null for http/sse. */
+  command: string | null;
+  /** stdio: the arguments, credential-looking values masked as `****`; null for http/sse. */
+  args: string[] | null;
+  /** stdio: the working directory as written (null when absent or not stdio). */
+  cwd: string | null;
+  /** http/sse: the URL without userinfo, query or fragment; null for stdio. */
+  url: string | null;
+  /** `env` keys and `env_vars` names, sorted; values are never shown. */
+  env_names: string[];
+  /** Header names as written, sorted; values are never shown. */
+  header_names: string[];
+  /**
+   * `"trusted"` for the user's own sources (mcp.md §4.4); null for a project server, whose trust
+   * cannot be known until project trust exists (`trust_reason` says so).
+   */
+  trust: "trusted" | null;
+  trust_reason: string | null;
+}
+
+/** Flags whose next argument is a credential (`--api-key VALUE`, `-token VALUE`). */
+const SECRET_FLAG = /^--?[A-Za-z0-9_.-]*(?:secret|token|passw(?:or)?d|api[_-]?key|apikey|access[_-]?key|private[_-]?key|auth)[A-Za-z0-9_-]*$/i;
+
+function maskArgs(args: readonly string[]): string[] {
+  return args.map((a, i) => (i > 0 && SECRET_FLAG.test(args[i - 1]!) && !a.startsWith("-") ? "****" : maskSecrets(a)));
+}
+
+function safeUrl(url: string): string {
+  const clean = redactUrl(url);
+  if (clean !== "<invalid url>" || !url.includes("${")) return clean;
+  // A placeholder keeps the URL from parsing; drop what redactUrl would have dropped.
+  return url.replace(/[?#].*$/, "").replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@]*@/i, "$1");
+}
+
+const sorted = (names: Iterable<string>) => [...new Set(names)].sort();
+
+export function serverDetails(s: EffectiveServer): McpServerDetails {
+  const e = s.server.entry;
+  const stdio = s.type === "stdio";
+  const project = s.source.endsWith(":project");
+  return {
+    name: s.name,
+    source: s.source,
+    file: s.server.file ?? null,
+    type: s.type,
+    enabled: s.enabled,
+    disabled_by: s.disabled_by,
+    approval: s.approval,
+    shadowed: s.shadowed,
+    warnings: s.warnings,
+    command: stdio ? (e.command ?? null) : null,
+    args: stdio ? maskArgs(e.args ?? []) : null,
+    cwd: stdio ? (e.cwd ?? null) : null,
+    url: !stdio && e.url !== undefined ? safeUrl(e.url) : null,
+    env_names: sorted([...Object.keys(e.env ?? {}), ...(e.env_vars ?? [])]),
+    header_names: sorted(Object.keys(e.headers ?? {})),
+    trust: project ? null : "trusted",
+    trust_reason: project ? "project trust (mcp.md §4.4) is not available in this version" : null,
+  };
+}
+
+/** The effective server named `name` (a configured name or an unnamed entry's `<slug>#<n>`). */
+export async function getServer(ctx: LemonContext, opts: McpConfigOptions, name: string, scope: Scope): Promise<McpServerDetails> {
+  const set = await effectiveServers(ctx, opts, scope);
+  const s = set.servers.find((x) => x.name === name);
+  if (!s) throw notFound(`MCP server '${name}' not found`);
+  return serverDetails(s);
+}
