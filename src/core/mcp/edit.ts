@@ -24,8 +24,9 @@ import { serverView } from "./view.ts";
  */
 export const mcpJsonCodec: Codec<McpJson> = {
   empty: () => ({ servers: [] }),
+  // update() refuses a bigger file before reading it, with the reason a read gives.
+  maxBytes: MAX_CONFIG_BYTES,
   parse(text) {
-    if (Buffer.byteLength(text) > MAX_CONFIG_BYTES) throw new Error(`file exceeds ${MAX_CONFIG_BYTES} bytes`);
     const parsed = parseJsonText(text);
     if (!parsed.ok) throw new Error(parsed.reason);
     const problem = shapeProblem("file", parsed.value);
