@@ -5,6 +5,7 @@
 
 export type DiagnosticLevel = "error" | "warn" | "info";
 
+/** cli.md §1.4 Diagnostic: `path`, `key` and `source` only when known. */
 export interface Diagnostic {
   level: DiagnosticLevel;
   code: string;
@@ -15,6 +16,7 @@ export interface Diagnostic {
   source?: string;
 }
 
+/** A diagnostic with only the extra fields that are set. */
 export function diagnostic(
   level: DiagnosticLevel,
   code: string,

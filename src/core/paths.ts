@@ -5,8 +5,10 @@
 import { join } from "node:path";
 import type { LemonContext } from "./context.ts";
 
+/** A skill scope (skills.md §1.2). */
 export type Scope = "global" | "project";
 
+/** The state files of one scope (skills.md §1.2), under `A` or `P`. */
 export interface ScopePaths {
   /** Directory holding the scope's state files: `A` or `P`. */
   stateDir: string;
@@ -20,6 +22,7 @@ export interface ScopePaths {
   mcpJson: string;
 }
 
+/** Every location of a context: homes, config, caches and both scopes. */
 export interface LemonPaths {
   home: string;
   agentDir: string;
@@ -48,6 +51,7 @@ function scopePaths(stateDir: string): ScopePaths {
   };
 }
 
+/** The paths of a context (its homes and cwd); pure, resolve once per operation. */
 export function resolvePaths(ctx: LemonContext): LemonPaths {
   return {
     home: ctx.home,
@@ -62,6 +66,7 @@ export function resolvePaths(ctx: LemonContext): LemonPaths {
   };
 }
 
+/** One scope's paths. */
 export function scopePathsFor(ctx: LemonContext, scope: Scope): ScopePaths {
   const p = resolvePaths(ctx);
   return scope === "global" ? p.global : p.project;

@@ -51,6 +51,7 @@ export function checkSchema(schema: TSchema, value: unknown): string | null {
   return `${where}: ${first.message.toLowerCase()}`;
 }
 
+/** True when `value` matches `schema`. */
 export function isValid(schema: TSchema, value: unknown): boolean {
   return check(schema, value);
 }

@@ -10,6 +10,7 @@ const Strings = Type.Array(Type.String());
 // Tables keyed by a user-chosen name (`[agents.<name>]`): any key, each value one table shape.
 const NamedTables = <T extends TSchema>(table: T) => Type.Object({}, { additionalProperties: table });
 
+/** `config.toml`: the sections and keys of the contract; other keys are unknown (reported, ignored). */
 export const ConfigToml = Type.Object({
   skills: Type.Optional(
     Type.Object({
@@ -69,6 +70,7 @@ export const ConfigToml = Type.Object({
   ),
   automations: Type.Optional(Type.Object({ notify_command: Type.Optional(Strings) })),
 });
+/** A `config.toml` document as far as lemon reads it. */
 export type ConfigToml = Static<typeof ConfigToml>;
 
 const isTable = (v: unknown): v is Record<string, unknown> =>

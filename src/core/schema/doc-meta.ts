@@ -6,6 +6,7 @@
 import { Type } from "@sinclair/typebox";
 import { Manifest } from "./manifest.ts";
 
+/** One DocMeta record of a snapshot. */
 export const DocMetaSchema = Type.Object({
   key: Type.String(),
   root: Type.Integer({ minimum: 0 }),

@@ -15,10 +15,15 @@ function registerFormats(): void {
 }
 registerFormats();
 
+/** Safe text (skills.md §4.4) of at most 128 bytes. */
 export const SafeText128 = Type.String({ format: "lemon-safe-128b" });
+/** Safe text of at most 64 bytes (`version`). */
 export const SafeText64 = Type.String({ format: "lemon-safe-64b" });
+/** Safe text of at most 1,024 characters and 4,096 bytes. */
 export const Description = Type.String({ format: "lemon-description" });
+/** A list of at most 32 safe strings of at most 128 bytes. */
 export const SafeList = Type.Array(SafeText128, { maxItems: 32 });
+/** A `platforms` value after aliasing. */
 export const Platform = Type.Union([
   Type.Literal("linux"),
   Type.Literal("darwin"),
@@ -28,19 +33,24 @@ export const Platform = Type.Union([
 // An object with any keys. Not Type.Record: building one at module load costs milliseconds on a
 // cold start, and this module loads for every skill command. (A Date also passes this check; the
 // validator rejects TOML datetimes itself.)
+/** Any mapping. */
 export const AnyMap = Type.Object({}, { additionalProperties: Type.Unknown() });
+/** The `verification` map (stored, never run). */
 export const Verification = Type.Object({
   command: Type.Optional(Type.String()),
   expect_exit: Type.Optional(Type.Integer()),
   expect_output: Type.Optional(Type.String()),
 });
+/** A `references` item: a path, or a map with `path` or `url`. */
 export const Reference = Type.Union([
   Type.String(),
   Type.Object({ path: Type.String(), description: Type.Optional(Type.String()) }),
   Type.Object({ url: Type.String(), description: Type.Optional(Type.String()) }),
 ]);
+/** At most 64 references. */
 export const References = Type.Array(Reference, { maxItems: 64 });
 
+/** One validation rule of skills.md §4.4 with its exact message. */
 export interface FieldRule {
   /** Dotted path into the normalised raw manifest. */
   field: string;
@@ -70,6 +80,7 @@ export const FIELD_RULES: readonly FieldRule[] = [
   { field: "version", schema: SafeText64, message: "version must be a single-line string of at most 64 bytes" },
 ];
 
+/** Types of the `verification` keys. */
 export const VERIFICATION_KEYS: Readonly<Record<string, TSchema>> = {
   command: Type.String(),
   expect_exit: Type.Integer(),
@@ -96,7 +107,9 @@ export const Manifest = Type.Object({
   manifest_version: Type.Union([Type.Literal(1), Type.Literal(2)]),
   unknown_fields: Type.Array(Type.String()),
 });
+/** The normalised manifest. */
 export type Manifest = Static<typeof Manifest>;
+/** A `references` item. */
 export type Reference = Static<typeof Reference>;
 
 /** Top-level keys of §4.2 (and the normalisation inputs of §4.3). */
@@ -114,6 +127,7 @@ export const KNOWN_FOREIGN_FIELDS: ReadonlySet<string> = new Set([
   "license", "compatibility", "allowed-tools", "argument-hint", "user-invocable", "metadata",
 ]);
 
+/** Keys that make a manifest v2 (skills.md §4.2), beside `metadata.lemon`. */
 export const V2_FIELDS: readonly string[] = [
   "platforms", "requires_tools", "fallback_for_tools", "required_environment_variables", "verification", "references",
 ];

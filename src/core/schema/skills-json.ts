@@ -4,6 +4,7 @@
  */
 import { Type, type Static } from "@sinclair/typebox";
 
+/** `skills.json` (skills.md §3): unknown keys are kept. */
 export const SkillsJson = Type.Object(
   {
     version: Type.Optional(Type.Number()),
@@ -12,6 +13,8 @@ export const SkillsJson = Type.Object(
   },
   { additionalProperties: true },
 );
+/** A `skills.json` document. */
 export type SkillsJson = Static<typeof SkillsJson>;
 
+/** The document a missing file reads as. */
 export const emptySkillsJson = (): SkillsJson => ({ version: 1, disabled: [], enabled: [] });

@@ -12,13 +12,16 @@ import { MSG } from "./messages.ts";
 import { resolveRoots, type SkillRoot } from "./roots.ts";
 import { scanRoot, type ScanWatch, type SkillCandidate } from "./scan.ts";
 
+/** Which scopes a read covers: both (project first), or one. */
 export type View = "both" | "global" | "project";
 
+/** A valid record that lost its key to a higher-precedence one (`by`). */
 export interface Shadowed {
   record: SkillRecord & { valid: true };
   by: ValidRecord;
 }
 
+/** The result of discovery for one view: effective skills, losers, invalid files, diagnostics. */
 export interface Discovery {
   view: View;
   roots: SkillRoot[];
@@ -31,6 +34,7 @@ export interface Discovery {
   candidates: SkillCandidate[];
 }
 
+/** Parsed records by SKILL.md path, reused while the file fingerprint holds (one per instance). */
 export type RecordCache = Map<string, SkillRecord>;
 
 const byPath = (a: SkillCandidate, b: SkillCandidate) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);

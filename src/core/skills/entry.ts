@@ -11,14 +11,17 @@ import type { RootLabel } from "./roots.ts";
 /** Ascending by key (UTF-16 order, as every listing sorts). */
 export const byKey = <T extends { key: string }>(a: T, b: T): number => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
 
+/** skills.md §5.2 activation states. */
 export type ActivationState = "active" | "not_ready" | "disabled" | "platform_incompatible" | "blocked";
 
+/** Requirements missing right now (skills.md §5.2). */
 export interface Missing {
   bins: string[];
   env: string[];
   tools: string[];
 }
 
+/** The Entry of skills.md §5.1, field names as in `--json`. */
 export interface SkillEntry {
   key: string;
   name: string;
@@ -72,6 +75,7 @@ export interface Provenance {
   blocked: boolean;
 }
 
+/** Provenance of an unmanaged skill: every field null. */
 export const NO_PROVENANCE: Provenance = {
   source_kind: null,
   source_id: null,
@@ -100,6 +104,7 @@ export class EffectiveDisabled extends Set<string> {
   }
 }
 
+/** True when `platforms` holds `any` or the current platform (skills.md §5.2 rule 2). */
 export function platformCompatible(platforms: readonly string[], current: string): boolean {
   if (platforms.includes("any")) return true;
   const p = current === "linux" || current === "darwin" || current === "win32" ? current : null;
@@ -114,6 +119,7 @@ const dedupe = (xs: string[]) => [...new Set(xs)];
  */
 export type BinLookup = Map<string, boolean>;
 
+/** Missing bins, env vars and tools, unchecked tools and `superseded` (skills.md §5.2); `bins` caches PATH lookups. */
 export function computeMissing(
   rec: ValidRecord,
   ctx: LemonContext,
@@ -139,6 +145,7 @@ export function computeMissing(
   return { missing: { bins: missingBins, env, tools: missingTools }, unchecked, superseded };
 }
 
+/** The live Entry of a valid record; `prov` defaults to {@link NO_PROVENANCE}, `bins` to a fresh lookup. */
 export function toEntry(
   rec: ValidRecord,
   ctx: LemonContext,
@@ -193,6 +200,7 @@ export function isDisplayable(e: SkillEntry): boolean {
   return (e.activation_state === "active" || e.activation_state === "not_ready") && !e.hidden && !e.superseded;
 }
 
+/** The camelCase `SkillStatus` of cli.md §7 for an Entry. */
 export function toStatus(e: SkillEntry, platform: string): SkillStatus {
   return {
     key: e.key,

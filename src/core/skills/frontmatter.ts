@@ -7,12 +7,16 @@ import { decodeUtf8 } from "../text.ts";
 import { MSG } from "./messages.ts";
 import { parsePlainYaml } from "./yaml-fast.ts";
 
+/** SKILL.md size limit (skills.md §2.2). */
 export const MAX_SKILL_FILE_BYTES = 1024 * 1024;
+/** Frontmatter size limit, checked before parsing (skills.md §4.1 rule 3). */
 export const MAX_HEADER_BYTES = 65536;
 const MAX_ALIASES = 100;
 
+/** Which header a SKILL.md has. */
 export type FrontmatterKind = "yaml" | "toml" | "none";
 
+/** The split file with its parsed header mapping, or the parse error. */
 export type ParsedSkillFile =
   | (Split & { ok: true; data: Record<string, unknown> })
   | { ok: false; code: "parse_error"; message: string };

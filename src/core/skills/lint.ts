@@ -12,9 +12,12 @@ import type { ManifestWarning } from "./manifest.ts";
 import { invalidParams } from "../errors.ts";
 import { MSG } from "./messages.ts";
 import { readSkillFile } from "./skill-file.ts";
+import { enumerateBundle } from "./bundle.ts";
 
+/** Lint issue severities (skills.md §15.1). */
 export type Severity = "error" | "warn" | "info";
 
+/** One lint finding: code, severity, message, and where (`file` relative to the skill dir, 1-based `line`). */
 export interface LintIssue {
   code: string;
   severity: Severity;
@@ -23,6 +26,7 @@ export interface LintIssue {
   line: number;
 }
 
+/** Lint of one skill directory; `valid` = no error (no warning either under `strict`). */
 export interface LintResult {
   key: string;
   path: string;
@@ -30,6 +34,7 @@ export interface LintResult {
   issues: LintIssue[];
 }
 
+/** The `lint --json` document of skills.md §15.1. */
 export interface LintReport {
   ok: boolean;
   strict: boolean;
@@ -42,40 +47,13 @@ export interface LintAuditHook {
   (dir: string): Promise<{ verdict: "pass" | "warn" | "block"; findings: string[] }>;
 }
 
+/** Recommended key spelling (lint `invalid_key`); other keys still work. */
 export const KEY_RE = /^[a-z0-9][a-z0-9._-]*$/;
 const MAX_BODY_CHARS = 100_000;
-const MAX_WALK = 10_000;
 
 function lineOfKey(header: string[], key: string): number {
   const i = header.findIndex((l) => l.startsWith(`${key}:`) || l.startsWith(`${key} =`) || l.startsWith(`"${key}"`));
   return i < 0 ? 1 : i + 2;
-}
-
-function symlinksIn(dir: string): string[] {
-  const out: string[] = [];
-  const queue = [dir];
-  let seen = 0;
-  while (queue.length > 0 && seen < MAX_WALK) {
-    const d = queue.shift()!;
-    let names: string[];
-    try {
-      names = readdirSync(d);
-    } catch {
-      continue;
-    }
-    for (const n of names) {
-      seen++;
-      const p = join(d, n);
-      try {
-        const st = lstatSync(p);
-        if (st.isSymbolicLink()) out.push(relative(dir, p));
-        else if (st.isDirectory()) queue.push(p);
-      } catch {
-        // Vanished while walking; nothing to report.
-      }
-    }
-  }
-  return out.sort();
 }
 
 /** Lints one skill directory. */
@@ -96,7 +74,9 @@ export async function lintSkillDir(dir: string, opts: LintOptions = {}): Promise
 
   if (!KEY_RE.test(key) || key.length > 64)
     add("invalid_key", "warn", MSG.lintInvalidKey(key), 1, ".");
-  for (const link of symlinksIn(dir)) add("symlink_in_bundle", "error", MSG.lintSymlink(link), 1, link);
+  // The bundle's own walker (install.md §7.1): the symlinks lint names are the ones installs refuse.
+  const links = (await enumerateBundle(dir)).entries.filter((e) => e.kind === "symlink").map((e) => e.rel);
+  for (const link of links) add("symlink_in_bundle", "error", MSG.lintSymlink(link), 1, link);
 
   const read = await readSkillFile(file);
   if (!read.ok) {
@@ -245,6 +225,7 @@ export async function lintRun(
   return summarise(results, opts.strict === true);
 }
 
+/** The report over results: `ok` when all are valid, with issue counts by severity. */
 export function summarise(results: LintResult[], strict: boolean): LintReport {
   const all = results.flatMap((r) => r.issues);
   return {

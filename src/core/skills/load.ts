@@ -12,6 +12,7 @@ import { readSkillFile, type SkillFileCode } from "./skill-file.ts";
 import { fingerprintOf } from "./fingerprint.ts";
 import type { SkillCandidate } from "./scan.ts";
 
+/** Body characters a record keeps: all that relevance may use (skills.md §7.1 rule 7). */
 export const BODY_EXCERPT_CHARS = 10_000;
 
 /** Why a candidate is invalid: the reader's codes (a missing file is unreadable here) or an escaping link. */
@@ -23,6 +24,7 @@ interface RecordBase {
   fingerprint: string;
 }
 
+/** A candidate whose SKILL.md parsed and validated. */
 export interface ValidRecord extends RecordBase {
   valid: true;
   manifest: Manifest;
@@ -36,6 +38,7 @@ export interface ValidRecord extends RecordBase {
   bodyStartLine: number;
 }
 
+/** A candidate whose SKILL.md is invalid: excluded from listings, shown by check/lint/list --all. */
 export interface InvalidRecord extends RecordBase {
   valid: false;
   code: InvalidCode;
@@ -43,6 +46,7 @@ export interface InvalidRecord extends RecordBase {
   contentHash: string | null;
 }
 
+/** What loading one candidate gives. */
 export type SkillRecord = ValidRecord | InvalidRecord;
 
 /** The first `n` code points of `s`, without materialising the whole string as an array. */
@@ -77,6 +81,7 @@ export function statSkillFile(file: string): { st: Stats } | { error: string } {
   }
 }
 
+/** The record of a candidate, from `cache` while its SKILL.md fingerprint is unchanged. Never throws. */
 export async function loadCandidate(candidate: SkillCandidate, cache?: Map<string, SkillRecord>): Promise<SkillRecord> {
   const file = candidate.skillFile;
   const stat = statSkillFile(file);

@@ -14,11 +14,13 @@ import {
 } from "../schema/manifest.ts";
 import { isSafeText, utf8Bytes } from "../text.ts";
 
+/** A normalisation repair (skills.md §4.3), reported by lint under its code. */
 export interface ManifestWarning {
   code: "list_item_dropped" | "description_multiline" | "value_coerced";
   message: string;
 }
 
+/** The manifest, or the first validation message; `raw` is the normalised mapping either way. */
 export type ManifestResult =
   | { ok: true; manifest: Manifest; warnings: ManifestWarning[]; raw: Record<string, unknown> }
   | { ok: false; message: string; warnings: ManifestWarning[]; raw: Record<string, unknown> };

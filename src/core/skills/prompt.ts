@@ -36,10 +36,12 @@ export function renderListing(entries: readonly SkillEntry[]): string {
   return `${preamble.trimEnd()}\n\n<available_skills>\n${lines.join("\n")}\n</available_skills>\n`;
 }
 
+/** The missing items of an entry, comma separated ("" when none). */
 export function missingText(e: SkillEntry): string {
   return [...e.missing.bins, ...e.missing.env, ...e.missing.tools].join(", ");
 }
 
+/** The per-turn `<relevant-skills>` block (skills.md §6.3); "" for no entries. */
 export function renderRelevantBlock(entries: readonly SkillEntry[]): string {
   if (entries.length === 0) return "";
   const parts = entries.map((e) => {

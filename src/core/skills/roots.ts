@@ -7,10 +7,13 @@ import { existsSync, realpathSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { GlobalRootLabel, LemonContext } from "../context.ts";
 import { expandUserPath } from "../context.ts";
+import { sha256Hex } from "../hash.ts";
 import { resolvePaths, type LemonPaths, type Scope } from "../paths.ts";
 
+/** Root labels of skills.md §2.1. */
 export type RootLabel = "lemon" | GlobalRootLabel | "github";
 
+/** One skill root of a scope, in precedence order. */
 export interface SkillRoot {
   scope: Scope;
   label: RootLabel;
@@ -29,6 +32,7 @@ const PROJECT_DIRS: readonly [RootLabel, string][] = [
   ["github", ".github/skills"],
 ];
 
+/** Global roots 2–5 of skills.md §2.1: label, override env var, path under the home. */
 export const GLOBAL_ROOTS: readonly { label: GlobalRootLabel; env: string; rel: string }[] = [
   { label: "agents", env: "LEMON_HARNESS_SKILLS_DIR", rel: ".agents/skills" },
   { label: "omp", env: "LEMON_OMP_SKILLS_DIR", rel: ".omp/agent/skills" },
@@ -86,7 +90,7 @@ export function canonicalRoots(roots: readonly SkillRoot[]): string {
  * of a project's audit cache (skills.md §1.2).
  */
 export function scopeId(roots: readonly SkillRoot[]): string {
-  return new Bun.CryptoHasher("sha256").update(canonicalRoots(roots)).digest("hex").slice(0, 16);
+  return sha256Hex(canonicalRoots(roots)).slice(0, 16);
 }
 
 /** Project roots first, then global; duplicates (same real path) kept once at their first position. */

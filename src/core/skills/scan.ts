@@ -9,8 +9,10 @@ import { diagnostic, type Diagnostic } from "../diagnostics.ts";
 import { MSG } from "./messages.ts";
 import type { SkillRoot } from "./roots.ts";
 
+/** Directory entries one root scan reads at most (skills.md §2.2). */
 export const MAX_DIR_ENTRIES = 20_000;
 
+/** A directory holding a SKILL.md entry, before the file is read. */
 export interface SkillCandidate {
   key: string;
   root: SkillRoot;
@@ -21,6 +23,7 @@ export interface SkillCandidate {
   skillFile: string;
 }
 
+/** The candidates of one root in sorted order, with scan diagnostics. */
 export interface ScanResult {
   candidates: SkillCandidate[];
   diagnostics: Diagnostic[];

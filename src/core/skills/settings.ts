@@ -16,6 +16,7 @@ import { readRegularFile, type RegularFileProblem } from "./regular-file.ts";
 /** lemon's own state files are at most 1 MiB, for reads and rewrites alike. */
 const MAX_SETTINGS_BYTES = 1024 * 1024;
 
+/** The strict codec of `skills.json` (bounded like every lemon state file). */
 export const skillsJsonCodec = jsonCodec(SkillsJson, emptySkillsJson, { maxBytes: MAX_SETTINGS_BYTES });
 
 /** One scope's `skills.json`: its document, or the reason it could not be read (then the document is empty). */
@@ -25,6 +26,7 @@ export interface SettingsFile {
   error: string | null;
 }
 
+/** Both scopes' `skills.json` and the diagnostics of unreadable ones. */
 export interface Settings {
   global: SettingsFile;
   project: SettingsFile;

@@ -6,6 +6,7 @@
  * snapshot builder all read SKILL.md here, so a file means the same thing to each of them.
  * Never throws: every failure is a code of skills.md §2.3 / §15.1 and its message.
  */
+import { sha256Hex } from "../hash.ts";
 import type { Manifest } from "../schema/manifest.ts";
 import { decodeUtf8, MAX_SKILL_FILE_BYTES, parseSkillText, type FrontmatterKind } from "./frontmatter.ts";
 import { buildManifest, type ManifestWarning } from "./manifest.ts";
@@ -53,12 +54,8 @@ export interface SkillFileFailed {
   warnings: ManifestWarning[];
 }
 
+/** What reading a SKILL.md gives. */
 export type SkillFile = SkillFileOk | SkillFileFailed;
-
-/** sha256 hex of bytes or text. */
-export function sha256Hex(bytes: Uint8Array | string): string {
-  return new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
-}
 
 const failed = (code: SkillFileCode, message: string, contentHash: string | null = null): SkillFileFailed => ({
   ok: false,

@@ -12,6 +12,7 @@ import { splitFrontmatter } from "../frontmatter.ts";
 import { MSG } from "../messages.ts";
 import { decodeSkillBytes } from "../skill-file.ts";
 
+/** A lint issue as the audit consumes it (skills.md §15.1 codes). */
 export interface LintIssue {
   code: string;
   severity: "error" | "warn" | "info";
@@ -20,6 +21,7 @@ export interface LintIssue {
   line?: number;
 }
 
+/** A linter's verdict on one directory. */
 export interface LintOutcome {
   valid: boolean;
   issues: LintIssue[];
@@ -47,6 +49,7 @@ function lintSeverity(issue: LintIssue): Severity | null {
   return null;
 }
 
+/** Lint issues as audit findings `lint/<code>` with install.md §7.3 severities (infos dropped). */
 export function lintFindings(outcome: LintOutcome): Finding[] {
   const out: Finding[] = [];
   for (const issue of outcome.issues) {
@@ -66,6 +69,7 @@ export function lintFindings(outcome: LintOutcome): Finding[] {
   return out;
 }
 
+/** Lint issues as stored in an audit record. */
 export function lintRecords(outcome: LintOutcome): LintIssueRecord[] {
   return outcome.issues.map((i) => ({ code: i.code, severity: i.severity, message: i.message }));
 }
