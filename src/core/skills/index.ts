@@ -1,10 +1,25 @@
 /**
  * @module lemon-skills/skills
- * The skill catalog without MCP: discovery, manifest, activation and prompt rendering.
+ * The skill catalog without MCP: discovery, manifest, activation, lint, check, inspect and prompt
+ * rendering. `SkillRegistry` is the skills API of one instance (what `createLemon().skills` wraps).
  */
-export { SkillRegistry, type SkillList, type ShadowedSkill, type InvalidSkill, type ListOptions } from "./registry.ts";
+export {
+  SkillRegistry,
+  type SkillList,
+  type ShadowedSkill,
+  type InvalidSkill,
+  type ListOptions,
+  type ViewOptions,
+  type LintCallOptions,
+  type ToggleOptions,
+  type ToggleResult,
+  type RegistryOptions,
+} from "./registry.ts";
 export type { SkillEntry, SkillStatus, ActivationState, Missing } from "./entry.ts";
+export type { CheckReport, SkillCheck, SkillInspection, InspectManifest } from "./reports.ts";
+export type { LintReport, LintResult, LintIssue, Severity } from "./lint.ts";
 export { renderListing, renderRelevantBlock } from "./prompt.ts";
+export { readSkillFile, parseSkillBytes, type SkillFile, type SkillFileOk, type SkillFileFailed } from "./skill-file.ts";
 export { parseSkillText } from "./frontmatter.ts";
 export { buildManifest } from "./manifest.ts";
 export { createContext, type ContextOptions, type LemonContext } from "../context.ts";
