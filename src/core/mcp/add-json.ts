@@ -21,7 +21,9 @@ function oauthOf(raw: unknown): unknown {
   const out: Record<string, unknown> = { ...rest };
   if (clientId !== undefined && out.client_id === undefined && out["client-id"] === undefined) out.client_id = clientId;
   if (callbackPort !== undefined && out.redirect_uri === undefined && out["redirect-uri"] === undefined)
-    out.redirect_uri = Number.isInteger(callbackPort) ? `http://127.0.0.1:${String(callbackPort)}/callback` : callbackPort;
+    out.redirect_uri = Number.isInteger(callbackPort)
+      ? `http://127.0.0.1:${String(callbackPort)}/callback`
+      : callbackPort;
   return out;
 }
 

@@ -26,15 +26,30 @@ export function pickMcpConfig(raw: unknown, file: string, diagnostics: Diagnosti
     const v = raw[k];
     if (v === undefined) continue;
     if (typeof v === "boolean") out[k] = v;
-    else diagnostics.push(diagnostic("warn", "invalid_config", `mcp.${k} must be a boolean`, { path: file, key: `mcp.${k}` }));
+    else
+      diagnostics.push(
+        diagnostic("warn", "invalid_config", `mcp.${k} must be a boolean`, { path: file, key: `mcp.${k}` }),
+      );
   }
   if (raw.discovery_home !== undefined) {
     if (typeof raw.discovery_home === "string" && raw.discovery_home !== "") out.discovery_home = raw.discovery_home;
-    else diagnostics.push(diagnostic("warn", "invalid_config", "mcp.discovery_home must be a string", { path: file, key: "mcp.discovery_home" }));
+    else
+      diagnostics.push(
+        diagnostic("warn", "invalid_config", "mcp.discovery_home must be a string", {
+          path: file,
+          key: "mcp.discovery_home",
+        }),
+      );
   }
   if (raw.servers !== undefined) {
     if (Array.isArray(raw.servers)) out.servers = raw.servers as unknown[];
-    else diagnostics.push(diagnostic("warn", "invalid_config", "mcp.servers must be an array of tables", { path: file, key: "mcp.servers" }));
+    else
+      diagnostics.push(
+        diagnostic("warn", "invalid_config", "mcp.servers must be an array of tables", {
+          path: file,
+          key: "mcp.servers",
+        }),
+      );
   }
   return out;
 }
@@ -49,7 +64,9 @@ export async function readMcpAppConfig(file: string): Promise<{ config: McpAppCo
   }
   const parsed = await parseText(r.text, "toml");
   if (!parsed.ok) {
-    diagnostics.push(diagnostic("error", "parse_error", `${file}: ${parsed.reason}`, { path: file, source: "lemon:config" }));
+    diagnostics.push(
+      diagnostic("error", "parse_error", `${file}: ${parsed.reason}`, { path: file, source: "lemon:config" }),
+    );
     return { config: {}, diagnostics };
   }
   const root = isObject(parsed.value) ? parsed.value : {};

@@ -46,7 +46,8 @@ export interface McpServerDetails {
 }
 
 /** Flags whose next argument is a credential (`--api-key VALUE`, `-token VALUE`). */
-const SECRET_FLAG = /^--?[A-Za-z0-9_.-]*(?:secret|token|passw(?:or)?d|api[_-]?key|apikey|access[_-]?key|private[_-]?key|auth)[A-Za-z0-9_-]*$/i;
+const SECRET_WORD = "secret|token|passw(?:or)?d|api[_-]?key|apikey|access[_-]?key|private[_-]?key|auth";
+const SECRET_FLAG = new RegExp(`^--?[A-Za-z0-9_.-]*(?:${SECRET_WORD})[A-Za-z0-9_-]*$`, "i");
 
 function maskArgs(args: readonly string[]): string[] {
   return args.map((a, i) => (i > 0 && SECRET_FLAG.test(args[i - 1]!) && !a.startsWith("-") ? "****" : maskSecrets(a)));
@@ -87,7 +88,12 @@ export function serverDetails(s: EffectiveServer): McpServerDetails {
 }
 
 /** The effective server named `name` (a configured name or an unnamed entry's `<slug>#<n>`). */
-export async function getServer(ctx: LemonContext, opts: McpConfigOptions, name: string, scope: Scope): Promise<McpServerDetails> {
+export async function getServer(
+  ctx: LemonContext,
+  opts: McpConfigOptions,
+  name: string,
+  scope: Scope,
+): Promise<McpServerDetails> {
   const set = await effectiveServers(ctx, opts, scope);
   const s = set.servers.find((x) => x.name === name);
   if (!s) throw notFound(`MCP server '${name}' not found`);

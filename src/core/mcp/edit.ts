@@ -55,7 +55,8 @@ function locate(doc: McpJson, name: string): Location[] {
   (doc.servers ?? []).forEach((raw, index) => {
     if (isObject(raw) && raw.name === name) out.push({ where: "servers", index });
   });
-  if (doc.mcpServers && Object.prototype.hasOwnProperty.call(doc.mcpServers, name)) out.push({ where: "mcpServers", key: name });
+  if (doc.mcpServers && Object.prototype.hasOwnProperty.call(doc.mcpServers, name))
+    out.push({ where: "mcpServers", key: name });
   return out;
 }
 
@@ -77,18 +78,23 @@ function editEntry<R>(
   change: (doc: McpJson, loc: Location | null, at: { scope: Scope; file: string }) => Change<McpJson, R>,
 ): Promise<R> {
   const at = targetFile(ctx, opts);
-  return update(at.file, codec, (doc) => change(doc, single(doc, name, at.file), at), writeOpts(ctx, at.scope, command));
+  return update(
+    at.file,
+    codec,
+    (doc) => change(doc, single(doc, name, at.file), at),
+    writeOpts(ctx, at.scope, command),
+  );
 }
 
 function entryAt(doc: McpJson, loc: Location): Record<string, unknown> {
-  const raw = loc.where === "servers" ? doc.servers?.[loc.index] : { ...(doc.mcpServers?.[loc.key] as object), name: loc.key };
+  const raw =
+    loc.where === "servers" ? doc.servers?.[loc.index] : { ...(doc.mcpServers?.[loc.key] as object), name: loc.key };
   return isObject(raw) ? raw : {};
 }
 
 export interface TargetOptions {
   global?: boolean;
 }
-
 
 const writeOpts = (ctx: LemonContext, scope: Scope, command: string) => ({
   command,
@@ -119,7 +125,11 @@ export interface AddResult {
   server: ServerView;
 }
 
-export async function addServer(ctx: LemonContext, input: McpServerConfig, opts: TargetOptions & { replace?: boolean } = {}): Promise<AddResult> {
+export async function addServer(
+  ctx: LemonContext,
+  input: McpServerConfig,
+  opts: TargetOptions & { replace?: boolean } = {},
+): Promise<AddResult> {
   const v = validateEntry(input, { requireName: true });
   if (!v.ok) throw invalidParams(v.message);
   const name = v.entry.name as string;
@@ -181,7 +191,12 @@ export interface ToggleResult {
 }
 
 /** Moves a name between `enabled_servers` and `disabled_servers`; no write when nothing changes. */
-export async function setServerEnabled(ctx: LemonContext, name: string, enabled: boolean, opts: TargetOptions = {}): Promise<ToggleResult> {
+export async function setServerEnabled(
+  ctx: LemonContext,
+  name: string,
+  enabled: boolean,
+  opts: TargetOptions = {},
+): Promise<ToggleResult> {
   return editEntry(ctx, opts, name, enabled ? "mcp enable" : "mcp disable", (doc, _loc, { scope, file }) => {
     const add = enabled ? "enabled_servers" : "disabled_servers";
     const drop = enabled ? "disabled_servers" : "enabled_servers";

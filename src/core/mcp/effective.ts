@@ -83,11 +83,16 @@ export async function effectiveServers(ctx: LemonContext, opts: McpConfigOptions
     for (const s of shadowed)
       if (s.source === item.source)
         diagnostics.push(
-          diagnostic("warn", "duplicate_name", `${s.file ?? s.source}: duplicate server name '${name}'; the first entry wins`, {
-            source: s.source,
-            key: name,
-            ...(s.file !== undefined ? { path: s.file } : {}),
-          }),
+          diagnostic(
+            "warn",
+            "duplicate_name",
+            `${s.file ?? s.source}: duplicate server name '${name}'; the first entry wins`,
+            {
+              source: s.source,
+              key: name,
+              ...(s.file !== undefined ? { path: s.file } : {}),
+            },
+          ),
         );
     let decision: Decision = null;
     if (mcpOff) decision = { enabled: false, by: "mcp disabled" };
@@ -98,7 +103,9 @@ export async function effectiveServers(ctx: LemonContext, opts: McpConfigOptions
     decision ??= item.entry.enabled === false ? { enabled: false, by: "entry" } : { enabled: true, by: null };
     const expanded = expandEntry(item.entry, item.vars, vars).warnings;
     for (const w of expanded)
-      diagnostics.push(diagnostic("warn", "unresolved_variable", `server '${name}': ${w}`, { source: item.source, key: name }));
+      diagnostics.push(
+        diagnostic("warn", "unresolved_variable", `server '${name}': ${w}`, { source: item.source, key: name }),
+      );
     return {
       name,
       named: item.name !== undefined,

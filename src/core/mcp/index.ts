@@ -181,7 +181,8 @@ export function createMcpConfig(base: LemonContext, opts: McpConfigOptions = {})
     enable: (name, o) => toggle(name, true, o),
     disable: (name, o) => toggle(name, false, o),
     get: async (name, o = {}) => {
-      if (!isValidServerName(name) && !(typeof name === "string" && DISPLAY_NAME.test(name))) throw invalidParams(NAME_MESSAGE);
+      if (!isValidServerName(name) && !(typeof name === "string" && DISPLAY_NAME.test(name)))
+        throw invalidParams(NAME_MESSAGE);
       return (await details()).getServer(at(o), opts, name, o.global ? "global" : "project");
     },
     addJson: async (name, json, o = {}) => {

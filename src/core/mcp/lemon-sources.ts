@@ -52,7 +52,12 @@ export function rawEntries(doc: McpJson): unknown[] {
 }
 
 /** Validates entries of one lemon source; bad ones become diagnostics and claim nothing. */
-export function sourceEntries(label: string, entries: unknown[], file: string | undefined, diagnostics: Diagnostic[]): SourcedServer[] {
+export function sourceEntries(
+  label: string,
+  entries: unknown[],
+  file: string | undefined,
+  diagnostics: Diagnostic[],
+): SourcedServer[] {
   const out: SourcedServer[] = [];
   entries.forEach((raw, index) => {
     const v = validateEntry(raw);
@@ -100,17 +105,28 @@ export async function readLemonFile(file: string, label: LemonSourceLabel): Prom
     return { ...base, exists: true, invalid: reason, doc: null, servers: [] };
   }
   const doc = parsed.value as McpJson;
-  return { ...base, exists: true, invalid: null, doc, servers: sourceEntries(label, rawEntries(doc), file, diagnostics) };
+  return {
+    ...base,
+    exists: true,
+    invalid: null,
+    doc,
+    servers: sourceEntries(label, rawEntries(doc), file, diagnostics),
+  };
 }
 
-export async function readEnvSource(value: string | undefined): Promise<{ servers: SourcedServer[]; diagnostics: Diagnostic[] }> {
+export async function readEnvSource(
+  value: string | undefined,
+): Promise<{ servers: SourcedServer[]; diagnostics: Diagnostic[] }> {
   const diagnostics: Diagnostic[] = [];
   if (value === undefined || value.trim() === "") return { servers: [], diagnostics };
   const parsed = await parseText(value, "json");
   const problem = parsed.ok ? shapeProblem("env", parsed.value) : parsed.reason;
   if (!parsed.ok || problem !== null) {
     diagnostics.push(
-      diagnostic("error", "parse_error", `LEMON_MCP_SERVERS: ${problem ?? "invalid"}`, { source: "lemon:env", key: "LEMON_MCP_SERVERS" }),
+      diagnostic("error", "parse_error", `LEMON_MCP_SERVERS: ${problem ?? "invalid"}`, {
+        source: "lemon:env",
+        key: "LEMON_MCP_SERVERS",
+      }),
     );
     return { servers: [], diagnostics };
   }

@@ -55,7 +55,9 @@ function skillRootOverridden(ctx: LemonContext): boolean {
 
 export async function resolveSettings(ctx: LemonContext, opts: McpConfigOptions = {}): Promise<McpSettings> {
   const file =
-    opts.readConfigFile === false ? { config: {}, diagnostics: [] } : await readMcpAppConfig(resolvePaths(ctx).configToml);
+    opts.readConfigFile === false
+      ? { config: {}, diagnostics: [] }
+      : await readMcpAppConfig(resolvePaths(ctx).configToml);
   const fromFile: McpAppConfig = file.config;
   const explicit: McpAppConfig = opts.config ?? {};
   const env = ctx.env;
@@ -64,7 +66,10 @@ export async function resolveSettings(ctx: LemonContext, opts: McpConfigOptions 
   const externalDiscovery =
     explicit.external_discovery ?? envBool(env.LEMON_MCP_EXTERNAL_DISCOVERY) ?? fromFile.external_discovery ?? true;
   const userDiscovery =
-    explicit.external_user_discovery ?? envBool(env.LEMON_MCP_EXTERNAL_USER_DISCOVERY) ?? fromFile.external_user_discovery ?? false;
+    explicit.external_user_discovery ??
+    envBool(env.LEMON_MCP_EXTERNAL_USER_DISCOVERY) ??
+    fromFile.external_user_discovery ??
+    false;
   const discoveryHome = explicit.discovery_home ?? envValue(env, "LEMON_MCP_DISCOVERY_HOME") ?? fromFile.discovery_home;
 
   // An isolated runtime (LEMON_HOME / LEMON_AGENT_DIR / skill-root override) reads no user file
@@ -75,7 +80,8 @@ export async function resolveSettings(ctx: LemonContext, opts: McpConfigOptions 
   else userHome = isolated ? null : ctx.homeDir;
 
   const claude = env.CLAUDE_CONFIG_DIR;
-  const claudeConfigDir = userHome !== null && claude !== undefined && claude !== "" ? expandUserPath(ctx, claude) : null;
+  const claudeConfigDir =
+    userHome !== null && claude !== undefined && claude !== "" ? expandUserPath(ctx, claude) : null;
 
   return {
     disabled,

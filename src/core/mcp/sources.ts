@@ -42,7 +42,9 @@ export interface LoadedSources {
 function fileSet(imp: Importer, ie: ImportEnv, userPaths: Set<string>, withProject: boolean): FileSet {
   const s = ie.settings;
   const project = withProject ? imp.projectFiles(ie.cwd).filter((f) => !userPaths.has(resolve(f))) : [];
-  const userAllowed = s.userHome !== null && (s.userDiscovery || imp.userByDefault === true || (imp.id === "claude" && s.claudeConfigDir !== null));
+  const userAllowed =
+    s.userHome !== null &&
+    (s.userDiscovery || imp.userByDefault === true || (imp.id === "claude" && s.claudeConfigDir !== null));
   const user = userAllowed && s.userHome !== null ? imp.userFiles(s.userHome, ie.ctx.env) : [];
   return { project, user };
 }
@@ -52,7 +54,8 @@ function userPathSet(ctx: LemonContext, settings: McpSettings): Set<string> {
   const out = new Set<string>();
   // With and without env overrides (CODEX_HOME, XDG_CONFIG_HOME …): both are some tool's user file.
   for (const home of homes)
-    for (const imp of IMPORTERS) for (const f of [...imp.userFiles(home, ctx.env), ...imp.userFiles(home, {})]) out.add(resolve(f));
+    for (const imp of IMPORTERS)
+      for (const f of [...imp.userFiles(home, ctx.env), ...imp.userFiles(home, {})]) out.add(resolve(f));
   out.add(resolve(resolvePaths(ctx).global.mcpJson));
   return out;
 }
@@ -81,7 +84,9 @@ export async function loadSources(ctx: LemonContext, opts: McpConfigOptions, sco
     withProject ? readLemonFile(paths.project.mcpJson, "lemon:project") : Promise.resolve(null),
     readLemonFile(paths.global.mcpJson, "lemon:global"),
     readEnvSource(ctx.env.LEMON_MCP_SERVERS),
-    settings.externalDiscovery ? loadImports(ie, withProject) : Promise.resolve({ servers: [], diagnostics: [], serverLists: [] }),
+    settings.externalDiscovery
+      ? loadImports(ie, withProject)
+      : Promise.resolve({ servers: [], diagnostics: [], serverLists: [] }),
   ]);
   const diagnostics: Diagnostic[] = [...settings.diagnostics];
   const configDiags: Diagnostic[] = [];

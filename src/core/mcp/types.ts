@@ -17,7 +17,16 @@ export type VariableSyntax = "lemon" | "editor" | "none";
 export type SourceLevel = "project" | "user";
 export type LemonSourceLabel = "lemon:project" | "lemon:global" | "lemon:env" | "lemon:config";
 
-export type ProviderId = "omp" | "claude" | "codex" | "gemini" | "opencode" | "cursor" | "windsurf" | "vscode" | "mcp-json";
+export type ProviderId =
+  | "omp"
+  | "claude"
+  | "codex"
+  | "gemini"
+  | "opencode"
+  | "cursor"
+  | "windsurf"
+  | "vscode"
+  | "mcp-json";
 
 /** One entry as a source produced it, before precedence is applied. */
 export interface SourcedServer {

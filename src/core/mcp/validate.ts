@@ -15,7 +15,6 @@ import type { McpServerConfig, Transport } from "./types.ts";
 export const INVALID = INVALID_ENTRY;
 export const ENV_NAME_RE = new RegExp(ENV_NAME_PATTERN);
 
-
 /** The fields of §3.1 in the order lemon writes them; anything else is an extension field. */
 export const ENTRY_FIELDS: readonly string[] = Object.keys(ENTRY.properties ?? {});
 /** Every field of §3.1 plus the `disabled` alias; anything else on an entry is kept as written. */
@@ -91,7 +90,8 @@ function oauthProblem(o: Obj): string | null {
     if (!hasSecret) return "oauth.client_secret must be a non-empty string";
     if (o.client_id === undefined) return "oauth.client_id must be a non-empty string";
   }
-  if (o.redirect_uri !== undefined && !isLoopbackHttp(o.redirect_uri)) return "oauth.redirect_uri must be a loopback http URL";
+  if (o.redirect_uri !== undefined && !isLoopbackHttp(o.redirect_uri))
+    return "oauth.redirect_uri must be a loopback http URL";
   return null;
 }
 

@@ -54,7 +54,9 @@ function typeCheck(t: SchemaData["type"]): Check | null {
 function objectCheck(s: SchemaData): Check | null {
   // Children compile on first use: an entry sets a handful of its two dozen fields.
   const props = s.properties ? new Map(Object.entries(s.properties)) : null;
-  const pats = Object.entries(s.patternProperties ?? {}).map(([re, x]) => [re === ANY_KEY ? null : new RegExp(re), x] as const);
+  const pats = Object.entries(s.patternProperties ?? {}).map(
+    ([re, x]) => [re === ANY_KEY ? null : new RegExp(re), x] as const,
+  );
   const closed = s.additionalProperties === false;
   const required = s.required ?? [];
   if (!props && pats.length === 0 && !closed && required.length === 0) return null;
@@ -105,7 +107,8 @@ function compile(s: SchemaData): Check {
   if (gt !== undefined || ge !== undefined || le !== undefined)
     parts.push(
       (v) =>
-        typeof v !== "number" || ((gt === undefined || v > gt) && (ge === undefined || v >= ge) && (le === undefined || v <= le)),
+        typeof v !== "number" ||
+        ((gt === undefined || v > gt) && (ge === undefined || v >= ge) && (le === undefined || v <= le)),
     );
   if (s.items) {
     const item = compile(s.items);
@@ -126,7 +129,7 @@ export function matches(s: SchemaData, v: unknown): boolean {
 
 /** An open object of optional fields reports its first failing field rather than itself. */
 const byField = (s: SchemaData) =>
-  s.type === "object" && s.properties !== undefined && s.additionalProperties === true && !(s.required?.length);
+  s.type === "object" && s.properties !== undefined && s.additionalProperties === true && !s.required?.length;
 
 /**
  * The message of the first rule `value` breaks, or null when it is valid: for an open object of

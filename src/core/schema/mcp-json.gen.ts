@@ -22,15 +22,29 @@ const SCHEMAS: [exportName: string, schema: TSchema][] = [
 
 /** The JSON Schema keywords the data may use: what schema/first-failure.ts implements. */
 const DATA_KEYWORDS = new Set([
-  "type", "properties", "required", "additionalProperties", "patternProperties", "items", "anyOf", "const",
-  "pattern", "exclusiveMinimum", "maximum", "minimum", "message", "tiers", "schema",
+  "type",
+  "properties",
+  "required",
+  "additionalProperties",
+  "patternProperties",
+  "items",
+  "anyOf",
+  "const",
+  "pattern",
+  "exclusiveMinimum",
+  "maximum",
+  "minimum",
+  "message",
+  "tiers",
+  "schema",
 ]);
 
 function audit(v: unknown, at: string): void {
   if (Array.isArray(v)) v.forEach((x, i) => audit(x, `${at}/${i}`));
   else if (typeof v === "object" && v !== null) {
     for (const [k, x] of Object.entries(v)) {
-      if (!DATA_KEYWORDS.has(k)) throw new Error(`schema keyword '${k}' at ${at} is not supported by schema/first-failure.ts`);
+      if (!DATA_KEYWORDS.has(k))
+        throw new Error(`schema keyword '${k}' at ${at} is not supported by schema/first-failure.ts`);
       if (k === "properties" || k === "patternProperties")
         for (const [p, y] of Object.entries(x as object)) audit(y, `${at}/${k}/${p}`);
       else if (k !== "const" && k !== "message") audit(x, `${at}/${k}`);
@@ -58,8 +72,15 @@ export function checksModule(): { js: string; dts: string } {
     js.push(`export const is${name} = ${checkExpression(schema)};`, "");
     js.push(`/** ${name} as JSON Schema data with its messages, for schema/first-failure.ts. */`);
     js.push(`export const ${name}Data = ${JSON.stringify(data)};`, "");
-    dts.push(`/** Whether a value is a valid ${name}. */`, `export declare const is${name}: (value: unknown) => boolean;`);
-    dts.push(`/** ${name} as JSON Schema data with its messages. */`, `export declare const ${name}Data: SchemaData;`, "");
+    dts.push(
+      `/** Whether a value is a valid ${name}. */`,
+      `export declare const is${name}: (value: unknown) => boolean;`,
+    );
+    dts.push(
+      `/** ${name} as JSON Schema data with its messages. */`,
+      `export declare const ${name}Data: SchemaData;`,
+      "",
+    );
   }
   return { js: js.join("\n"), dts: dts.join("\n") };
 }

@@ -14,7 +14,13 @@
  * included, at bundle time, so neither `mcp list` nor a rewrite loads TypeBox.
  */
 import { Type, type Static, type TSchema } from "@sinclair/typebox";
-import { ENV_NAME_PATTERN as ENV_NAME, INVALID_ENTRY, MAX_TIMEOUT_MS, NAME_MESSAGE, NAME_PATTERN } from "../mcp/names.ts";
+import {
+  ENV_NAME_PATTERN as ENV_NAME,
+  INVALID_ENTRY,
+  MAX_TIMEOUT_MS,
+  NAME_MESSAGE,
+  NAME_PATTERN,
+} from "../mcp/names.ts";
 
 /** RFC 9110 `token`: anything else in a header name splits or smuggles a header. */
 const HEADER_NAME = "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$";
@@ -53,7 +59,9 @@ const Sampling = Type.Object(
         message: "sampling.mode must be model, reviewed_model, or deny",
       }),
     ),
-    max_tokens: Type.Optional(Type.Integer({ exclusiveMinimum: 0, message: "sampling.max_tokens must be a positive integer" })),
+    max_tokens: Type.Optional(
+      Type.Integer({ exclusiveMinimum: 0, message: "sampling.max_tokens must be a positive integer" }),
+    ),
     allowed_models: Type.Optional(stringList("sampling.allowed_models")),
     require_approval: Type.Optional(Type.Boolean({ message: INVALID_ENTRY })),
   },
@@ -95,7 +103,9 @@ export const McpServerEntry = Type.Object(
   {
     name: Type.Optional(Type.String({ pattern: NAME_PATTERN, message: NAME_MESSAGE })),
     type: Type.Optional(
-      Type.Union([Type.Literal("stdio"), Type.Literal("http"), Type.Literal("sse")], { message: "type must be stdio, http, or sse" }),
+      Type.Union([Type.Literal("stdio"), Type.Literal("http"), Type.Literal("sse")], {
+        message: "type must be stdio, http, or sse",
+      }),
     ),
     enabled: Type.Optional(Type.Boolean({ message: INVALID_ENTRY })),
     command: Type.Optional(nonEmpty("stdio command cannot be empty")),
@@ -113,7 +123,12 @@ export const McpServerEntry = Type.Object(
     // http/https with a host, or a placeholder: a URL parser decides (mcp/validate.ts).
     url: Type.Optional(Type.String({ message: "invalid HTTP URL" })),
     headers: Type.Optional(
-      namedValues("headers", HEADER_NAME, "header names must be RFC 9110 tokens", "header values must not contain CR, LF or NUL"),
+      namedValues(
+        "headers",
+        HEADER_NAME,
+        "header names must be RFC 9110 tokens",
+        "header values must not contain CR, LF or NUL",
+      ),
     ),
     oauth: Type.Optional(OAuth),
     persist_oauth_tokens: Type.Optional(Type.Boolean({ message: "persist_oauth_tokens must be a boolean" })),

@@ -16,7 +16,10 @@ async function walk(dir: string): Promise<string[]> {
   return out;
 }
 
-export async function installFixtures(box: Sandbox, parts: ("project" | "home")[] = ["project", "home"]): Promise<void> {
+export async function installFixtures(
+  box: Sandbox,
+  parts: ("project" | "home")[] = ["project", "home"],
+): Promise<void> {
   for (const part of parts) {
     const src = join(FIXTURES, part);
     const dest = part === "project" ? box.project : box.home;

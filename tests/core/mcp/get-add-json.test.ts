@@ -5,7 +5,8 @@ import { join } from "node:path";
 import { mcpConfig } from "../../../src/core/mcp/index.ts";
 import { sandbox, type Sandbox } from "../../support/sandbox.ts";
 
-const api = (box: Sandbox, env: Record<string, string> = {}) => mcpConfig({ cwd: box.project, env: { ...box.env, ...env } });
+const api = (box: Sandbox, env: Record<string, string> = {}) =>
+  mcpConfig({ cwd: box.project, env: { ...box.env, ...env } });
 const SECRET = "sk-live-abcdefghijklmnopqrstuvwxyz123456";
 
 describe("mcp get", () => {
@@ -34,7 +35,10 @@ describe("mcp get", () => {
       JSON.stringify({
         mcpServers: {
           git: { command: "shadowed" },
-          web: { url: `https://user:${SECRET}@mcp.example.com/mcp?key=${SECRET}#frag`, headers: { Authorization: `Bearer ${SECRET}`, "X-Team": "core" } },
+          web: {
+            url: `https://user:${SECRET}@mcp.example.com/mcp?key=${SECRET}#frag`,
+            headers: { Authorization: `Bearer ${SECRET}`, "X-Team": "core" },
+          },
           tpl: { url: "https://${env:HOST}/mcp?token=${env:T}" },
         },
       }),
@@ -63,7 +67,13 @@ describe("mcp get", () => {
       trust_reason: "project trust (mcp.md §4.4) is not available in this version",
     });
     const web = await a.get("web");
-    expect(web).toMatchObject({ source: "cursor:project", type: "http", command: null, args: null, url: "https://mcp.example.com/mcp" });
+    expect(web).toMatchObject({
+      source: "cursor:project",
+      type: "http",
+      command: null,
+      args: null,
+      url: "https://mcp.example.com/mcp",
+    });
     expect(web.header_names).toEqual(["Authorization", "X-Team"]);
     expect((await a.get("tpl")).url).toBe("https://${env:HOST}/mcp");
     expect(JSON.stringify([git, web])).not.toContain(SECRET);
@@ -75,12 +85,32 @@ describe("mcp get", () => {
 
   test("global scope, user sources are trusted, unnamed entries by display name, NOT_FOUND and bad names", async () => {
     await using box = await sandbox();
-    await box.write(join(box.agentDir, "mcp.json"), JSON.stringify({ servers: [{ name: "g", url: "https://g.example/sse", type: "sse" }, { command: "/usr/bin/legacy-tool" }] }));
-    await box.write(join(box.project, ".lemon", "mcp.json"), JSON.stringify({ servers: [{ name: "p", command: "x" }] }));
+    await box.write(
+      join(box.agentDir, "mcp.json"),
+      JSON.stringify({
+        servers: [{ name: "g", url: "https://g.example/sse", type: "sse" }, { command: "/usr/bin/legacy-tool" }],
+      }),
+    );
+    await box.write(
+      join(box.project, ".lemon", "mcp.json"),
+      JSON.stringify({ servers: [{ name: "p", command: "x" }] }),
+    );
     const a = api(box);
-    expect(await a.get("g", { global: true })).toMatchObject({ source: "lemon:global", type: "sse", trust: "trusted", trust_reason: null });
-    expect(await a.get("legacy_tool#1")).toMatchObject({ source: "lemon:global", command: "/usr/bin/legacy-tool", args: [] });
-    await expect(a.get("p", { global: true })).rejects.toMatchObject({ code: "NOT_FOUND", message: "MCP server 'p' not found" });
+    expect(await a.get("g", { global: true })).toMatchObject({
+      source: "lemon:global",
+      type: "sse",
+      trust: "trusted",
+      trust_reason: null,
+    });
+    expect(await a.get("legacy_tool#1")).toMatchObject({
+      source: "lemon:global",
+      command: "/usr/bin/legacy-tool",
+      args: [],
+    });
+    await expect(a.get("p", { global: true })).rejects.toMatchObject({
+      code: "NOT_FOUND",
+      message: "MCP server 'p' not found",
+    });
     await expect(a.get("nope")).rejects.toMatchObject({ code: "NOT_FOUND" });
     await expect(a.get("bad name\n")).rejects.toMatchObject({ code: "INVALID_PARAMS" });
   });
@@ -90,11 +120,21 @@ describe("mcp add-json", () => {
   test("lemon's shape: validated and written as add writes it", async () => {
     await using box = await sandbox();
     const a = api(box);
-    const r = await a.addJson("git", '{"type": "stdio", "command": "uvx", "args": ["mcp-server-git"], "tool-approvals": {"git_status": "never"}}');
+    const r = await a.addJson(
+      "git",
+      '{"type": "stdio", "command": "uvx", "args": ["mcp-server-git"], "tool-approvals": {"git_status": "never"}}',
+    );
     expect(r).toMatchObject({ action: "added", scope: "project", file: join(box.project, ".lemon", "mcp.json") });
     expect(r.server).toMatchObject({ name: "git", type: "stdio", approval: "always", tool_approval_count: 1 });
     expect(JSON.parse(readFileSync(r.file, "utf8")).servers).toEqual([
-      { name: "git", type: "stdio", command: "uvx", args: ["mcp-server-git"], approval: "always", tool_approvals: { git_status: "never" } },
+      {
+        name: "git",
+        type: "stdio",
+        command: "uvx",
+        args: ["mcp-server-git"],
+        approval: "always",
+        tool_approvals: { git_status: "never" },
+      },
     ]);
     await expect(a.addJson("git", '{"command": "other"}')).rejects.toMatchObject({
       code: "CONFLICT",
@@ -114,7 +154,11 @@ describe("mcp add-json", () => {
       oauth: { clientId: "abc", callbackPort: 8765 },
     });
     const r = await a.addJson("remote", json, { global: true });
-    expect(r).toMatchObject({ scope: "global", file: join(box.agentDir, "mcp.json"), server: { type: "http", has_oauth: true } });
+    expect(r).toMatchObject({
+      scope: "global",
+      file: join(box.agentDir, "mcp.json"),
+      server: { type: "http", has_oauth: true },
+    });
     expect(JSON.parse(readFileSync(r.file, "utf8")).servers[0]).toEqual({
       name: "remote",
       type: "http",
@@ -133,8 +177,16 @@ describe("mcp add-json", () => {
       ["x", `{"command": "${SECRET}"`, "invalid JSON entry: invalid JSON"],
       ["x", `["${SECRET}"]`, "the JSON entry must be an object"],
       ["x", '{"name": "y", "command": "a"}', "the JSON entry's name must be NAME when given"],
-      ["bad name", '{"command": "a"}', "name must be 1-64 characters of A-Z, a-z, 0-9, '_', '.', '-' and start with a letter or digit"],
-      ["x", '{"url": "https://h.example/mcp", "headers": {"a\\r\\nX-Injected": "1"}}', "header names must be RFC 9110 tokens"],
+      [
+        "bad name",
+        '{"command": "a"}',
+        "name must be 1-64 characters of A-Z, a-z, 0-9, '_', '.', '-' and start with a letter or digit",
+      ],
+      [
+        "x",
+        '{"url": "https://h.example/mcp", "headers": {"a\\r\\nX-Injected": "1"}}',
+        "header names must be RFC 9110 tokens",
+      ],
       ["x", '{"command": "a", "timeout_ms": 900000}', "timeout_ms must not exceed 300000"],
       ["x", '{"type": "websocket", "url": "wss://h.example"}', "type must be stdio, http, or sse"],
     ];

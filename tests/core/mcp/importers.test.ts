@@ -7,7 +7,12 @@ import { sandbox } from "../../support/sandbox.ts";
 import { ctxFor, installFixtures } from "./fixtures.ts";
 
 const byName = (servers: EffectiveServer[]) => Object.fromEntries(servers.map((s) => [s.name, s]));
-const ENV = { SENTRY_TOKEN: "sentry-secret", OC_VALUE: "oc-secret", FIGMA_OAUTH_TOKEN: "figma-tok", FIGMA_API_KEY: "figma-key" };
+const ENV = {
+  SENTRY_TOKEN: "sentry-secret",
+  OC_VALUE: "oc-secret",
+  FIGMA_OAUTH_TOKEN: "figma-tok",
+  FIGMA_API_KEY: "figma-key",
+};
 
 describe("imports from the nine tools (project files)", () => {
   test("the merged effective set, sources and enabled state", async () => {
@@ -47,7 +52,8 @@ describe("imports from the nine tools (project files)", () => {
     expect(set.servers.find((x) => x.name === "both" || x.name === "Perplexity")).toBeUndefined();
     // Diagnostics never echo configured values.
     const text = JSON.stringify(set.diagnostics);
-    for (const secret of ["sentry-secret", "npx", "both.example.com", "perplexity-key", "figma"]) expect(text).not.toContain(secret);
+    for (const secret of ["sentry-secret", "npx", "both.example.com", "perplexity-key", "figma"])
+      expect(text).not.toContain(secret);
   });
 
   test("field mapping per provider", async () => {
@@ -69,7 +75,11 @@ describe("imports from the nine tools (project files)", () => {
     });
     expect(e("local-tool").command).toBe(join(box.project, ".codex", "bin", "mcp-local"));
     expect(e("local-tool").cwd).toBe(join(box.project, ".codex", "tools"));
-    expect(e("figma").headers).toEqual({ "X-Figma-Region": "us-east-1", "X-Api-Key": "figma-key", Authorization: "Bearer figma-tok" });
+    expect(e("figma").headers).toEqual({
+      "X-Figma-Region": "us-east-1",
+      "X-Api-Key": "figma-key",
+      Authorization: "Bearer figma-tok",
+    });
     expect(e("figma").block_tools).toEqual(["delete_file"]);
     expect(srv("context7").vars).toBe("none");
     // gemini: httpUrl → http, url → sse, filters, timeout
@@ -77,8 +87,16 @@ describe("imports from the nine tools (project files)", () => {
     expect(e("gemini-http").trust).toBeUndefined();
     expect(e("gemini-sse")).toMatchObject({ type: "sse", allow_tools: ["search"], block_tools: ["delete"] });
     // opencode: {env:} substituted before parsing, command array split, deep merge with .opencode/
-    expect(e("oc-local")).toMatchObject({ command: "bun", args: ["x", "my-mcp-command"], env: { MY_ENV_VAR: "oc-secret" } });
-    expect(e("oc-remote")).toMatchObject({ url: "https://mcp.context7.com/mcp", timeout_ms: 8000, headers: { CONTEXT7_API_KEY: "ctx7-fake-key" } });
+    expect(e("oc-local")).toMatchObject({
+      command: "bun",
+      args: ["x", "my-mcp-command"],
+      env: { MY_ENV_VAR: "oc-secret" },
+    });
+    expect(e("oc-remote")).toMatchObject({
+      url: "https://mcp.context7.com/mcp",
+      timeout_ms: 8000,
+      headers: { CONTEXT7_API_KEY: "ctx7-fake-key" },
+    });
     // cursor: envFile read relative to C, env wins
     expect(e("cursor-stdio").env).toEqual({ API_KEY: "value-from-env", EXTRA: "1" });
     // windsurf: serverUrl preferred, disabledTools → block_tools
@@ -100,7 +118,11 @@ describe("imports from the nine tools (project files)", () => {
     const set = await effectiveServers(ctx, {}, "project");
     const s = byName(set.servers);
     const vars = { env: ctx.env, cwd: ctx.cwd, homeDir: ctx.homeDir };
-    expect(expandEntry(s["omp-git"]!.server.entry, "editor", vars).entry.args).toEqual(["mcp-server-git", "--repository", box.project]);
+    expect(expandEntry(s["omp-git"]!.server.entry, "editor", vars).entry.args).toEqual([
+      "mcp-server-git",
+      "--repository",
+      box.project,
+    ]);
     expect(expandEntry(s.fetch!.server.entry, "editor", vars).entry.cwd).toBe(`${box.project}/tools`);
     expect(expandEntry(s.sentry!.server.entry, "editor", vars).entry.headers).toEqual({ Authorization: "Bearer tok" });
     const gem = expandEntry(s["gemini-stdio"]!.server.entry, "editor", vars).entry;
@@ -108,7 +130,10 @@ describe("imports from the nine tools (project files)", () => {
     // CURSOR_REMOTE_KEY (${env:…}) and WS_TOKEN are unset: literal + warning, names only.
     expect(s["cursor-remote"]!.warnings).toEqual(["unresolved variable CURSOR_REMOTE_KEY"]);
     expect(s["cursor-remote"]!.server.entry.headers).toEqual({ API_KEY: "${env:CURSOR_REMOTE_KEY}" });
-    expect(set.diagnostics.filter((d) => d.code === "unresolved_variable").map((d) => d.key)).toEqual(["cursor-remote", "windsurf-remote"]);
+    expect(set.diagnostics.filter((d) => d.code === "unresolved_variable").map((d) => d.key)).toEqual([
+      "cursor-remote",
+      "windsurf-remote",
+    ]);
   });
 
   test("user files: omp by default, the rest only with external user discovery", async () => {
@@ -164,7 +189,12 @@ describe("imports from the nine tools (project files)", () => {
     await box.write(join(codexHome, "config.toml"), '[mcp_servers.ch]\ncommand = "c"\n');
     await box.write(join(xdg, "opencode", "opencode.jsonc"), '{"mcp": {"xo": {"type": "local", "command": ["o"],},},}');
     await box.write(join(copilot, "mcp-config.json"), '{"mcpServers": {"cp": {"command": "p"}}}');
-    const env = { LEMON_MCP_EXTERNAL_USER_DISCOVERY: "true", CODEX_HOME: codexHome, XDG_CONFIG_HOME: xdg, COPILOT_HOME: copilot };
+    const env = {
+      LEMON_MCP_EXTERNAL_USER_DISCOVERY: "true",
+      CODEX_HOME: codexHome,
+      XDG_CONFIG_HOME: xdg,
+      COPILOT_HOME: copilot,
+    };
     const set = await effectiveServers(ctxFor(box, env), {}, "project");
     expect(set.servers.map((s) => [s.name, s.source])).toEqual([
       ["ch", "codex:user"],
@@ -176,7 +206,10 @@ describe("imports from the nine tools (project files)", () => {
   test("VS Code legacy nested mcp.servers, Gemini type override, opencode {file:} on comment lines", async () => {
     await using box = await sandbox();
     await box.write(join(box.project, ".vscode", "mcp.json"), '{"mcp": {"servers": {"legacy": {"command": "l"}}}}');
-    await box.write(join(box.project, ".gemini", "settings.json"), '{"mcpServers": {"g": {"url": "https://g.example/mcp", "type": "http"}}}');
+    await box.write(
+      join(box.project, ".gemini", "settings.json"),
+      '{"mcpServers": {"g": {"url": "https://g.example/mcp", "type": "http"}}}',
+    );
     await box.write(
       join(box.project, "opencode.json"),
       '{\n// "x": "{file:/definitely/missing}"\n"mcp": {"o": {"type": "remote", "url": "https://o.example/mcp", "headers": {"K": "{file:missing.txt}"}}}}',
@@ -193,7 +226,10 @@ describe("bad input in provider files", () => {
   test("malformed JSON, JSONC and TOML skip only that file, with a diagnostic naming it", async () => {
     await using box = await sandbox();
     await installFixtures(box, ["project"]);
-    await box.write(join(box.project, ".codex", "config.toml"), '[mcp_servers.broken\ncommand = "x"\napi_key = "toml-secret"\n');
+    await box.write(
+      join(box.project, ".codex", "config.toml"),
+      '[mcp_servers.broken\ncommand = "x"\napi_key = "toml-secret"\n',
+    );
     await box.write(join(box.project, ".cursor", "mcp.json"), '{"mcpServers": {"c": {"command": "cursor-secret"}}');
     await box.write(join(box.project, ".vscode", "mcp.json"), '{ "servers": { /* unterminated');
     const set = await effectiveServers(ctxFor(box, ENV), {}, "project");
@@ -207,7 +243,16 @@ describe("bad input in provider files", () => {
     const sources = new Set(set.servers.map((s) => s.source));
     expect(sources.has("codex:project") || sources.has("cursor:project") || sources.has("vscode:project")).toBe(false);
     // The other providers still load.
-    expect(sources).toEqual(new Set(["omp:project", "claude:project", "gemini:project", "opencode:project", "windsurf:project", "mcp-json:project"]));
+    expect(sources).toEqual(
+      new Set([
+        "omp:project",
+        "claude:project",
+        "gemini:project",
+        "opencode:project",
+        "windsurf:project",
+        "mcp-json:project",
+      ]),
+    );
   });
 
   test("wrong types, shell strings for argv, invalid names and command+url are skipped without claiming", async () => {
@@ -225,7 +270,10 @@ describe("bad input in provider files", () => {
         },
       }),
     );
-    await box.write(join(box.project, ".mcp.json"), JSON.stringify({ mcpServers: { both: { command: "fallback" }, "shell-args": { command: "y" } } }));
+    await box.write(
+      join(box.project, ".mcp.json"),
+      JSON.stringify({ mcpServers: { both: { command: "fallback" }, "shell-args": { command: "y" } } }),
+    );
     const set = await effectiveServers(ctxFor(box), {}, "project");
     expect(set.servers.map((s) => [s.name, s.source])).toEqual([
       ["ok", "cursor:project"],
@@ -246,8 +294,14 @@ describe("bad input in provider files", () => {
     await using box = await sandbox();
     const pad = "x".repeat(2 * 1024 * 1024);
     // A real ~/.claude.json carries project histories of several MiB.
-    await box.write(join(box.home, ".claude.json"), `{"history": "${pad}", "mcpServers": {"big-user": {"command": "c"}}}`);
-    await box.write(join(box.project, ".cursor", "mcp.json"), `{"pad": "${pad}", "mcpServers": {"big-project": {"command": "c"}}}`);
+    await box.write(
+      join(box.home, ".claude.json"),
+      `{"history": "${pad}", "mcpServers": {"big-user": {"command": "c"}}}`,
+    );
+    await box.write(
+      join(box.project, ".cursor", "mcp.json"),
+      `{"pad": "${pad}", "mcpServers": {"big-project": {"command": "c"}}}`,
+    );
     const huge = join(box.project, ".gemini", "settings.json");
     await box.write(huge, "");
     truncateSync(huge, 64 * 1024 * 1024 + 1); // sparse: refused by its size before any read
@@ -267,6 +321,8 @@ describe("bad input in provider files", () => {
     await box.write(file, `{"pad": "${"x".repeat(1024 * 1024)}", "servers": [{"name": "a", "command": "x"}]}`);
     const set = await effectiveServers(ctxFor(box), {}, "project");
     expect(set.servers).toEqual([]);
-    expect(set.diagnostics.map((d) => [d.code, d.message])).toEqual([["read_error", `${file}: file exceeds 1048576 bytes`]]);
+    expect(set.diagnostics.map((d) => [d.code, d.message])).toEqual([
+      ["read_error", `${file}: file exceeds 1048576 bytes`],
+    ]);
   });
 });

@@ -35,7 +35,9 @@ describe("header and env names and values", () => {
   });
 
   test("ordinary names and values pass, placeholders included", () => {
-    expect(msg({ ...H, headers: { "X-Api-Key": "${KEY}", "x.custom~h!": "a: b; c=d", Authorization: "Bearer t" } })).toBe("ok");
+    expect(
+      msg({ ...H, headers: { "X-Api-Key": "${KEY}", "x.custom~h!": "a: b; c=d", Authorization: "Bearer t" } }),
+    ).toBe("ok");
     expect(msg({ ...S, env: { _A1: "multi word value", PATH: "/bin:/usr/bin" }, env_vars: ["HOME", "_X"] })).toBe("ok");
   });
 
@@ -52,7 +54,15 @@ describe("header and env names and values", () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("header names must be RFC 9110 tokens");
     expect(r.stderr).not.toContain("X-Injected");
-    const r2 = await box.cli(["mcp", "add", "h", "--http", "https://h.example/mcp", "--header", "X-Team: a\r\nX-Injected: 1"]);
+    const r2 = await box.cli([
+      "mcp",
+      "add",
+      "h",
+      "--http",
+      "https://h.example/mcp",
+      "--header",
+      "X-Team: a\r\nX-Injected: 1",
+    ]);
     expect(r2.code).toBe(2);
     expect(r2.stderr).toContain("header values must not contain CR, LF or NUL");
     const r3 = await box.cli(["mcp", "add", "s", "--stdio", "x", "--env", "A B=1"]);
@@ -77,9 +87,17 @@ describe("header and env names and values", () => {
     );
     await box.write(
       join(box.project, ".cursor", "mcp.json"),
-      JSON.stringify({ mcpServers: { h: { url: "https://h.example/mcp", headers: { "X-B\r\nX-Injected": "2" } }, e: { command: "x", env: { "B-C": "1" } } } }),
+      JSON.stringify({
+        mcpServers: {
+          h: { url: "https://h.example/mcp", headers: { "X-B\r\nX-Injected": "2" } },
+          e: { command: "x", env: { "B-C": "1" } },
+        },
+      }),
     );
-    await box.write(join(box.project, ".mcp.json"), JSON.stringify({ mcpServers: { h: { url: "https://fallback.example/mcp" } } }));
+    await box.write(
+      join(box.project, ".mcp.json"),
+      JSON.stringify({ mcpServers: { h: { url: "https://fallback.example/mcp" } } }),
+    );
     const set = await effectiveServers(ctxFor(box), {}, "project");
     expect(set.servers.map((s) => [s.name, s.source])).toEqual([["h", "mcp-json:project"]]);
     expect(set.diagnostics.map((d) => d.message.replace(box.project, "C"))).toEqual([

@@ -29,7 +29,10 @@ async function expectRefused(box: Sandbox, file: string, reason: string, global 
       () => null,
       (e: unknown) => e,
     );
-    expect([what, err]).toMatchObject([what, { code: "CONFLICT", message: `refusing to overwrite invalid ${file}: ${reason}` }]);
+    expect([what, err]).toMatchObject([
+      what,
+      { code: "CONFLICT", message: `refusing to overwrite invalid ${file}: ${reason}` },
+    ]);
   }
   expect(readFileSync(file).equals(before)).toBe(true);
 }
@@ -54,7 +57,10 @@ describe("lemon's own mcp.json", () => {
 
   test("a duplicate key inside an entry, in the global file", async () => {
     await using box = await sandbox();
-    const file = await box.write(join(box.agentDir, "mcp.json"), '{"servers": [{"name": "a", "command": "x", "command": "y"}]}');
+    const file = await box.write(
+      join(box.agentDir, "mcp.json"),
+      '{"servers": [{"name": "a", "command": "x", "command": "y"}]}',
+    );
     const set = await effectiveServers(ctxFor(box), {}, "project");
     expect(set.diagnostics.map((d) => d.message)).toEqual([`${file}: duplicate key 'command'`]);
     await expectRefused(box, file, "duplicate key 'command'", true);
@@ -67,7 +73,9 @@ describe("lemon's own mcp.json", () => {
       '{"servers": [{"name": "a", "command": "x", "x-limit": 1e400}]}',
     );
     const set = await effectiveServers(ctxFor(box), {}, "project");
-    expect(set.diagnostics.map((d) => [d.code, d.message])).toEqual([["parse_error", `${file}: number 1e400 does not round-trip`]]);
+    expect(set.diagnostics.map((d) => [d.code, d.message])).toEqual([
+      ["parse_error", `${file}: number 1e400 does not round-trip`],
+    ]);
     await expectRefused(box, file, "number 1e400 does not round-trip");
   });
 
@@ -75,9 +83,14 @@ describe("lemon's own mcp.json", () => {
     await using box = await sandbox();
     const body = JSON.stringify({ servers: [{ name: "a", command: "x" }], pad: "" });
     // 20 MB: the read refuses it by its size, and so must every write.
-    const file = await box.write(join(box.project, ".lemon", "mcp.json"), body.slice(0, -2) + `${" ".repeat(20_000_000)}""}`);
+    const file = await box.write(
+      join(box.project, ".lemon", "mcp.json"),
+      body.slice(0, -2) + `${" ".repeat(20_000_000)}""}`,
+    );
     const set = await effectiveServers(ctxFor(box), {}, "project");
-    expect(set.diagnostics.map((d) => [d.code, d.message])).toEqual([["read_error", `${file}: file exceeds 1048576 bytes`]]);
+    expect(set.diagnostics.map((d) => [d.code, d.message])).toEqual([
+      ["read_error", `${file}: file exceeds 1048576 bytes`],
+    ]);
     await expectRefused(box, file, "file exceeds 1048576 bytes");
   });
 
@@ -98,21 +111,39 @@ describe("lemon's own mcp.json", () => {
     const env = { LEMON_MCP_SERVERS: `[{"name": "e", "command": "x", "env": {"K": "1", "K": "${SECRET}"}}]` };
     const set = await effectiveServers(ctxFor(box, env), {}, "project");
     expect(set.servers).toEqual([]);
-    expect(set.diagnostics.map((d) => [d.code, d.message])).toEqual([["parse_error", "LEMON_MCP_SERVERS: duplicate key 'K'"]]);
+    expect(set.diagnostics.map((d) => [d.code, d.message])).toEqual([
+      ["parse_error", "LEMON_MCP_SERVERS: duplicate key 'K'"],
+    ]);
   });
 });
 
 describe("imported files with a duplicate key are skipped, naming file and key", () => {
-  const dupMap = (key: string) => `{"${key}": {"one": {"command": "x", "args": ["${SECRET}"]}}, "${key}": {"two": {"command": "y"}}}`;
+  const dupMap = (key: string) =>
+    `{"${key}": {"one": {"command": "x", "args": ["${SECRET}"]}}, "${key}": {"two": {"command": "y"}}}`;
   const cases: [string, string, string, string][] = [
     ["omp", ".omp/mcp.json", dupMap("mcpServers"), "mcpServers"],
     ["claude", ".claude/.mcp.json", dupMap("mcpServers"), "mcpServers"],
-    ["codex", ".codex/config.toml", `[mcp_servers.one]\ncommand = "x"\nargs = ["${SECRET}"]\ncommand = "y"\n`, "command"],
+    [
+      "codex",
+      ".codex/config.toml",
+      `[mcp_servers.one]\ncommand = "x"\nargs = ["${SECRET}"]\ncommand = "y"\n`,
+      "command",
+    ],
     ["gemini", ".gemini/settings.json", dupMap("mcpServers"), "mcpServers"],
-    ["opencode", "opencode.jsonc", `{"mcp": {"one": {"type": "local", "command": ["x"], /* c */ "command": ["${SECRET}"],},},}`, "command"],
+    [
+      "opencode",
+      "opencode.jsonc",
+      `{"mcp": {"one": {"type": "local", "command": ["x"], /* c */ "command": ["${SECRET}"],},},}`,
+      "command",
+    ],
     ["cursor", ".cursor/mcp.json", `{"mcpServers": {"one": {"command": "x"}, "one": {"command": "${SECRET}"}}}`, "one"],
     ["windsurf", ".windsurf/mcp_config.json", dupMap("mcpServers"), "mcpServers"],
-    ["vscode", ".vscode/mcp.json", `// jsonc\n{"servers": {"one": {"command": "x", "env": {"A": "1", "A": "${SECRET}"}}}}`, "A"],
+    [
+      "vscode",
+      ".vscode/mcp.json",
+      `// jsonc\n{"servers": {"one": {"command": "x", "env": {"A": "1", "A": "${SECRET}"}}}}`,
+      "A",
+    ],
     ["mcp-json", ".mcp.json", dupMap("mcpServers"), "mcpServers"],
   ];
   test.each(cases)("%s project file %s", async (provider, rel, text, key) => {

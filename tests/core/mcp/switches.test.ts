@@ -8,12 +8,20 @@ import { ctxFor } from "./fixtures.ts";
 
 const toml = (box: Sandbox, body: string) => box.write(join(box.agentDir, "config.toml"), `[mcp]\n${body}\n`);
 const list = async (box: Sandbox, env: Record<string, string> = {}) =>
-  (await effectiveServers(ctxFor(box, env), {}, "project")).servers.map((s) => [s.name, s.source, s.enabled, s.disabled_by]);
+  (await effectiveServers(ctxFor(box, env), {}, "project")).servers.map((s) => [
+    s.name,
+    s.source,
+    s.enabled,
+    s.disabled_by,
+  ]);
 
 describe("env wins over config.toml in both directions (mcp.md §1)", () => {
   test("LEMON_MCP_EXTERNAL_DISCOVERY turns imports back on over false, and off over true", async () => {
     await using box = await sandbox();
-    await box.write(join(box.project, ".cursor", "mcp.json"), JSON.stringify({ mcpServers: { cur: { command: "x" } } }));
+    await box.write(
+      join(box.project, ".cursor", "mcp.json"),
+      JSON.stringify({ mcpServers: { cur: { command: "x" } } }),
+    );
     await toml(box, "external_discovery = false");
     expect(await list(box)).toEqual([]);
     expect(await list(box, { LEMON_MCP_EXTERNAL_DISCOVERY: "1" })).toEqual([["cur", "cursor:project", true, null]]);
@@ -24,7 +32,11 @@ describe("env wins over config.toml in both directions (mcp.md §1)", () => {
     // An unrecognised value is no decision: the file's value holds.
     expect(await list(box, { LEMON_MCP_EXTERNAL_DISCOVERY: "maybe" })).toEqual([["cur", "cursor:project", true, null]]);
     // Explicit module options win over env.
-    const opt = await effectiveServers(ctxFor(box, { LEMON_MCP_EXTERNAL_DISCOVERY: "0" }), { config: { external_discovery: true } }, "project");
+    const opt = await effectiveServers(
+      ctxFor(box, { LEMON_MCP_EXTERNAL_DISCOVERY: "0" }),
+      { config: { external_discovery: true } },
+      "project",
+    );
     expect(opt.servers.map((s) => s.name)).toEqual(["cur"]);
   });
 
@@ -45,28 +57,38 @@ describe("env wins over config.toml in both directions (mcp.md §1)", () => {
 
 describe("a skill-root override isolates user-level imports (mcp.md §4)", () => {
   const ompUser = (box: Sandbox, home = box.home) =>
-    box.write(join(home, ".omp", "agent", "mcp.json"), JSON.stringify({ mcpServers: { "omp-user": { command: "x" } } }));
+    box.write(
+      join(home, ".omp", "agent", "mcp.json"),
+      JSON.stringify({ mcpServers: { "omp-user": { command: "x" } } }),
+    );
 
-  test.each([["LEMON_OMP_SKILLS_DIR"], ["LEMON_HARNESS_SKILLS_DIR"], ["LEMON_CLAUDE_SKILLS_DIR"], ["LEMON_CODEX_SKILLS_DIR"]])(
-    "%s: no user file is read, omp's included, unless discovery_home is configured",
-    async (name) => {
-      await using box = await sandbox();
-      await ompUser(box);
-      await box.write(join(box.home, ".cursor", "mcp.json"), JSON.stringify({ mcpServers: { "cursor-user": { command: "x" } } }));
-      const on = { LEMON_MCP_EXTERNAL_USER_DISCOVERY: "1" };
-      expect((await list(box, on)).map((s) => s[0])).toEqual(["omp-user", "cursor-user"]);
-      const override = { ...on, [name]: join(box.root, "skills") };
-      expect(await list(box, override)).toEqual([]);
-      // Even an empty override (which removes that skill root) isolates.
-      expect(await list(box, { ...on, [name]: "" })).toEqual([]);
+  test.each([
+    ["LEMON_OMP_SKILLS_DIR"],
+    ["LEMON_HARNESS_SKILLS_DIR"],
+    ["LEMON_CLAUDE_SKILLS_DIR"],
+    ["LEMON_CODEX_SKILLS_DIR"],
+  ])("%s: no user file is read, omp's included, unless discovery_home is configured", async (name) => {
+    await using box = await sandbox();
+    await ompUser(box);
+    await box.write(
+      join(box.home, ".cursor", "mcp.json"),
+      JSON.stringify({ mcpServers: { "cursor-user": { command: "x" } } }),
+    );
+    const on = { LEMON_MCP_EXTERNAL_USER_DISCOVERY: "1" };
+    expect((await list(box, on)).map((s) => s[0])).toEqual(["omp-user", "cursor-user"]);
+    const override = { ...on, [name]: join(box.root, "skills") };
+    expect(await list(box, override)).toEqual([]);
+    // Even an empty override (which removes that skill root) isolates.
+    expect(await list(box, { ...on, [name]: "" })).toEqual([]);
 
-      const dh = join(box.root, "dh");
-      await ompUser(box, dh);
-      expect(await list(box, { ...override, LEMON_MCP_DISCOVERY_HOME: dh })).toEqual([["omp-user", "omp:user", true, null]]);
-      await toml(box, `discovery_home = ${JSON.stringify(dh)}`);
-      expect(await list(box, override)).toEqual([["omp-user", "omp:user", true, null]]);
-    },
-  );
+    const dh = join(box.root, "dh");
+    await ompUser(box, dh);
+    expect(await list(box, { ...override, LEMON_MCP_DISCOVERY_HOME: dh })).toEqual([
+      ["omp-user", "omp:user", true, null],
+    ]);
+    await toml(box, `discovery_home = ${JSON.stringify(dh)}`);
+    expect(await list(box, override)).toEqual([["omp-user", "omp:user", true, null]]);
+  });
 
   test("the module's skillRoots option isolates too; an option left undefined does not", async () => {
     await using box = await sandbox();
@@ -75,7 +97,9 @@ describe("a skill-root override isolates user-level imports (mcp.md §4)", () =>
       createContext({ cwd: box.project, env: box.env, skillRoots });
     expect((await effectiveServers(ctx({ omp: join(box.root, "s") }), {}, "project")).servers).toEqual([]);
     expect((await effectiveServers(ctx({ claude: null }), {}, "project")).servers).toEqual([]);
-    expect((await effectiveServers(ctx({ codex: undefined }), {}, "project")).servers.map((s) => s.name)).toEqual(["omp-user"]);
+    expect((await effectiveServers(ctx({ codex: undefined }), {}, "project")).servers.map((s) => s.name)).toEqual([
+      "omp-user",
+    ]);
   });
 });
 
@@ -109,7 +133,12 @@ describe("foreign types and timeouts (mcp.md §4.2)", () => {
   test("an omp timeout above the cap is clamped with a warning; lemon's own files still reject it", async () => {
     await using box = await sandbox();
     const omp = join(box.project, ".omp", "mcp.json");
-    await box.write(omp, JSON.stringify({ mcpServers: { slow: { command: "x", timeout: 900000 }, str: { command: "x", timeout: "400000" } } }));
+    await box.write(
+      omp,
+      JSON.stringify({
+        mcpServers: { slow: { command: "x", timeout: 900000 }, str: { command: "x", timeout: "400000" } },
+      }),
+    );
     await box.write(
       join(box.project, ".codex", "config.toml"),
       '[mcp_servers.cx]\ncommand = "x"\nstartup_timeout_sec = 900\ntool_timeout_sec = 30\n',

@@ -12,8 +12,14 @@ const H = { name: "h", url: "https://h.example/mcp" };
 
 describe("validation messages (mcp.md §3.4)", () => {
   test.each([
-    [{ name: "-bad", command: "x" }, "name must be 1-64 characters of A-Z, a-z, 0-9, '_', '.', '-' and start with a letter or digit"],
-    [{ name: "a".repeat(65), command: "x" }, "name must be 1-64 characters of A-Z, a-z, 0-9, '_', '.', '-' and start with a letter or digit"],
+    [
+      { name: "-bad", command: "x" },
+      "name must be 1-64 characters of A-Z, a-z, 0-9, '_', '.', '-' and start with a letter or digit",
+    ],
+    [
+      { name: "a".repeat(65), command: "x" },
+      "name must be 1-64 characters of A-Z, a-z, 0-9, '_', '.', '-' and start with a letter or digit",
+    ],
     [{ ...S, type: "websocket" }, "type must be stdio, http, or sse"],
     [{ ...S, url: "https://x.example" }, "command and url are mutually exclusive"],
     [{ name: "s", type: "stdio" }, "stdio command cannot be empty"],
@@ -37,11 +43,20 @@ describe("validation messages (mcp.md §3.4)", () => {
     [{ ...H, oauth: { client_id: "" } }, "oauth.client_id must be a non-empty string"],
     [{ ...H, oauth: { flow: "client_credentials", client_id: "c" } }, "oauth.client_secret must be a non-empty string"],
     [{ ...H, oauth: { flow: "implicit" } }, "oauth.flow must be client_credentials or authorization_code_pkce"],
-    [{ ...H, oauth: { token_auth_method: "jwt" } }, "oauth.token_auth_method must be client_secret_post or client_secret_basic"],
+    [
+      { ...H, oauth: { token_auth_method: "jwt" } },
+      "oauth.token_auth_method must be client_secret_post or client_secret_basic",
+    ],
     [{ ...H, oauth: { redirect_uri: "https://example.com/cb" } }, "oauth.redirect_uri must be a loopback http URL"],
-    [{ ...H, headers: { authorization: "Bearer x" }, oauth: { flow: "pkce" } }, "headers.Authorization conflicts with oauth"],
+    [
+      { ...H, headers: { authorization: "Bearer x" }, oauth: { flow: "pkce" } },
+      "headers.Authorization conflicts with oauth",
+    ],
     [{ ...H, persist_oauth_tokens: "yes" }, "persist_oauth_tokens must be a boolean"],
-    [{ ...H, oauth_token_secret: "a/b" }, "oauth_token_secret must be a non-empty string of A-Z, a-z, 0-9, '.', '_', '-'"],
+    [
+      { ...H, oauth_token_secret: "a/b" },
+      "oauth_token_secret must be a non-empty string of A-Z, a-z, 0-9, '.', '_', '-'",
+    ],
     ["npx server", "invalid MCP server config"],
     [{ ...S, enabled: "yes" }, "invalid MCP server config"],
   ])("%j → %s", (entry, expected) => {
@@ -51,9 +66,16 @@ describe("validation messages (mcp.md §3.4)", () => {
   test("valid entries: aliases resolved, transport inferred, unknown keys kept", () => {
     expect(msg({ ...S, "ready-timeout-ms": 5000, disabled: true, "x-extra": 1 })).toBe("ok");
     const v = validateEntry({ ...S, "ready-timeout-ms": 5000, disabled: true, "x-extra": 1 });
-    expect(v.ok && [v.transport, v.entry.ready_timeout_ms, v.entry.enabled, v.entry["x-extra"]]).toEqual(["stdio", 5000, false, 1]);
+    expect(v.ok && [v.transport, v.entry.ready_timeout_ms, v.entry.enabled, v.entry["x-extra"]]).toEqual([
+      "stdio",
+      5000,
+      false,
+      1,
+    ]);
     expect(msg({ name: "u", url: "${BASE_URL}/mcp" })).toBe("ok"); // checked after expansion, at connect time
-    expect(msg({ ...H, oauth: { flow: "client_credentials", client_id: "c", client_secret_env: "SECRET" } })).toBe("ok");
+    expect(msg({ ...H, oauth: { flow: "client_credentials", client_id: "c", client_secret_env: "SECRET" } })).toBe(
+      "ok",
+    );
   });
 
   test("messages never echo values", () => {
@@ -75,7 +97,13 @@ describe("validation messages (mcp.md §3.4)", () => {
         { index: 3, message: "invalid MCP server config" },
       ],
     });
-    expect(validateEntries([S, H])).toEqual({ ok: true, servers: [{ ...S, type: "stdio" }, { ...H, type: "http" }] });
+    expect(validateEntries([S, H])).toEqual({
+      ok: true,
+      servers: [
+        { ...S, type: "stdio" },
+        { ...H, type: "http" },
+      ],
+    });
   });
 });
 
@@ -85,7 +113,10 @@ describe("JSONC and expansion", () => {
       const p = await parseText(t, "jsonc");
       return p.ok ? p.value : p.problem;
     };
-    expect(await jsonc('{\n // c\n "a": "http://x//y", /* b */ "b": [1, 2,],\n}')).toEqual({ a: "http://x//y", b: [1, 2] });
+    expect(await jsonc('{\n // c\n "a": "http://x//y", /* b */ "b": [1, 2,],\n}')).toEqual({
+      a: "http://x//y",
+      b: [1, 2],
+    });
     expect(await jsonc('{"a": "/* not a comment */", "b": "x,]"}')).toEqual({ a: "/* not a comment */", b: "x,]" });
     expect(await jsonc('{"a": ')).toBe("syntax");
   });
@@ -94,7 +125,9 @@ describe("JSONC and expansion", () => {
     const vars = { env: { A: "1", E: "" }, cwd: "/p/proj", homeDir: "/h" };
     const u = new Set<string>();
     expect(expandString("${A}-${B:-dflt}-${E:-e}-${MISSING}", "lemon", vars, u)).toBe("1-dflt-e-${MISSING}");
-    expect(expandString("${env:A}${workspaceFolder}${/}${workspaceFolderBasename}${userHome}", "editor", vars, u)).toBe("1/p/proj/proj/h");
+    expect(expandString("${env:A}${workspaceFolder}${/}${workspaceFolderBasename}${userHome}", "editor", vars, u)).toBe(
+      "1/p/proj/proj/h",
+    );
     expect(expandString("${env:A}", "lemon", vars, u)).toBe("${env:A}");
     expect(expandString("${A}", "none", vars, u)).toBe("${A}");
     expect([...u]).toEqual(["MISSING", "env:A"]);

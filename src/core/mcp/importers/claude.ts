@@ -81,7 +81,8 @@ export const claude: Importer = {
         let offset = 0;
         const projects = root.projects;
         const local = isObject(projects) ? projects[ie.cwd] : undefined;
-        if (isObject(local) && isObject(local.mcpServers)) offset = addMap(local.mcpServers, stateFile, "user", part, 0);
+        if (isObject(local) && isObject(local.mcpServers))
+          offset = addMap(local.mcpServers, stateFile, "user", part, 0);
         const top = serverMap(root, "mcpServers", stateFile, "claude:user", part.diagnostics);
         if (top) addMap(top, stateFile, "user", part, offset);
       }

@@ -21,7 +21,17 @@
  */
 import { envValue } from "../../context.ts";
 import { dirname, join, resolve } from "node:path";
-import { accept, badEntry, eachServer, loadEach, mapEnabled, serverMap, type ImportEnv, type Importer, type Obj } from "./common.ts";
+import {
+  accept,
+  badEntry,
+  eachServer,
+  loadEach,
+  mapEnabled,
+  serverMap,
+  type ImportEnv,
+  type Importer,
+  type Obj,
+} from "./common.ts";
 import { isObject } from "../validate.ts";
 
 /** Seconds (int or float) → milliseconds (over-cap values are clamped on acceptance); others pass to validation. */
@@ -33,10 +43,13 @@ function secToMs(v: unknown): unknown {
 function fields(raw: Obj, dir: string, ie: ImportEnv): Obj {
   const env = ie.ctx.env;
   let command = raw.command;
-  if (typeof command === "string" && (command.startsWith("./") || command.startsWith("../"))) command = resolve(dir, command);
+  if (typeof command === "string" && (command.startsWith("./") || command.startsWith("../")))
+    command = resolve(dir, command);
   let cwd = raw.cwd;
   if (typeof cwd === "string" && cwd !== "") cwd = resolve(dir, cwd);
-  let headers: Obj | undefined = isObject(raw.http_headers) ? { ...raw.http_headers } : (raw.http_headers as Obj | undefined);
+  let headers: Obj | undefined = isObject(raw.http_headers)
+    ? { ...raw.http_headers }
+    : (raw.http_headers as Obj | undefined);
   if (isObject(raw.env_http_headers)) {
     for (const [h, varName] of Object.entries(raw.env_http_headers)) {
       const v = typeof varName === "string" ? env[varName] : undefined;
@@ -79,7 +92,8 @@ export const codex: Importer = {
       const dir = dirname(file);
       eachServer(
         map,
-        (name, raw, index) => accept("codex", { name, index, file, level, vars: "none", mapped: fields(raw, dir, ie) }, out),
+        (name, raw, index) =>
+          accept("codex", { name, index, file, level, vars: "none", mapped: fields(raw, dir, ie) }, out),
         (name, index) => badEntry("codex", level, file, name, index, out),
       );
     }),

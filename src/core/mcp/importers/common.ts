@@ -81,9 +81,17 @@ export async function readProviderFile(
 }
 
 /** The name → entry map under `key`, or null with a diagnostic when it has the wrong type. */
-export function serverMap(root: unknown, key: string, file: string, source: string, diagnostics: Diagnostic[]): Obj | null {
+export function serverMap(
+  root: unknown,
+  key: string,
+  file: string,
+  source: string,
+  diagnostics: Diagnostic[],
+): Obj | null {
   if (!isObject(root)) {
-    diagnostics.push(diagnostic("warn", "invalid_file", `${file}: top level must be an object`, { path: file, source }));
+    diagnostics.push(
+      diagnostic("warn", "invalid_file", `${file}: top level must be an object`, { path: file, source }),
+    );
     return null;
   }
   const m = root[key];
@@ -191,12 +199,19 @@ export function accept(id: ProviderId, c: Candidate, out: ImportResult): void {
   const loc = `${where} '${c.name}'`;
   const entry = defined(c.mapped);
   if (entry.command !== undefined && entry.url !== undefined) {
-    out.diagnostics.push(diagnostic("warn", "invalid_entry", `${loc}: command and url are mutually exclusive`, { ...at, key: c.name }));
+    out.diagnostics.push(
+      diagnostic("warn", "invalid_entry", `${loc}: command and url are mutually exclusive`, { ...at, key: c.name }),
+    );
     return;
   }
   if (mentionsInput(entry)) {
     out.diagnostics.push(
-      diagnostic("warn", "unresolved_input", `${loc}: uses an \${input:…} variable, which lemon does not prompt for`, { ...at, key: c.name }),
+      diagnostic(
+        "warn",
+        "unresolved_input",
+        `${loc}: uses an \${input:…} variable, which lemon does not prompt for`,
+        { ...at, key: c.name },
+      ),
     );
     return;
   }
@@ -223,7 +238,11 @@ export function accept(id: ProviderId, c: Candidate, out: ImportResult): void {
 }
 
 /** Runs `each` over the entries of a name → entry map in document order. */
-export function eachServer(map: Obj, fn: (name: string, raw: Obj, index: number) => void, onBad: (name: string, index: number) => void): void {
+export function eachServer(
+  map: Obj,
+  fn: (name: string, raw: Obj, index: number) => void,
+  onBad: (name: string, index: number) => void,
+): void {
   let i = 0;
   for (const [name, raw] of Object.entries(map)) {
     if (isObject(raw)) fn(name, raw, i);
@@ -232,10 +251,20 @@ export function eachServer(map: Obj, fn: (name: string, raw: Obj, index: number)
   }
 }
 
-export function badEntry(id: ProviderId, level: SourceLevel, file: string, name: string, index: number, out: ImportResult): void {
+export function badEntry(
+  id: ProviderId,
+  level: SourceLevel,
+  file: string,
+  name: string,
+  index: number,
+  out: ImportResult,
+): void {
   const loc = isValidServerName(name) ? `servers[${index}] '${name}'` : `servers[${index}]`;
   out.diagnostics.push(
-    diagnostic("warn", "invalid_entry", `${file}: ${loc}: invalid MCP server config`, { path: file, source: `${id}:${level}` }),
+    diagnostic("warn", "invalid_entry", `${file}: ${loc}: invalid MCP server config`, {
+      path: file,
+      source: `${id}:${level}`,
+    }),
   );
 }
 
@@ -280,7 +309,13 @@ export async function loadEach(
  * The Claude Desktop `mcpServers` map that omp and bare `mcp.json` files share: common fields,
  * `timeout` in ms and `enabledTools` / `disabledTools` globs.
  */
-export function acceptDesktopMap(id: ProviderId, root: unknown, file: string, level: SourceLevel, out: ImportResult): void {
+export function acceptDesktopMap(
+  id: ProviderId,
+  root: unknown,
+  file: string,
+  level: SourceLevel,
+  out: ImportResult,
+): void {
   const map = serverMap(root, "mcpServers", file, `${id}:${level}`, out.diagnostics);
   if (!map) return;
   eachServer(

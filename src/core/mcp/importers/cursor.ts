@@ -8,7 +8,18 @@
  * Files: `C/.cursor/mcp.json`; user `~/.cursor/mcp.json`.
  */
 import { join, resolve } from "node:path";
-import { accept, badEntry, commonFields, eachServer, loadEach, serverMap, type ImportEnv, type ImportResult, type Importer, type Obj } from "./common.ts";
+import {
+  accept,
+  badEntry,
+  commonFields,
+  eachServer,
+  loadEach,
+  serverMap,
+  type ImportEnv,
+  type ImportResult,
+  type Importer,
+  type Obj,
+} from "./common.ts";
 import { withEnvFile } from "./envfile.ts";
 import type { ProviderId, SourceLevel } from "../types.ts";
 import { expandString } from "../expand.ts";

@@ -10,7 +10,17 @@
  * `oauth` is not imported. Files: `C/.gemini/settings.json`; user `~/.gemini/settings.json`.
  */
 import { join } from "node:path";
-import { accept, badEntry, commonFields, eachServer, loadEach, msValue, serverMap, type Importer, type Obj } from "./common.ts";
+import {
+  accept,
+  badEntry,
+  commonFields,
+  eachServer,
+  loadEach,
+  msValue,
+  serverMap,
+  type Importer,
+  type Obj,
+} from "./common.ts";
 
 function fields(raw: Obj): Obj {
   const f = commonFields(raw);

@@ -21,7 +21,11 @@ export const omp: Importer = {
   load: (_ie, files) =>
     loadEach("omp", files, "json", (root, file, level, out) => {
       if (isObject(root) && (root.disabledServers !== undefined || root.enabledServers !== undefined))
-        (out.serverLists ??= []).push({ file, enabled: strList(root.enabledServers), disabled: strList(root.disabledServers) });
+        (out.serverLists ??= []).push({
+          file,
+          enabled: strList(root.enabledServers),
+          disabled: strList(root.disabledServers),
+        });
       acceptDesktopMap("omp", root, file, level, out);
     }),
 };

@@ -38,7 +38,12 @@ import {
 const MAX_INCLUDED = 64 * 1024;
 
 /** `{env:VAR}` and `{file:path}` substitution of opencode's config loader. */
-export async function substitute(text: string, file: string, ie: ImportEnv, diagnostics: Diagnostic[]): Promise<string> {
+export async function substitute(
+  text: string,
+  file: string,
+  ie: ImportEnv,
+  diagnostics: Diagnostic[],
+): Promise<string> {
   const withEnv = text.replace(/\{env:([^}]+)\}/g, (_m, name: string) => ie.ctx.env[name.trim()] ?? "");
   if (!withEnv.includes("{file:")) return withEnv;
   const lines = withEnv.split("\n");
@@ -58,7 +63,9 @@ export async function substitute(text: string, file: string, ie: ImportEnv, diag
       const target = resolve(dirname(file), p);
       const r = await readCapped(target, MAX_INCLUDED);
       if (r.kind === "error")
-        diagnostics.push(diagnostic("warn", "read_error", `${file}: included file ${r.reason}`, { path: file, source: "opencode" }));
+        diagnostics.push(
+          diagnostic("warn", "read_error", `${file}: included file ${r.reason}`, { path: file, source: "opencode" }),
+        );
       const content = r.kind === "text" ? r.text.trim() : "";
       result += JSON.stringify(content).slice(1, -1);
     }
@@ -129,7 +136,9 @@ export const opencode: Importer = {
     ];
     const reads: FileRead[] = await Promise.all(
       jobs.map((j) =>
-        readProviderFile(j.file, "jsonc", `opencode:${j.level}`, out.diagnostics, (text) => substitute(text, j.file, ie, out.diagnostics)),
+        readProviderFile(j.file, "jsonc", `opencode:${j.level}`, out.diagnostics, (text) =>
+          substitute(text, j.file, ie, out.diagnostics),
+        ),
       ),
     );
     const merged = new Map<string, Merged>();
@@ -140,13 +149,17 @@ export const opencode: Importer = {
       if (r.state !== "ok") return;
       const source = `opencode:${job.level}`;
       if (!isObject(r.root)) {
-        out.diagnostics.push(diagnostic("warn", "invalid_file", `${job.file}: top level must be an object`, { path: job.file, source }));
+        out.diagnostics.push(
+          diagnostic("warn", "invalid_file", `${job.file}: top level must be an object`, { path: job.file, source }),
+        );
         return;
       }
       const mcp = r.root.mcp;
       if (mcp === undefined) return;
       if (!isObject(mcp)) {
-        out.diagnostics.push(diagnostic("warn", "invalid_file", `${job.file}: mcp must be an object`, { path: job.file, source }));
+        out.diagnostics.push(
+          diagnostic("warn", "invalid_file", `${job.file}: mcp must be an object`, { path: job.file, source }),
+        );
         return;
       }
       for (const [name, raw] of Object.entries(mcp)) {
@@ -167,7 +180,11 @@ export const opencode: Importer = {
       ([, a], [, b]) => Number(b.project) - Number(a.project) || a.order - b.order,
     );
     list.forEach(([name, m], index) => {
-      accept("opencode", { name, index, file: m.file, level: m.project ? "project" : "user", vars: "editor", mapped: fields(m.raw) }, out);
+      accept(
+        "opencode",
+        { name, index, file: m.file, level: m.project ? "project" : "user", vars: "editor", mapped: fields(m.raw) },
+        out,
+      );
     });
     for (const [name, job] of bad) if (!merged.has(name)) badEntry("opencode", job.level, job.file, name, 0, out);
     return out;
