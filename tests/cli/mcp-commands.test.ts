@@ -240,3 +240,28 @@ describe("lemon mcp enable / disable / remove / status", () => {
     });
   });
 });
+
+describe("lemon mcp get / add-json (cli.md §3.2)", () => {
+  test("add-json writes lemon's or Claude Code's shape; get shows any source, redacted", async () => {
+    await using box = await sandbox();
+    const add = await box.cli(["mcp", "add-json", "git", JSON.stringify({ type: "stdio", command: "uvx", args: ["mcp-server-git"], env: { K: SECRET } })]);
+    expect([add.code, add.stdout]).toEqual([0, `Added MCP server 'git' to ${projectFile(box)} (stdio, approval always)\n`]);
+    expect(add.stderr).toBe("hint: shell history may retain credential arguments\n");
+    await box.write(join(box.project, ".mcp.json"), JSON.stringify({ mcpServers: { api: { type: "http", url: "https://u:p@h.example/mcp?k=1", headers: { Authorization: SECRET } } } }));
+    const get = await box.cli(["mcp", "get", "api"]);
+    expect(get.code).toBe(0);
+    // get shows what runs (command, URL) but never a value: env, headers, userinfo, query.
+    for (const leak of [SECRET, "u:p", "k=1"]) expect(get.stdout + get.stderr).not.toContain(leak);
+    expect(get.stdout).toContain("api   mcp-json:project  http  yes");
+    expect(get.stdout).toMatch(/^ {2}url +https:\/\/h\.example\/mcp$/m);
+    expect(get.stdout).toMatch(/^ {2}headers +Authorization$/m);
+    const j = await box.cli(["mcp", "get", "git", "--json"]);
+    expect(j.stdout).not.toContain(SECRET);
+    expect(j.json()).toMatchObject({ ok: true, server: { name: "git", source: "lemon:project", command: "uvx", args: ["mcp-server-git"], env_names: ["K"] } });
+    expect((await box.cli(["mcp", "get", "nope"])).code).toBe(1);
+    const bad = await box.cli(["mcp", "add-json", "x", "not json"]);
+    expect(bad.code).toBe(2);
+    expect((await box.cli(["mcp", "add-json", "git", '{"command":"uvx"}'])).code).toBe(1);
+    expect((await box.cli(["mcp", "add-json", "git", '{"command":"uvx"}', "--replace"])).code).toBe(0);
+  });
+});

@@ -8,7 +8,7 @@ import type { McpServerConfig } from "../../../core/mcp/index.ts";
 import { usageError } from "../../args.ts";
 import { defineCommand, type FlagSpec } from "../../command.ts";
 import { hint, printJson } from "../../output.ts";
-import { globalFlag, mcpApi } from "./shared.ts";
+import { addedLine, globalFlag, mcpApi } from "./shared.ts";
 
 const str = (description: string, value: string) => ({ type: "string", description, value }) as const;
 const list = (description: string, value: string) => ({ type: "list", description, value }) as const;
@@ -150,8 +150,7 @@ export default defineCommand({
 
     const r = await mcpApi(io, flags).addDetailed(entry, { global: flags.global || userScope, replace: flags.replace });
     if (flags.json) return printJson(io, { ok: true, action: r.action, scope: r.scope, file: r.file, server: r.server });
-    const verb = r.action === "added" ? `Added MCP server '${entry.name}' to` : `Replaced MCP server '${entry.name}' in`;
-    io.out(`${verb} ${r.file} (${r.server.type}, approval ${r.server.approval})\n`);
+    io.out(addedLine(args.name, r));
     // Only values that may be credentials stay in shell history worth warning about (cli.md §3.1).
     if (flags.env.length > 0 || flags.header.length > 0 || flags["oauth-client-secret-env"] !== undefined)
       hint(io, flags.quiet, "shell history may retain credential arguments");

@@ -10,7 +10,9 @@ export default defineGroup({
   description: "Configure MCP servers: lemon's own files and imports from other tools",
   commands: {
     list: { load: lazy(() => import("./list.ts")) },
+    get: { load: lazy(() => import("./get.ts")) },
     add: { load: lazy(() => import("./add.ts")) },
+    "add-json": { load: lazy(() => import("./add-json.ts")) },
     remove: { load: lazy(() => import("./remove.ts")), aliases: ["rm"] },
     enable: { load: lazy(() => import("./enable.ts")) },
     disable: { load: lazy(() => import("./disable.ts")) },
