@@ -4,7 +4,7 @@
  * and line. The security audit plugs in through `audit` so lint itself stays a pure read.
  */
 import { lstatSync, readdirSync, realpathSync, statSync } from "node:fs";
-import { basename, isAbsolute, join, relative, resolve } from "node:path";
+import { basename, isAbsolute, join, resolve } from "node:path";
 import { isInside } from "../fsx/atomic.ts";
 import { KNOWN_FOREIGN_FIELDS, MANIFEST_FIELDS, REQUIRES_FIELDS } from "../schema/manifest.ts";
 import { charCount } from "../text.ts";

@@ -12,7 +12,7 @@ import { LemonError } from "../../errors.ts";
 import { jsonCodec, readDocument, update } from "../../fsx/update.ts";
 import { AuditCacheFile, AuditRecord, emptyAuditCache } from "../../schema/audit-cache.ts";
 import { isValid } from "../../schema/check.ts";
-import { sha256Hex } from "./bundle.ts";
+import { sha256Hex } from "../../hash.ts";
 
 export const ENGINE_VERSION = "lemon-audit-1";
 /** Bumped whenever a rule changes what it reports. */

@@ -12,7 +12,7 @@ import type { Diagnostic } from "../../diagnostics.ts";
 import { conflict, invalidRequest, notFound } from "../../errors.ts";
 import { isoSeconds } from "../../fsx/atomic.ts";
 import { decodeUtf8 } from "../../text.ts";
-import { bundleHashFromLines, enumerateBundle, hashLine, LIMITS, readEntry, type Bundle, type BundleEntry } from "./bundle.ts";
+import { bundleHashFromLines, enumerateBundle, hashLine, LIMITS, readEntry, type Bundle, type BundleEntry } from "../bundle.ts";
 import { AuditCache, auditFingerprint, ENGINE_VERSION, type AuditKind } from "./cache.ts";
 import { builtinLint, BUILTIN_LINT_VERSION, lintFindings, lintRecords, type LintHook } from "./lint-bridge.ts";
 import { severityRank } from "./rules/types.ts";

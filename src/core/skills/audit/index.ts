@@ -5,8 +5,8 @@
  */
 export { auditBundle, auditBundles, auditForLint, countFindings, formatFinding, sortFindings, verdictOf } from "./engine.ts";
 export type { AuditOptions, AuditReport } from "./engine.ts";
-export { assertInstallable, computeBundleHash, enumerateBundle, LIMITS } from "./bundle.ts";
-export type { Bundle, BundleEntry, BundleProblem } from "./bundle.ts";
+export { assertInstallable, computeBundleHash, enumerateBundle, LIMITS } from "../bundle.ts";
+export type { Bundle, BundleEntry, BundleProblem } from "../bundle.ts";
 export { AuditCache, auditFingerprint, ENGINE_VERSION, RULES_VERSION } from "./cache.ts";
 export type { AuditKind } from "./cache.ts";
 export type { LintHook, LintIssue, LintOutcome } from "./lint-bridge.ts";

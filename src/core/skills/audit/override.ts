@@ -5,7 +5,7 @@
  * The approval step itself belongs to the installer.
  */
 import { forbidden, invalidParams } from "../../errors.ts";
-import { computeBundleHash } from "./bundle.ts";
+import { computeBundleHash } from "../bundle.ts";
 import { ENGINE_VERSION } from "./cache.ts";
 import { formatFinding, type AuditReport } from "./engine.ts";
 

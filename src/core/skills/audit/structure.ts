@@ -6,7 +6,7 @@
  */
 import { posix } from "node:path";
 import type { Finding, Severity } from "../../schema/finding.ts";
-import type { Bundle, BundleEntry } from "./bundle.ts";
+import type { Bundle, BundleEntry } from "../bundle.ts";
 
 const MiB = 1024 * 1024;
 const NATIVE_EXT = /\.(?:exe|dll|so|dylib|msi|com|bin)$/i;
