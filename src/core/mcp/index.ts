@@ -26,12 +26,18 @@ export type { McpServerDetails } from "./details.ts";
 export type { ValidateResult } from "./validate.ts";
 /** `validate(entries)`: every entry's first §3.4 problem, or the normalised entries (the one `mcp.validate`). */
 export { validateEntries as validate } from "./validate.ts";
+/** Whether a string is a server name of mcp.md §3.3 (1-64 of `A-Z a-z 0-9 _ . -`, letter or digit first). */
 export { isValidServerName } from "./names.ts";
+/** The effective server set of a scope (mcp.md §2): every source, precedence, enable/disable decisions. */
 export { effectiveServers } from "./effective.ts";
+/** The import providers of mcp.md §4.1, in order, as data. */
 export { IMPORTERS } from "./sources.ts";
 
+/** Where a call works. */
 export interface ScopeOptions {
+  /** Project directory `C` (default: the context's cwd). */
   cwd?: string;
+  /** The global file `A/mcp.json` instead of the project's `C/.lemon/mcp.json` (default false). */
   global?: boolean;
 }
 
@@ -53,6 +59,7 @@ export interface McpFileListing {
   diagnostics: Diagnostic[];
 }
 
+/** One server of `list --all` (cli.md §3.2). */
 export interface EffectiveView {
   name: string;
   source: string;
@@ -73,18 +80,24 @@ export interface McpEffectiveListing {
   diagnostics: Diagnostic[];
 }
 
+/** What `list` returns: one file's entries, or with `all: true` the effective set. */
 export type McpConfigListing = McpFileListing | McpEffectiveListing;
 
 /** `lemon.mcp.config` (cli.md §7): lemon's own files, and the effective set with `list --all`. */
 export interface McpConfigApi {
+  /** One file's entries (default), or with `all: true` the effective set with its sources and notes. */
   list(opts: ScopeOptions & { all: true }): Promise<McpEffectiveListing>;
   list(opts?: ScopeOptions & { all?: false }): Promise<McpFileListing>;
   list(opts?: ScopeOptions & { all?: boolean }): Promise<McpConfigListing>;
+  /** Adds a validated entry (`replace`, default false: replace a same-named one, mcp.md §2.3). */
   add(entry: McpServerConfig, opts?: ScopeOptions & { replace?: boolean }): Promise<ServerView>;
   /** Same as `add`, with the action, scope and file the CLI prints. */
   addDetailed(entry: McpServerConfig, opts?: ScopeOptions & { replace?: boolean }): Promise<AddResult>;
+  /** Removes the named entry from the scope's file; NOT_FOUND when it has none. */
   remove(name: string, opts?: ScopeOptions): Promise<RemoveResult>;
+  /** Lists the name in `enabled_servers` (`force`, default false: even when no source defines it). */
   enable(name: string, opts?: ScopeOptions & { force?: boolean }): Promise<ToggleResult>;
+  /** Lists the name in `disabled_servers` (`force`, default false: even when no source defines it). */
   disable(name: string, opts?: ScopeOptions & { force?: boolean }): Promise<ToggleResult>;
 }
 
@@ -127,6 +140,7 @@ async function listFile(ctx: LemonContext, opts: ScopeOptions): Promise<McpFileL
   };
 }
 
+/** The `list --all` view of an effective set (no entry field beyond the ones of cli.md §3.2). */
 export function effectiveView(set: EffectiveSet, scope: Scope): McpEffectiveListing {
   return {
     scope,
