@@ -6,7 +6,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { auditBundle, computeBundleHash, enumerateBundle } from "../../../../src/core/skills/audit/index.ts";
-import { readEntry } from "../../../../src/core/skills/audit/bundle.ts";
+import { readEntry } from "../../../../src/core/skills/bundle.ts";
 import { LemonError } from "../../../../src/core/errors.ts";
 import { sandbox } from "../../../support/sandbox.ts";
 
