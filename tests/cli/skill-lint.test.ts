@@ -134,6 +134,26 @@ describe("lemon skill lint (skills.md §15.1)", () => {
     expect(all.codes("pipe")).toEqual(["skill_file_unreadable"]);
   });
 
+  test("a discovered skill directory that can be searched but not listed is directory_unreadable, not a crash", async () => {
+    if (process.getuid?.() !== 0) return;
+    await using box = await sandbox();
+    const skill = join(box.project, ".lemon/skill/s");
+    await box.skill(join(box.project, ".lemon/skill"), "s", { name: "s", description: "A skill whose directory cannot be listed." });
+    const { chmod } = await import("node:fs/promises");
+    await chmod(skill, 0o311);
+    await chmod(join(skill, "SKILL.md"), 0o644);
+    await chmod(box.root, 0o755);
+    const r = Bun.spawnSync(
+      ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", process.execPath, join(import.meta.dir, "../../src/cli/main.ts"), "skill", "lint", "--json", "--no-audit"],
+      { cwd: box.project, env: { ...box.env } },
+    );
+    await chmod(skill, 0o755);
+    expect(r.stderr.toString()).toBe("");
+    expect(r.exitCode).toBe(1);
+    const doc = JSON.parse(r.stdout.toString());
+    expect(doc.results[0].issues.map((i: { code: string }) => i.code)).toEqual(["directory_unreadable"]);
+  });
+
   test("an unlistable PATH is directory_unreadable", async () => {
     if (process.getuid?.() !== 0) return;
     await using box = await sandbox();

@@ -75,8 +75,14 @@ export async function lintSkillDir(dir: string, opts: LintOptions = {}): Promise
   if (!KEY_RE.test(key) || key.length > 64)
     add("invalid_key", "warn", MSG.lintInvalidKey(key), 1, ".");
   // The bundle's own walker (install.md §7.1): the symlinks lint names are the ones installs refuse.
-  const links = (await enumerateBundle(dir)).entries.filter((e) => e.kind === "symlink").map((e) => e.rel);
-  for (const link of links) add("symlink_in_bundle", "error", MSG.lintSymlink(link), 1, link);
+  try {
+    const links = (await enumerateBundle(dir)).entries.filter((e) => e.kind === "symlink").map((e) => e.rel);
+    for (const link of links) add("symlink_in_bundle", "error", MSG.lintSymlink(link), 1, link);
+  } catch (err) {
+    // A skill directory that cannot be listed (searchable, not readable) is reported, not fatal.
+    const code = err instanceof Error && "code" in err && typeof err.code === "string" ? err.code : "error";
+    add("directory_unreadable", "error", MSG.lintDirUnreadable(key, code), 1, ".");
+  }
 
   const read = await readSkillFile(file);
   if (!read.ok) {
