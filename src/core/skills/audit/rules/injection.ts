@@ -34,11 +34,33 @@ const DEVELOPER_MODE = [
 ];
 
 /**
- * Telling the agent to fetch remote text and do what it says: a fetch verb before a URL and an
- * obey verb after it ("download https://… and follow the instructions in it").
+ * Telling the agent to fetch remote text and do what it says ("download https://… and follow
+ * the instructions in it", "your real instructions are at https://…"). Judged around each URL
+ * (the text just before and after it), so the cost stays linear in the line.
  */
-const REMOTE_INSTRUCTIONS =
-  /\b(?:fetch|download|retrieve|grab|pull|load|read|open|visit|curl|wget|check)\b[^\n]{0,80}?https?:\/\/\S+[^\n]{0,80}?\b(?:follow|obey|execute|run|apply|comply\s+with|carry\s+out|do\s+(?:exactly\s+)?(?:what|whatever)|act\s+on|adopt)\b[^\n]{0,40}?\b(?:instructions?|commands?|directives?|orders|it\s+says|they\s+say|its\s+contents?|the\s+contents?|them|it)\b|\b(?:fetch|download|retrieve|load|pull|check)\b[^\n]{0,60}?\b(?:new|latest|updated|further|additional|remote|real)\s+instructions\b[^\n]{0,60}?https?:\/\/|https?:\/\/\S+[^\n]{0,60}?\b(?:contains?|has|holds)\s+(?:your\s+)?(?:new|real|updated|actual|further)\s+instructions\b|\b(?:your\s+(?:(?:real|actual|new|updated|latest|current)\s+)?|(?:the\s+)?(?:real|actual|new|updated|latest|remote)\s+)(?:instructions|orders|directives)\s+(?:are|live|is|can\s+be\s+found)\s+(?:at|in|on)\s+https?:\/\/|\b(?:follow|obey|execute|comply\s+with)\s+(?:the\s+|all\s+)?(?:instructions|commands|directives)\s+(?:returned|served|fetched|downloaded)\s+(?:by|from|at)\b/i;
+const FETCH_BEFORE = /\b(?:fetch|download|retrieve|grab|pull|load|read|open|visit|curl|wget|check)\b/i;
+const OBEY_AFTER =
+  /\b(?:follow|obey|execute|run|apply|comply\s+with|carry\s+out|do\s+(?:exactly\s+)?(?:what|whatever)|act\s+on|adopt)\b[^\n]{0,40}?\b(?:instructions?|commands?|directives?|orders|it\s+says|they\s+say|its\s+contents?|the\s+contents?|them|it)\b/i;
+const NEW_INSTRUCTIONS_BEFORE =
+  /\b(?:fetch|download|retrieve|load|pull|check)\b[^\n]{0,60}?\b(?:new|latest|updated|further|additional|remote|real)\s+instructions\b[^\n]{0,60}$/i;
+const HOLDS_INSTRUCTIONS_AFTER = /^\S*[^\n]{0,60}?\b(?:contains?|has|holds)\s+(?:your\s+)?(?:new|real|updated|actual|further)\s+instructions\b/i;
+const INSTRUCTIONS_ARE_AT =
+  /\b(?:your\s+(?:(?:real|actual|new|updated|latest|current)\s+)?|(?:the\s+)?(?:real|actual|new|updated|latest|remote)\s+)(?:instructions|orders|directives)\s+(?:are|live|is|can\s+be\s+found)\s+(?:at|in|on)\s+$/i;
+const OBEY_RETURNED =
+  /\b(?:follow|obey|execute|comply\s+with)\s+(?:the\s+|all\s+)?(?:instructions|commands|directives)\s+(?:returned|served|fetched|downloaded)\s+(?:by|from|at)\b/i;
+const URL_AT_G = /https?:\/\/\S+/g;
+
+function remoteInstructions(line: string): boolean {
+  if (OBEY_RETURNED.test(line)) return true;
+  for (const m of line.matchAll(URL_AT_G)) {
+    const before = line.slice(Math.max(0, m.index - 120), m.index);
+    const after = line.slice(m.index + m[0].length, m.index + m[0].length + 160);
+    if (FETCH_BEFORE.test(before.slice(-80)) && OBEY_AFTER.test(after.slice(0, 120))) return true;
+    if (NEW_INSTRUCTIONS_BEFORE.test(before) || INSTRUCTIONS_ARE_AT.test(before)) return true;
+    if (HOLDS_INSTRUCTIONS_AFTER.test(after)) return true;
+  }
+  return false;
+}
 
 /** The first injection phrase in a text, or null. */
 export function injectionPhrase(text: string): boolean {
@@ -72,7 +94,7 @@ export const promptInjection: LineRule = {
   quick: /ignore|disregard|forget|override|bypass|you\s+are\s+now|\b(?:act|behave|respond|answer)\s+as\b|pretend|no\s+longer|the\s+user\b|system\s+prompt|(?:DAN|jailbreak|developer|god|unrestricted|unfiltered|uncensored|evil)\s+mode|system\s+prompt|(?:instructions|orders|directives)\s+(?:are|live|is|can)|\bobey\b|\bcomply\b|anything\s+now|\bDAN\b|https?:\/\/[^\n]*(?:follow|obey|execute|\brun\b|apply|comply|carry\s+out|\bdo\s+what|act\s+on|adopt|instructions)|instructions[^\n]*https?:\/\//i,
   check(line) {
     if (injectionPhrase(line)) return { severity: "high", message: "prompt-injection phrasing" };
-    if (REMOTE_INSTRUCTIONS.test(line)) return { severity: "high", message: "tells the agent to fetch remote instructions and follow them" };
+    if (remoteInstructions(line)) return { severity: "high", message: "tells the agent to fetch remote instructions and follow them" };
     return null;
   },
 };
