@@ -24,8 +24,9 @@ import {
 
 /** RFC 9110 `token`: anything else in a header name splits or smuggles a header. */
 const HEADER_NAME = "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$";
-/** CR and LF end a header line and NUL ends a C string: no value may carry them. */
+/** CR and LF end a header line and NUL ends a C string: no header value may carry them. */
 const SAFE_VALUE = "^[^\\r\\n\\0]*$";
+const NO_NUL = "^[^\\0]*$";
 
 type Tier = [TSchema, string];
 const tiers = (list: Tier[]) => ({ tiers: list.map(([schema, message]) => ({ schema, message })) });
@@ -42,8 +43,14 @@ const timeout = (key: string) =>
 const approval = (message: string) => Type.Union([Type.Literal("always"), Type.Literal("never")], { message });
 
 /** `env` / `headers`: an object of strings, with safe names, with safe values. */
-const namedValues = (key: "env" | "headers", namePattern: string, nameMessage: string, valueMessage: string) =>
-  Type.Record(Type.String({ pattern: namePattern }), Type.String({ pattern: SAFE_VALUE }), {
+const namedValues = (
+  key: "env" | "headers",
+  namePattern: string,
+  nameMessage: string,
+  valuePattern: string,
+  valueMessage: string,
+) =>
+  Type.Record(Type.String({ pattern: namePattern }), Type.String({ pattern: valuePattern }), {
     additionalProperties: false,
     message: valueMessage,
     ...tiers([
@@ -111,7 +118,9 @@ export const McpServerEntry = Type.Object(
     command: Type.Optional(nonEmpty("stdio command cannot be empty")),
     args: Type.Optional(stringList("args")),
     env: Type.Optional(
-      namedValues("env", ENV_NAME, `env names must match ${ENV_NAME}`, "env values must not contain CR, LF or NUL"),
+      // A value never reaches a header or a command line, so only NUL (which no environment can hold)
+      // is refused; multi-line values such as PEM keys are legitimate (cli.md §3.1 restricts headers).
+      namedValues("env", ENV_NAME, `env names must match ${ENV_NAME}`, NO_NUL, "env values must not contain NUL"),
     ),
     env_vars: Type.Optional(
       Type.Array(Type.String({ pattern: ENV_NAME }), {
@@ -127,6 +136,7 @@ export const McpServerEntry = Type.Object(
         "headers",
         HEADER_NAME,
         "header names must be RFC 9110 tokens",
+        SAFE_VALUE,
         "header values must not contain CR, LF or NUL",
       ),
     ),
