@@ -66,7 +66,11 @@ function initial(flags: Readonly<Record<string, FlagSpec>>): Parsed["flags"] {
  * ones. Values may follow as the next token or after `=`; a value that starts with `--` is taken
  * for a forgotten value. Repeatable (`list`) flags collect every value; others keep the last.
  */
-export function parseTokens(tokens: readonly string[], own: Readonly<Record<string, FlagSpec>>, args: readonly ArgSpec[]): Parsed {
+export function parseTokens(
+  tokens: readonly string[],
+  own: Readonly<Record<string, FlagSpec>>,
+  args: readonly ArgSpec[],
+): Parsed {
   const flags: Readonly<Record<string, FlagSpec>> = { ...own, ...COMMON_FLAGS };
   const l = lookup(flags);
   const parsed: Parsed = { flags: initial(flags), args: {}, words: [] };
@@ -75,7 +79,8 @@ export function parseTokens(tokens: readonly string[], own: Readonly<Record<stri
     const tok = tokens[i]!;
     if (!tok.startsWith("-") || tok === "-") {
       const slot = args[Math.min(parsed.words.length, args.length - 1)];
-      if (slot === undefined || (parsed.words.length >= args.length && !variadic)) throw usageError(`unexpected argument '${tok}'`);
+      if (slot === undefined || (parsed.words.length >= args.length && !variadic))
+        throw usageError(`unexpected argument '${tok}'`);
       parsed.words.push(tok);
       if (parsed.args[slot.name] === undefined) parsed.args[slot.name] = tok;
       else parsed.args[slot.name] += ` ${tok}`;
@@ -91,7 +96,8 @@ export function parseTokens(tokens: readonly string[], own: Readonly<Record<stri
     let value = f.inline;
     if (value === undefined) {
       const next = tokens[i + 1];
-      if (next === undefined || (next.startsWith("--") && next.length > 2)) throw usageError(`option '${f.shown}' needs a value`);
+      if (next === undefined || (next.startsWith("--") && next.length > 2))
+        throw usageError(`option '${f.shown}' needs a value`);
       value = next;
       i++;
     }
@@ -131,4 +137,3 @@ export function scopeFrom(flags: { global?: boolean; local?: boolean }, fallback
   if (flags.local) return "project" as const;
   return fallback;
 }
-

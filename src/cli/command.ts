@@ -52,7 +52,11 @@ export const COMMON_FLAGS = {
   json: { type: "boolean", description: "Print one JSON document" },
   approve: { type: "boolean", aliases: ["yes"], description: "Pre-approve this command's approval requests" },
   quiet: { type: "boolean", description: "Suppress informational output on stderr" },
-  color: { type: "boolean", defaultOn: true, description: "Colour output (never when not a terminal or NO_COLOR is set)" },
+  color: {
+    type: "boolean",
+    defaultOn: true,
+    description: "Colour output (never when not a terminal or NO_COLOR is set)",
+  },
   help: { type: "boolean", short: "h", description: "Show usage" },
   version: { type: "boolean", description: "Print the version" },
 } as const satisfies Record<string, FlagSpec>;
@@ -89,7 +93,11 @@ export interface LemonCommand {
 
 /** A row of a group: a command loaded on use, or one the contract has and this version does not. */
 export type CommandRow =
-  | { readonly load: () => Promise<LemonCommand | CommandGroup>; readonly aliases?: readonly string[]; readonly hidden?: boolean }
+  | {
+      readonly load: () => Promise<LemonCommand | CommandGroup>;
+      readonly aliases?: readonly string[];
+      readonly hidden?: boolean;
+    }
   | { readonly unavailable: string };
 
 export interface CommandGroup {
@@ -130,7 +138,5 @@ export function defineGroup(group: Omit<CommandGroup, "kind">): CommandGroup {
 
 /** Loads a module's default export: the command or group of a row. */
 export const lazy =
-  (load: () => Promise<{ default: LemonCommand | CommandGroup }>) =>
-  (): Promise<LemonCommand | CommandGroup> =>
+  (load: () => Promise<{ default: LemonCommand | CommandGroup }>) => (): Promise<LemonCommand | CommandGroup> =>
     load().then((m) => m.default);
-

@@ -29,7 +29,8 @@ async function answer(text: string): Promise<never> {
   }
   process.exit(0);
 }
-if (argv.length === 1 && argv[0] === "--version" && typeof LEMON_VERSION === "string") await answer(`lemon ${LEMON_VERSION}\n`);
+if (argv.length === 1 && argv[0] === "--version" && typeof LEMON_VERSION === "string")
+  await answer(`lemon ${LEMON_VERSION}\n`);
 if (argv.length === 1 && (argv[0] === "--help" || argv[0] === "-h")) await answer(TOP_USAGE);
 const entry = typeof LEMON_CLI_ENTRY === "string" ? LEMON_CLI_ENTRY : "./entry.ts";
 const { runCli, processIo } = (await import(entry)) as typeof import("./entry.ts");

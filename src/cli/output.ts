@@ -2,7 +2,15 @@
  * @module cli/output
  * Results on stdout (aligned columns or one JSON document), messages on stderr (cli.md §1.2).
  */
-import { cell, charCount, clampChars, sanitizeMessage, stripAnsi, type Diagnostic, type LemonError } from "../core/index.ts";
+import {
+  cell,
+  charCount,
+  clampChars,
+  sanitizeMessage,
+  stripAnsi,
+  type Diagnostic,
+  type LemonError,
+} from "../core/index.ts";
 import type { CliIo } from "./io.ts";
 
 export function printJson(io: CliIo, doc: Record<string, unknown>): void {
@@ -20,7 +28,9 @@ export function formatRows(rows: string[][], indent = ""): string {
   const widths = (all[0] ?? []).map((_, i) => Math.max(...all.map((r) => charCount(r[i] ?? ""))));
   return all
     .map((r) =>
-      (indent + r.map((c, i) => (i === r.length - 1 ? c : c + " ".repeat((widths[i] ?? 0) - charCount(c)))).join("  ")).trimEnd(),
+      (
+        indent + r.map((c, i) => (i === r.length - 1 ? c : c + " ".repeat((widths[i] ?? 0) - charCount(c)))).join("  ")
+      ).trimEnd(),
     )
     .map((line) => line + "\n")
     .join("");
@@ -46,14 +56,20 @@ const MAX_PRINTED_DIAGNOSTICS = 20;
  * `warn: <path>: <message>` (or `error: …`) on stderr for warn/error diagnostics, unless quiet
  * (cli.md §1.2); `info` ones too when `withInfo` (a check-style report).
  */
-export function printDiagnostics(io: CliIo, quiet: boolean, diagnostics: readonly Diagnostic[], withInfo = false): void {
+export function printDiagnostics(
+  io: CliIo,
+  quiet: boolean,
+  diagnostics: readonly Diagnostic[],
+  withInfo = false,
+): void {
   if (quiet) return;
   const shown = withInfo ? diagnostics : diagnostics.filter((d) => d.level !== "info");
   for (const d of shown.slice(0, MAX_PRINTED_DIAGNOSTICS)) {
     const where = d.path ?? d.source;
     io.err(`${d.level}: ${where !== undefined ? `${cell(where)}: ` : ""}${sanitizeMessage(d.message)}\n`);
   }
-  if (shown.length > MAX_PRINTED_DIAGNOSTICS) io.err(`… and ${shown.length - MAX_PRINTED_DIAGNOSTICS} more; see --json\n`);
+  if (shown.length > MAX_PRINTED_DIAGNOSTICS)
+    io.err(`… and ${shown.length - MAX_PRINTED_DIAGNOSTICS} more; see --json\n`);
 }
 
 /**

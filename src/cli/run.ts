@@ -33,7 +33,8 @@ const isCommon = (tok: string) => COMMON_NAMES.has(tok.split("=")[0]!);
 function rowFor(group: CommandGroup, word: string): [string, CommandRow] | null {
   const direct = group.commands[word];
   if (direct) return [word, direct];
-  for (const [name, row] of Object.entries(group.commands)) if ("aliases" in row && row.aliases?.includes(word)) return [name, row];
+  for (const [name, row] of Object.entries(group.commands))
+    if ("aliases" in row && row.aliases?.includes(word)) return [name, row];
   return null;
 }
 
@@ -75,7 +76,8 @@ async function find(head: readonly string[]): Promise<Found> {
     if (row === null) throw new Usage(path, node, usageError(`unknown command '${[...path, tok].join(" ")}'`));
     const [name, r] = row;
     path.push(name);
-    if ("unavailable" in r) throw new LemonError("UNAVAILABLE", `'lemon ${path.join(" ")}' is not available in this version`);
+    if ("unavailable" in r)
+      throw new LemonError("UNAVAILABLE", `'lemon ${path.join(" ")}' is not available in this version`);
     node = await r.load();
   }
   return { path, node, rest };
@@ -133,10 +135,12 @@ async function dispatch(head: string[], tail: string[], io: CliIo, json: boolean
   const { path, node, rest } = found;
   if (node.kind === "group") {
     const tok = rest.find((t) => !isCommon(t));
-    if (tok !== undefined && tok.startsWith("-")) throw new Usage(path, node, usageError(`unknown option '${tok.split("=")[0]}'`));
+    if (tok !== undefined && tok.startsWith("-"))
+      throw new Usage(path, node, usageError(`unknown option '${tok.split("=")[0]}'`));
     throw new Usage(path, node, usageError(`missing command for 'lemon ${path.join(" ")}'`));
   }
-  if (tail.length > 0 && !node.takesTail) throw new Usage(path, node, usageError("arguments after -- are not accepted here"));
+  if (tail.length > 0 && !node.takesTail)
+    throw new Usage(path, node, usageError("arguments after -- are not accepted here"));
   let parsed;
   try {
     parsed = parseTokens(rest, node.flags, node.args);

@@ -40,7 +40,11 @@ function flagTable(flags: Readonly<Record<string, FlagSpec>>): string {
 }
 
 /** `lemon <path> --help`: description, usage line, arguments or commands, and every flag. */
-export function renderUsage(path: readonly string[], node: LemonCommand | CommandGroup, rows?: [string, string][]): string {
+export function renderUsage(
+  path: readonly string[],
+  node: LemonCommand | CommandGroup,
+  rows?: [string, string][],
+): string {
   const parts = [`${node.description}\n\n${usageLine(path, node)}\n`];
   if (node.kind === "group") {
     parts.push(`COMMANDS\n\n${formatRows(rows ?? [], "  ")}`);
@@ -48,7 +52,12 @@ export function renderUsage(path: readonly string[], node: LemonCommand | Comman
     return parts.join("\n");
   }
   if (node.args.length > 0)
-    parts.push(`ARGUMENTS\n\n${formatRows(node.args.map((a) => [positional(a), a.description]), "  ")}`);
+    parts.push(
+      `ARGUMENTS\n\n${formatRows(
+        node.args.map((a) => [positional(a), a.description]),
+        "  ",
+      )}`,
+    );
   if (Object.keys(node.flags).length > 0) parts.push(`OPTIONS\n\n${flagTable(node.flags)}`);
   parts.push(`COMMON OPTIONS\n\n${flagTable(COMMON_FLAGS)}`);
   return parts.join("\n");

@@ -131,9 +131,7 @@ function dotenvKeys(file: string): Set<string> | null {
  * no `.env`: lemon's compiled binary (built with `autoloadDotenv: false`) and a process started
  * with `--no-env-file` (lemon's bin, `npm run lemon` and the npm launcher).
  */
-export function processEnv(
-  log: (entry: LogEntry) => void = () => {},
-): Record<string, string | undefined> {
+export function processEnv(log: (entry: LogEntry) => void = () => {}): Record<string, string | undefined> {
   const env = { ...process.env };
   if (typeof LEMON_TARGET === "string" || process.execArgv.includes("--no-env-file")) return env;
   let cwd: string | null;
@@ -172,8 +170,7 @@ const CONTEXT_FIELDS: Record<string, ArgKind> = {
 function checkContextOptions(opts: unknown, what: string): void {
   checkOptions(opts, CONTEXT_FIELDS, what);
   const o = opts as ContextOptions | undefined;
-  for (const [k, v] of Object.entries(o?.env ?? {}))
-    if (v !== undefined) checkArg(v, "string", `${what}: env.${k}`);
+  for (const [k, v] of Object.entries(o?.env ?? {})) if (v !== undefined) checkArg(v, "string", `${what}: env.${k}`);
   for (const [k, v] of Object.entries(o?.skillRoots ?? {}))
     if (v !== undefined && v !== null) checkArg(v, "string", `${what}: skillRoots.${k}`);
 }

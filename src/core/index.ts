@@ -30,7 +30,10 @@ export interface SkillsApi {
   get: SkillRegistry["get"];
   status: SkillRegistry["status"];
   refresh: SkillRegistry["refresh"];
-  /** Enables a key in `skills.json` (global scope unless `global: false`); the result says the key's effective state. */
+  /**
+   * Enables a key in `skills.json` (global scope unless `global: false`); the result says the
+   * key's effective state.
+   */
   enable: SkillRegistry["enable"];
   /** Disables a key in `skills.json` (global scope unless `global: false`). */
   disable: SkillRegistry["disable"];
@@ -42,7 +45,10 @@ export interface SkillsApi {
   inspect: SkillRegistry["inspect"];
   audit(target: string, opts?: { cwd?: string; force?: boolean }): Promise<AuditReport>;
   findRelevant(query: string, opts?: { cwd?: string; maxResults?: number; refresh?: boolean }): Promise<SkillEntry[]>;
-  search(query: string, opts?: { cwd?: string; maxLocal?: number; maxOnline?: number; online?: boolean }): Promise<SearchResult>;
+  search(
+    query: string,
+    opts?: { cwd?: string; maxLocal?: number; maxOnline?: number; online?: boolean },
+  ): Promise<SearchResult>;
 }
 
 export interface McpApi {
@@ -87,12 +93,17 @@ const LEMON_FIELDS: Record<string, ArgKind> = { readConfigFile: "boolean", confi
 export function createLemon(options: LemonOptions = {}): Lemon {
   const context = createContext(options, "createLemon");
   checkOptions(options, LEMON_FIELDS, "createLemon");
-  if (options.curator !== undefined && options.curator !== false) checkArg(options.curator, "object", "createLemon: option 'curator'");
+  if (options.curator !== undefined && options.curator !== false)
+    checkArg(options.curator, "object", "createLemon: option 'curator'");
   // The skills engine loads on first use: `lemon mcp …` and embedders that only validate never pay for it.
   let registryP: Promise<SkillRegistry> | null = null;
   const reg = () =>
     (registryP ??= import("./skills/registry.ts").then(
-      (m) => new m.SkillRegistry(context, options.readConfigFile !== undefined ? { readConfigFile: options.readConfigFile } : {}),
+      (m) =>
+        new m.SkillRegistry(
+          context,
+          options.readConfigFile !== undefined ? { readConfigFile: options.readConfigFile } : {},
+        ),
     ));
   const key = (what: string) => (k: unknown, o?: unknown) => {
     checkArg(k, "string", `${what}: key`);
@@ -144,8 +155,9 @@ export function createLemon(options: LemonOptions = {}): Lemon {
     findRelevant: method(query("skills.findRelevant", { refresh: "boolean", maxResults: "number" }), async (q, o) =>
       (await reg()).findRelevant(q, o),
     ),
-    search: method(query("skills.search", { maxLocal: "number", maxOnline: "number", online: "boolean" }), async (q, o) =>
-      (await reg()).search(q, o),
+    search: method(
+      query("skills.search", { maxLocal: "number", maxOnline: "number", online: "boolean" }),
+      async (q, o) => (await reg()).search(q, o),
     ),
   };
   // The MCP configuration code loads on first use, so skill commands never pay for it.
@@ -157,12 +169,16 @@ export function createLemon(options: LemonOptions = {}): Lemon {
         ...(options.readConfigFile !== undefined ? { readConfigFile: options.readConfigFile } : {}),
       }),
     ));
-  const scoped = (what: string, fields: Record<string, ArgKind> = {}) => (o?: unknown) =>
-    checkOptions(o, { ...CWD, global: "boolean", ...fields }, what);
-  const named = (what: string, fields: Record<string, ArgKind> = {}) => (n: unknown, o?: unknown) => {
-    checkArg(n, "string", `${what}: name`);
-    scoped(what, fields)(o);
-  };
+  const scoped =
+    (what: string, fields: Record<string, ArgKind> = {}) =>
+    (o?: unknown) =>
+      checkOptions(o, { ...CWD, global: "boolean", ...fields }, what);
+  const named =
+    (what: string, fields: Record<string, ArgKind> = {}) =>
+    (n: unknown, o?: unknown) => {
+      checkArg(n, "string", `${what}: name`);
+      scoped(what, fields)(o);
+    };
   const validate = (entries: unknown[]) => {
     try {
       checkArg(entries, "array", "mcp.validate: entries");
@@ -192,11 +208,13 @@ export function createLemon(options: LemonOptions = {}): Lemon {
     remove: method(named("mcp.config.remove"), async (n: string, o?: Parameters<McpConfigApi["remove"]>[1]) =>
       (await cfg()).remove(n, o),
     ),
-    enable: method(named("mcp.config.enable", { force: "boolean" }), async (n: string, o?: Parameters<McpConfigApi["enable"]>[1]) =>
-      (await cfg()).enable(n, o),
+    enable: method(
+      named("mcp.config.enable", { force: "boolean" }),
+      async (n: string, o?: Parameters<McpConfigApi["enable"]>[1]) => (await cfg()).enable(n, o),
     ),
-    disable: method(named("mcp.config.disable", { force: "boolean" }), async (n: string, o?: Parameters<McpConfigApi["disable"]>[1]) =>
-      (await cfg()).disable(n, o),
+    disable: method(
+      named("mcp.config.disable", { force: "boolean" }),
+      async (n: string, o?: Parameters<McpConfigApi["disable"]>[1]) => (await cfg()).disable(n, o),
     ),
   };
   const mcp: McpApi = { config, validate };

@@ -11,7 +11,10 @@ describe("diagnostics in human output (cli.md §1.2)", () => {
     await using box = await sandbox();
     await box.skill(join(box.project, ".lemon", "skill"), "good");
     const bad = await box.skill(join(box.project, ".lemon", "skill"), "bad", "---\nname: bad\n");
-    for (const argv of [["skill", "browse"], ["skill", "prompt"]]) {
+    for (const argv of [
+      ["skill", "browse"],
+      ["skill", "prompt"],
+    ]) {
       const r = await box.cli(argv);
       expect([argv, r.code]).toEqual([argv, 0]);
       const lines = warnLines(r.stderr);
@@ -23,7 +26,8 @@ describe("diagnostics in human output (cli.md §1.2)", () => {
 
   test("at most 20 lines, then a pointer to --json", async () => {
     await using box = await sandbox();
-    for (let i = 0; i < 23; i++) await box.skill(join(box.project, ".lemon", "skill"), `bad${String(i).padStart(2, "0")}`, "---\n");
+    for (let i = 0; i < 23; i++)
+      await box.skill(join(box.project, ".lemon", "skill"), `bad${String(i).padStart(2, "0")}`, "---\n");
     const r = await box.cli(["skill", "browse"]);
     expect(warnLines(r.stderr)).toHaveLength(20);
     expect(r.stderr).toContain("… and 3 more; see --json\n");
@@ -35,7 +39,9 @@ describe("diagnostics in human output (cli.md §1.2)", () => {
     const file = await box.write(join(box.project, ".lemon", "mcp.json"), '{"servers": [], "servers": []}');
     const r = await box.cli(["mcp", "list"]);
     expect(r.code).toBe(0);
-    expect(warnLines(r.stderr).some((l) => l.startsWith(`error: ${file}: `) || l.startsWith(`warn: ${file}: `))).toBe(true);
+    expect(warnLines(r.stderr).some((l) => l.startsWith(`error: ${file}: `) || l.startsWith(`warn: ${file}: `))).toBe(
+      true,
+    );
     const all = await box.cli(["mcp", "list", "--all"], { env: { LEMON_MCP_SERVERS: "[not json" } });
     expect(warnLines(all.stderr).some((l) => /^(warn|error): lemon:env: /.test(l))).toBe(true);
     expect(warnLines((await box.cli(["mcp", "list", "--quiet"])).stderr)).toEqual([]);

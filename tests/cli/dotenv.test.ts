@@ -25,7 +25,10 @@ async function project(hostile: boolean): Promise<Sandbox> {
   if (hostile) {
     await box.write(join(box.project, "bunfig.toml"), 'preload = ["./boom.ts"]\n');
     await box.write(join(box.project, "boom.ts"), 'throw new Error("bunfig.toml was loaded");\n');
-    await box.write(join(box.project, "tsconfig.json"), JSON.stringify({ compilerOptions: { paths: { "*": ["./boom.ts"] } } }));
+    await box.write(
+      join(box.project, "tsconfig.json"),
+      JSON.stringify({ compilerOptions: { paths: { "*": ["./boom.ts"] } } }),
+    );
   }
   await box.skill(join(box.project, ".lemon", "skill"), "project-skill");
   await box.skill(join(box.agentDir, "skill"), "global-skill");
@@ -75,11 +78,22 @@ describe(".env files are never read (issue 9 §2.4)", () => {
     await cp(join(REPO, "package.json"), join(pkg, "package.json"));
     await symlink(join(REPO, "src"), join(pkg, "src"));
     await symlink(join(REPO, "node_modules"), join(pkg, "node_modules"));
-    for (const f of [".env", ".env.local", "bunfig.toml", "boom.ts", "tsconfig.json"]) await cp(join(box.project, f), join(pkg, f));
-    const skills = spawn(box, ["npm", "run", "--silent", "lemon", "--", "skill", "list", "--json", "--cwd", box.project], pkg);
+    for (const f of [".env", ".env.local", "bunfig.toml", "boom.ts", "tsconfig.json"])
+      await cp(join(box.project, f), join(pkg, f));
+    const skills = spawn(
+      box,
+      ["npm", "run", "--silent", "lemon", "--", "skill", "list", "--json", "--cwd", box.project],
+      pkg,
+    );
     expect(skills.code).toBe(0);
-    expect((JSON.parse(skills.stdout) as { skills: { key: string }[] }).skills.map((s) => s.key).sort()).toEqual(CLEAN.skills);
-    const mcp = spawn(box, ["npm", "run", "--silent", "lemon", "--", "mcp", "list", "--all", "--json", "--cwd", box.project], pkg);
+    expect((JSON.parse(skills.stdout) as { skills: { key: string }[] }).skills.map((s) => s.key).sort()).toEqual(
+      CLEAN.skills,
+    );
+    const mcp = spawn(
+      box,
+      ["npm", "run", "--silent", "lemon", "--", "mcp", "list", "--all", "--json", "--cwd", box.project],
+      pkg,
+    );
     expect((JSON.parse(mcp.stdout) as { effective: unknown[] }).effective).toEqual([]);
   });
 

@@ -12,7 +12,9 @@ import { COMMON_FLAGS } from "../../src/cli/command.ts";
 import { sandbox, type Sandbox } from "../support/sandbox.ts";
 
 const mcpFile = (box: Sandbox, global = false) =>
-  JSON.parse(readFileSync(global ? join(box.agentDir, "mcp.json") : join(box.project, ".lemon", "mcp.json"), "utf8")) as {
+  JSON.parse(
+    readFileSync(global ? join(box.agentDir, "mcp.json") : join(box.project, ".lemon", "mcp.json"), "utf8"),
+  ) as {
     servers: Record<string, unknown>[];
   };
 
@@ -34,7 +36,11 @@ describe("common flags and --version anywhere (cli.md §1.3)", () => {
 
   test("--version wins wherever it stands", async () => {
     await using box = await sandbox();
-    for (const argv of [["skill", "list", "--version"], ["mcp", "--version"], ["--json", "--version"]]) {
+    for (const argv of [
+      ["skill", "list", "--version"],
+      ["mcp", "--version"],
+      ["--json", "--version"],
+    ]) {
       const r = await box.cli(argv);
       expect(r.code).toBe(0);
       expect(r.stdout).toContain(pkg.version);
@@ -43,7 +49,8 @@ describe("common flags and --version anywhere (cli.md §1.3)", () => {
 
   test("the top-level page names every command and common flag", () => {
     for (const word of ["skill", "mcp", "version", "help"]) expect(TOP_USAGE).toContain(`  ${word} `);
-    for (const [name, f] of Object.entries(COMMON_FLAGS)) expect(TOP_USAGE).toContain("defaultOn" in f ? `--no-${name}` : `--${name}`);
+    for (const [name, f] of Object.entries(COMMON_FLAGS))
+      expect(TOP_USAGE).toContain("defaultOn" in f ? `--no-${name}` : `--${name}`);
   });
 });
 
@@ -51,10 +58,27 @@ describe("usage errors (cli.md §1.2)", () => {
   test("print the error, the command's usage line and where to read more", async () => {
     await using box = await sandbox();
     const cases: [string[], string][] = [
-      [["skill", "inspect"], "error [INVALID_PARAMS]: missing argument <KEY>\nUSAGE lemon skill inspect <KEY> [OPTIONS]\nrun 'lemon skill inspect --help' for details\n"],
-      [["skill", "frob"], "error [INVALID_PARAMS]: unknown command 'skill frob'\nUSAGE lemon skill <command> [OPTIONS]\nrun 'lemon skill --help' for details\n"],
-      [["frob"], "error [INVALID_PARAMS]: unknown command 'frob'\nUSAGE lemon <command> [OPTIONS]\nrun 'lemon --help' for details\n"],
-      [["mcp", "add", "x", "--stdio"], "error [INVALID_PARAMS]: option '--stdio' needs a value\nUSAGE lemon mcp add <NAME> [TARGET] [ARGS …] [OPTIONS] [-- ARGS …]\nrun 'lemon mcp add --help' for details\n"],
+      [
+        ["skill", "inspect"],
+        "error [INVALID_PARAMS]: missing argument <KEY>\n" +
+          "USAGE lemon skill inspect <KEY> [OPTIONS]\nrun 'lemon skill inspect --help' for details\n",
+      ],
+      [
+        ["skill", "frob"],
+        "error [INVALID_PARAMS]: unknown command 'skill frob'\n" +
+          "USAGE lemon skill <command> [OPTIONS]\nrun 'lemon skill --help' for details\n",
+      ],
+      [
+        ["frob"],
+        "error [INVALID_PARAMS]: unknown command 'frob'\n" +
+          "USAGE lemon <command> [OPTIONS]\nrun 'lemon --help' for details\n",
+      ],
+      [
+        ["mcp", "add", "x", "--stdio"],
+        "error [INVALID_PARAMS]: option '--stdio' needs a value\n" +
+          "USAGE lemon mcp add <NAME> [TARGET] [ARGS …] [OPTIONS] [-- ARGS …]\n" +
+          "run 'lemon mcp add --help' for details\n",
+      ],
     ];
     for (const [argv, stderr] of cases) {
       const r = await box.cli(argv);
@@ -66,7 +90,11 @@ describe("usage errors (cli.md §1.2)", () => {
     await using box = await sandbox();
     for (const v of ["0", "-1", "2.5", "abc", ""]) {
       const r = await box.cli(["skill", "relevant", "helm", "--max", v, "--json"]);
-      expect([v, r.code, JSON.parse(r.stderr).error.message]).toEqual([v, 2, `--max must be an integer of at least 1 (got '${v}')`]);
+      expect([v, r.code, JSON.parse(r.stderr).error.message]).toEqual([
+        v,
+        2,
+        `--max must be an integer of at least 1 (got '${v}')`,
+      ]);
     }
     expect((await box.cli(["skill", "relevant", "helm", "--max", "2"])).code).toBe(0);
     expect((await box.cli(["mcp", "add", "x", "--stdio", "a", "--timeout-ms", "0"])).code).toBe(2);
@@ -75,7 +103,11 @@ describe("usage errors (cli.md §1.2)", () => {
   test("no colour in errors or help, even without NO_COLOR", async () => {
     await using box = await sandbox();
     const { NO_COLOR: _, ...env } = box.env;
-    for (const argv of [["skill", "list", "--bogus"], ["skill", "list", "--help"], ["skill", "inspect", "nope"]]) {
+    for (const argv of [
+      ["skill", "list", "--bogus"],
+      ["skill", "list", "--help"],
+      ["skill", "inspect", "nope"],
+    ]) {
       const m = memoryIo({ env, cwd: box.project });
       await runCli(argv, m.io);
       expect(m.stdout() + m.stderr()).not.toContain("\u001b");
@@ -105,7 +137,8 @@ describe("help comes from the definitions", () => {
     const skill = (await box.cli(["skill", "--help"])).stdout;
     expect(skill).toContain("USAGE lemon skill <command> [OPTIONS]");
     expect(skill).toMatch(/inspect, info +Show everything/);
-    for (const missing of ["install", "update", "curator"]) expect(skill).not.toMatch(new RegExp(`^  ${missing} `, "m"));
+    for (const missing of ["install", "update", "curator"])
+      expect(skill).not.toMatch(new RegExp(`^  ${missing} `, "m"));
     expect((await box.cli(["mcp", "--help"])).stdout).not.toMatch(/^ {2}status /m);
   });
 });
@@ -126,10 +159,18 @@ describe("commands the contract has and this version does not (issue 10 §5)", (
     ];
     for (const [argv, name] of cases) {
       const r = await box.cli(argv);
-      expect([argv, r.code, r.stdout, r.stderr]).toEqual([argv, 1, "", `error [UNAVAILABLE]: 'lemon ${name}' is not available in this version\n`]);
+      expect([argv, r.code, r.stdout, r.stderr]).toEqual([
+        argv,
+        1,
+        "",
+        `error [UNAVAILABLE]: 'lemon ${name}' is not available in this version\n`,
+      ]);
     }
     const j = await box.cli(["--json", "skill", "update", "--all"]);
-    expect(JSON.parse(j.stderr)).toEqual({ ok: false, error: { code: "UNAVAILABLE", message: "'lemon skill update' is not available in this version" } });
+    expect(JSON.parse(j.stderr)).toEqual({
+      ok: false,
+      error: { code: "UNAVAILABLE", message: "'lemon skill update' is not available in this version" },
+    });
   });
 });
 
@@ -138,11 +179,19 @@ describe("lemon mcp add in Claude Code's spelling (cli.md §3.1)", () => {
     await using box = await sandbox();
     expect((await box.cli(["mcp", "add", "git", "uvx", "mcp-server-git"])).code).toBe(0);
     expect((await box.cli(["mcp", "add", "-e", "A=1", "--env", "B=2", "fs", "--", "npx", "-y", "pkg"])).code).toBe(0);
-    expect((await box.cli(["mcp", "add", "-t", "http", "api", "https://api.example.com/mcp", "-H", "X-Team: core"])).code).toBe(0);
+    expect(
+      (await box.cli(["mcp", "add", "-t", "http", "api", "https://api.example.com/mcp", "-H", "X-Team: core"])).code,
+    ).toBe(0);
     expect(mcpFile(box).servers).toEqual([
       { name: "git", type: "stdio", command: "uvx", args: ["mcp-server-git"], approval: "always" },
       { name: "fs", type: "stdio", command: "npx", args: ["-y", "pkg"], env: { A: "1", B: "2" }, approval: "always" },
-      { name: "api", type: "http", url: "https://api.example.com/mcp", headers: { "X-Team": "core" }, approval: "always" },
+      {
+        name: "api",
+        type: "http",
+        url: "https://api.example.com/mcp",
+        headers: { "X-Team": "core" },
+        approval: "always",
+      },
     ]);
     expect((await box.cli(["mcp", "add", "-s", "user", "u", "--stdio", "x"])).code).toBe(0);
     expect(mcpFile(box, true).servers.map((s) => s.name)).toEqual(["u"]);
@@ -155,7 +204,8 @@ describe("lemon mcp add in Claude Code's spelling (cli.md §3.1)", () => {
     const r = await box.cli(["mcp", "add", "x", "--stdio", "npx -y pkg"]);
     expect([r.code, r.stderr]).toEqual([
       2,
-      "error [INVALID_PARAMS]: --stdio takes the program only\nhint: pass arguments after --: lemon mcp add NAME --stdio npx -- -y pkg\n",
+      "error [INVALID_PARAMS]: --stdio takes the program only\n" +
+        "hint: pass arguments after --: lemon mcp add NAME --stdio npx -- -y pkg\n",
     ]);
   });
 
@@ -164,7 +214,9 @@ describe("lemon mcp add in Claude Code's spelling (cli.md §3.1)", () => {
     const HINT = "hint: shell history may retain credential arguments\n";
     expect((await box.cli(["mcp", "add", "a", "--stdio", "x"])).stderr).toBe("");
     expect((await box.cli(["mcp", "add", "b", "--stdio", "x", "-e", "TOKEN=s3cret"])).stderr).toBe(HINT);
-    expect((await box.cli(["mcp", "add", "c", "--http", "https://h.example/mcp", "--header", "K: v"])).stderr).toBe(HINT);
+    expect((await box.cli(["mcp", "add", "c", "--http", "https://h.example/mcp", "--header", "K: v"])).stderr).toBe(
+      HINT,
+    );
     expect((await box.cli(["mcp", "add", "d", "--stdio", "x", "-e", "TOKEN=s3cret", "--quiet"])).stderr).toBe("");
   });
 });
@@ -184,7 +236,11 @@ describe("listings say what they do not show", () => {
   test("skill list --all shows an invalid skill's whole message and its path", async () => {
     await using box = await sandbox();
     const long = `${"x".repeat(70)}: y`;
-    const file = await box.skill(join(box.project, ".lemon", "skill"), "bad", `---\nname: bad\ndescription: [${long}\n---\nbody\n`);
+    const file = await box.skill(
+      join(box.project, ".lemon", "skill"),
+      "bad",
+      `---\nname: bad\ndescription: [${long}\n---\nbody\n`,
+    );
     const r = await box.cli(["skill", "list", "--all"]);
     const row = r.stdout.split("\n").find((l) => l.startsWith("bad "))!;
     expect(row).toContain(`(${dirname(file)})`);
@@ -196,7 +252,9 @@ describe("listings say what they do not show", () => {
     await box.skill(join(box.project, ".lemon", "skill"), "bad", "---\nname: bad\n");
     const r = await box.cli(["skill", "audit", "bad"]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toStartWith("error [INVALID_REQUEST]: skill 'bad' is invalid: parse_error: frontmatter is not closed (");
+    expect(r.stderr).toStartWith(
+      "error [INVALID_REQUEST]: skill 'bad' is invalid: parse_error: frontmatter is not closed (",
+    );
   });
 
   test("lint lines up its columns across skills", async () => {

@@ -10,7 +10,12 @@ const MAIN = join(REPO, "src", "cli", "main.ts");
 
 function sh(box: Sandbox, script: string, args: string[]): { code: number; stdout: string; stderr: string } {
   const env = { ...box.env, PATH: `${join(REPO, "node_modules", ".bin")}:${process.env.PATH}`, T: box.root };
-  const p = Bun.spawnSync(["bash", "-c", script, MAIN, ...args], { cwd: box.project, env, stdout: "pipe", stderr: "pipe" });
+  const p = Bun.spawnSync(["bash", "-c", script, MAIN, ...args], {
+    cwd: box.project,
+    env,
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   return { code: p.exitCode ?? -1, stdout: p.stdout.toString(), stderr: p.stderr.toString() };
 }
 
@@ -28,7 +33,10 @@ describe("--cwd must name an existing directory (cli.md §1.2)", () => {
     const file = await box.write("a-file", "x");
     const f = await box.cli(["skill", "list", "--cwd", file, "--json"]);
     expect(f.code).toBe(2);
-    expect(JSON.parse(f.stderr)).toEqual({ ok: false, error: { code: "INVALID_PARAMS", message: `--cwd: ${file} is not a directory` } });
+    expect(JSON.parse(f.stderr)).toEqual({
+      ok: false,
+      error: { code: "INVALID_PARAMS", message: `--cwd: ${file} is not a directory` },
+    });
     expect((await box.cli(["skill", "enable", "x", "--force", "--cwd", ""])).code).toBe(2);
   });
 

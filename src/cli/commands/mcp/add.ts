@@ -18,7 +18,13 @@ const FLAGS = {
   stdio: str("Program to run (argv[0]); its arguments go after --", "cmd"),
   http: str("Streamable HTTP endpoint", "url"),
   sse: str("Legacy HTTP+SSE endpoint", "url"),
-  transport: { type: "string", short: "t", description: "Claude Code's spelling of the transport", value: "type", choices: ["stdio", "http", "sse"] },
+  transport: {
+    type: "string",
+    short: "t",
+    description: "Claude Code's spelling of the transport",
+    value: "type",
+    choices: ["stdio", "http", "sse"],
+  },
   env: { ...list("Child environment variable", "K=V"), short: "e" },
   "env-var": list("Copy this variable from lemon's environment", "NAME"),
   header: { ...list("HTTP header", "K: V"), short: "H" },
@@ -36,7 +42,13 @@ const FLAGS = {
   "oauth-scope": list("OAuth scope", "scope"),
   disabled: { type: "boolean", description: "Add the entry disabled" },
   replace: { type: "boolean", description: "Replace an existing entry of the same name" },
-  scope: { type: "string", short: "s", description: "Claude Code's scope: user = --global", value: "scope", choices: ["local", "project", "user"] },
+  scope: {
+    type: "string",
+    short: "s",
+    description: "Claude Code's scope: user = --global",
+    value: "scope",
+    choices: ["local", "project", "user"],
+  },
   ...globalFlag,
 } as const satisfies Record<string, FlagSpec>;
 
@@ -74,7 +86,10 @@ function target(flags: Spelled, words: readonly string[], tail: readonly string[
     if (transport !== "stdio" && tail.length > 0) throw usageError("arguments after -- are only valid with --stdio");
     const value = flags[transport] ?? "";
     if (transport === "stdio" && /\s/.test(value))
-      throw usageError("--stdio takes the program only", "pass arguments after --: lemon mcp add NAME --stdio npx -- -y pkg");
+      throw usageError(
+        "--stdio takes the program only",
+        "pass arguments after --: lemon mcp add NAME --stdio npx -- -y pkg",
+      );
     return { transport, value, args: [...tail] };
   }
   const transport = (flags.transport ?? "stdio") as "stdio" | "http" | "sse";
@@ -110,7 +125,8 @@ export default defineCommand({
     if (stdio && (flags.header.length > 0 || oauthGiven))
       throw usageError("--header and --oauth-* are only valid with --http or --sse");
     const userScope = flags.scope === "user";
-    if (flags.scope !== undefined && flags.global && !userScope) throw usageError(`--global contradicts --scope ${flags.scope}`);
+    if (flags.scope !== undefined && flags.global && !userScope)
+      throw usageError(`--global contradicts --scope ${flags.scope}`);
 
     const entry: McpServerConfig = { name: args.name, type: t.transport };
     if (flags.disabled) entry.enabled = false;
@@ -149,7 +165,8 @@ export default defineCommand({
     if (flags["ready-timeout-ms"] !== undefined) entry.ready_timeout_ms = flags["ready-timeout-ms"];
 
     const r = await mcpApi(io, flags).addDetailed(entry, { global: flags.global || userScope, replace: flags.replace });
-    if (flags.json) return printJson(io, { ok: true, action: r.action, scope: r.scope, file: r.file, server: r.server });
+    if (flags.json)
+      return printJson(io, { ok: true, action: r.action, scope: r.scope, file: r.file, server: r.server });
     io.out(addedLine(args.name, r));
     // Only values that may be credentials stay in shell history worth warning about (cli.md §3.1).
     if (flags.env.length > 0 || flags.header.length > 0 || flags["oauth-client-secret-env"] !== undefined)

@@ -19,7 +19,12 @@ export default defineCommand({
     const notes: string[] = [];
     if (s.disabled_by !== null) notes.push(`disabled by ${s.disabled_by}`);
     if (s.shadowed.length > 0) notes.push(`shadows ${s.shadowed.length}`);
-    io.out(formatTable(["NAME", "SOURCE", "TYPE", "ENABLED", "NOTE"], [[s.name, s.source, s.type, s.enabled ? "yes" : "no", notes.join(", ")]]));
+    io.out(
+      formatTable(
+        ["NAME", "SOURCE", "TYPE", "ENABLED", "NOTE"],
+        [[s.name, s.source, s.type, s.enabled ? "yes" : "no", notes.join(", ")]],
+      ),
+    );
     const rows: string[][] = [];
     if (s.command !== null) rows.push(["command", s.command]);
     if (s.args !== null && s.args.length > 0) rows.push(["args", s.args.join(" ")]);

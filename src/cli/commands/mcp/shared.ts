@@ -17,10 +17,15 @@ export const globalFlag = {
   global: { type: "boolean", description: "Use the agent dir's mcp.json instead of the project's" },
 } as const satisfies Record<string, FlagSpec>;
 
-export const nameArg = [{ name: "name", description: "Server name", required: true }] as const satisfies readonly ArgSpec[];
+export const nameArg = [
+  { name: "name", description: "Server name", required: true },
+] as const satisfies readonly ArgSpec[];
 
 /** `Added MCP server 'x' to <file> (stdio, approval always)`, or `Replaced … in …` (cli.md §3.1). */
-export function addedLine(name: string, r: { action: string; file: string; server: { type: string; approval: string } }): string {
+export function addedLine(
+  name: string,
+  r: { action: string; file: string; server: { type: string; approval: string } },
+): string {
   const verb = r.action === "added" ? `Added MCP server '${name}' to` : `Replaced MCP server '${name}' in`;
   return `${verb} ${r.file} (${r.server.type}, approval ${r.server.approval})\n`;
 }

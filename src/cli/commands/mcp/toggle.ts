@@ -17,8 +17,17 @@ export function toggleCommand(enabled: boolean): LemonCommand {
       const api = mcpApi(io, flags);
       const opts = { global: flags.global, force: flags.force };
       const r = enabled ? await api.enable(args.name, opts) : await api.disable(args.name, opts);
-      if (flags.json) printJson(io, { ok: true, name: r.name, scope: r.scope, file: r.file, enabled: r.enabled, changed: r.changed });
-      else io.out(`${enabled ? "Enabled" : "Disabled"} MCP server '${r.name}' (${r.scope}, ${r.changed ? "updated" : "unchanged"} ${r.file})\n`);
+      if (flags.json)
+        return printJson(io, {
+          ok: true,
+          name: r.name,
+          scope: r.scope,
+          file: r.file,
+          enabled: r.enabled,
+          changed: r.changed,
+        });
+      const verb = enabled ? "Enabled" : "Disabled";
+      io.out(`${verb} MCP server '${r.name}' (${r.scope}, ${r.changed ? "updated" : "unchanged"} ${r.file})\n`);
     },
   });
 }

@@ -15,7 +15,9 @@ export default defineCommand({
   flags: { force: { type: "boolean", description: "Ignore the audit cache" } },
   async run({ flags, args, io }) {
     const lemon = cliLemon(io, flags);
-    const report = await lemon.skills.audit(args.target, { force: flags.force }).catch((e) => explainMissing(lemon, args.target, e));
+    const report = await lemon.skills
+      .audit(args.target, { force: flags.force })
+      .catch((e) => explainMissing(lemon, args.target, e));
     if (flags.json) printJson(io, auditJson(report));
     else {
       io.out(`${cell(report.key)}: ${report.verdict} (sha256 ${report.bundleHash})\n`);

@@ -23,7 +23,11 @@ export default defineCommand({
     const lemon = cliLemon(io, flags);
     const { skills, diagnostics } = await lemon.skills.list();
     const shown = skills.filter((e) =>
-      filter === "all" ? true : filter === "displayable" ? isDisplayable(e) : e.activation_state === filter && !e.hidden,
+      filter === "all"
+        ? true
+        : filter === "displayable"
+          ? isDisplayable(e)
+          : e.activation_state === filter && !e.hidden,
     );
     if (flags.json) return printJson(io, { ok: true, filter, skills: shown });
     printDiagnostics(io, flags.quiet, diagnostics);

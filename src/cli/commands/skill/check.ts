@@ -21,7 +21,11 @@ export default defineCommand({
     }
     const rows = report.checks.map((c) => {
       const missing = [...c.missing.bins, ...c.missing.env, ...c.missing.tools];
-      const detail = c.invalid ? `${c.invalid.code}: ${c.invalid.message}` : missing.length > 0 ? `missing ${missing.join(", ")}` : "";
+      const detail = c.invalid
+        ? `${c.invalid.code}: ${c.invalid.message}`
+        : missing.length > 0
+          ? `missing ${missing.join(", ")}`
+          : "";
       return [c.key, c.state, detail];
     });
     if (rows.length === 0) io.out("No skills found.\n");
@@ -30,7 +34,12 @@ export default defineCommand({
     if (rows.length > 0) io.out("updates: unknown (this version records no installs to check against)\n");
     // Invalid skills are rows above; every other warn/error (an unreadable skills.json) goes to stderr.
     const shownAsRows = new Set(report.checks.flatMap((c) => (c.invalid ? [c.invalid.path] : [])));
-    printDiagnostics(io, flags.quiet, report.diagnostics.filter((d) => d.path === undefined || !shownAsRows.has(d.path)), true);
+    printDiagnostics(
+      io,
+      flags.quiet,
+      report.diagnostics.filter((d) => d.path === undefined || !shownAsRows.has(d.path)),
+      true,
+    );
     return report.ok ? 0 : 1;
   },
 });

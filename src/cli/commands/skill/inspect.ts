@@ -38,10 +38,17 @@ export default defineCommand({
     io.out("Requirements\n");
     const mark = (missing: string[], x: string) => (missing.includes(x) ? "✗" : "✓");
     for (const b of m.requires.bins) line("bin", `${mark(e.missing.bins, b)} ${b}`);
-    for (const v of [...new Set([...m.requires.config, ...m.required_environment_variables])]) line("env", `${mark(e.missing.env, v)} ${v}`);
+    for (const v of [...new Set([...m.requires.config, ...m.required_environment_variables])])
+      line("env", `${mark(e.missing.env, v)} ${v}`);
     for (const t of m.requires_tools)
       line("tool", e.unchecked_tools.includes(t) ? `? ${t} (no tool list given)` : `${mark(e.missing.tools, t)} ${t}`);
-    if (m.requires.bins.length + m.requires.config.length + m.required_environment_variables.length + m.requires_tools.length === 0)
+    if (
+      m.requires.bins.length +
+        m.requires.config.length +
+        m.required_environment_variables.length +
+        m.requires_tools.length ===
+      0
+    )
       line("", "none");
     io.out("References\n");
     if (m.references.length === 0) line("", "none");

@@ -9,7 +9,13 @@ import { formatRows, printJson } from "../../output.ts";
 export default defineCommand({
   name: "lint",
   description: "Lint skill bundles (frontmatter, body, references, security audit)",
-  args: [{ name: "path", description: "Skill directories or parents of skill directories (default: every skill)", variadic: true }],
+  args: [
+    {
+      name: "path",
+      description: "Skill directories or parents of skill directories (default: every skill)",
+      variadic: true,
+    },
+  ],
   flags: {
     strict: { type: "boolean", description: "Treat warnings as failures" },
     audit: { type: "boolean", defaultOn: true, description: "Skip the security audit" },
@@ -23,7 +29,10 @@ export default defineCommand({
     }
     // Columns line up across the whole report: key, verdict and path; severity, code and message.
     const heads = formatRows(report.results.map((r) => [r.key, r.valid ? "ok" : "FAIL", r.path])).split("\n");
-    const issues = formatRows(report.results.flatMap((r) => r.issues.map((i) => [i.severity, i.code, i.message])), "  ").split("\n");
+    const issues = formatRows(
+      report.results.flatMap((r) => r.issues.map((i) => [i.severity, i.code, i.message])),
+      "  ",
+    ).split("\n");
     let next = 0;
     report.results.forEach((r, i) => {
       io.out(`${heads[i]}\n`);

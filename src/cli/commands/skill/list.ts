@@ -28,14 +28,17 @@ export default defineCommand({
     printDiagnostics(io, flags.quiet, list.diagnostics);
     if (list.skills.length === 0 && list.shadowed.length === 0 && list.invalid.length === 0) {
       // `skill install` does not exist yet: the hint names only what works (cli.md §1.2).
-      if (printNoSkills(io, list.diagnostics)) hint(io, flags.quiet, `create ${lemon.context.cwd}/.lemon/skill/<key>/SKILL.md`);
+      if (printNoSkills(io, list.diagnostics))
+        hint(io, flags.quiet, `create ${lemon.context.cwd}/.lemon/skill/<key>/SKILL.md`);
       return;
     }
     const rows = list.skills.map((e) => [e.key, stateLabel(e), e.scope, e.root_label, truncate(e.description, 60)]);
     if (flags.all) {
-      for (const s of list.shadowed) rows.push([s.key, "shadowed", s.scope, s.root_label, `shadowed by ${s.shadowed_by}`]);
+      for (const s of list.shadowed)
+        rows.push([s.key, "shadowed", s.scope, s.root_label, `shadowed by ${s.shadowed_by}`]);
       // The whole diagnostic with its path: it is what the user has to fix (issue 10 §6).
-      for (const s of list.invalid) rows.push([s.key, "invalid", s.scope, s.root_label, `${s.code}: ${s.message} (${s.path})`]);
+      for (const s of list.invalid)
+        rows.push([s.key, "invalid", s.scope, s.root_label, `${s.code}: ${s.message} (${s.path})`]);
     }
     io.out(formatTable(["KEY", "STATE", "SCOPE", "ROOT", "DESCRIPTION"], rows));
   },

@@ -23,7 +23,8 @@ export default defineCommand({
       const listing = await lemon.renderPrompt();
       const query = flags.relevant ?? null;
       const relevant = query === null ? null : lemon.renderRelevant(await lemon.skills.findRelevant(query));
-      if (flags.json) return printJson(io, { ok: true, listing, relevant, listing_count: skills.filter(isDisplayable).length });
+      if (flags.json)
+        return printJson(io, { ok: true, listing, relevant, listing_count: skills.filter(isDisplayable).length });
       printDiagnostics(io, flags.quiet, diagnostics);
       io.out(listing);
       if (relevant !== null) io.out(`\n${relevant}`);

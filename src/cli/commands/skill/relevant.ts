@@ -21,7 +21,14 @@ export function relevantTable(entries: readonly SkillEntry[]): string {
 export default defineCommand({
   name: "relevant",
   description: "Find the skills most relevant to a request",
-  args: [{ name: "query", description: "What the agent was asked to do (several words allowed)", required: true, variadic: true }],
+  args: [
+    {
+      name: "query",
+      description: "What the agent was asked to do (several words allowed)",
+      required: true,
+      variadic: true,
+    },
+  ],
   flags: {
     max: { type: "integer", description: "Most results (default 3, at most 50)", value: "n" },
     ...toolsFlag,
@@ -35,7 +42,12 @@ export default defineCommand({
       const results = await lemon.skills.findRelevant(query, { maxResults: flags.max ?? 3, refresh: flags.refresh });
       if (flags.json) {
         const max_results = normaliseMaxResults(flags.max);
-        return printJson(io, { ok: true, query, max_results, results: results.map((skill, i) => ({ rank: i + 1, skill })) });
+        return printJson(io, {
+          ok: true,
+          query,
+          max_results,
+          results: results.map((skill, i) => ({ rank: i + 1, skill })),
+        });
       }
       if (flags.render) io.out(lemon.renderRelevant(results));
       else if (results.length === 0) io.out("No relevant skills.\n");

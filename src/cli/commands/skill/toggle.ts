@@ -20,8 +20,11 @@ export function toggleCommand(enabled: boolean): LemonCommand {
       const opts = { global: scope === "global", requireDiscovered: !flags.force };
       const r = enabled ? await lemon.skills.enable(key, opts) : await lemon.skills.disable(key, opts);
       if (flags.json) return printJson(io, { ok: true, ...r });
-      io.out(`${enabled ? "Enabled" : "Disabled"} '${key}' (${scope}, ${r.changed ? "updated" : "unchanged"} ${r.file})\n`);
-      if (r.effective_by !== undefined) hint(io, flags.quiet, `still ${r.enabled ? "enabled" : "disabled"} by ${r.effective_by}`);
+      io.out(
+        `${enabled ? "Enabled" : "Disabled"} '${key}' (${scope}, ${r.changed ? "updated" : "unchanged"} ${r.file})\n`,
+      );
+      if (r.effective_by !== undefined)
+        hint(io, flags.quiet, `still ${r.enabled ? "enabled" : "disabled"} by ${r.effective_by}`);
     },
   });
 }
