@@ -39,7 +39,11 @@ function problemText(problem: RegularFileProblem, errno: string | null): string 
   return `cannot read file (${errno ?? "error"})`;
 }
 
-/** Never throws and never blocks: a missing file is the empty document, anything else unreadable is an error. */
+/**
+ * Never throws and never blocks: a missing file is the empty document, anything else unreadable
+ * is an error. Not fsx readDocument: for a read, a `.lemon` that is a file (ENOTDIR) means no
+ * project settings, and must not fail the project's other skills closed.
+ */
 function readOne(file: string): SettingsFile {
   const read = readRegularFile(file, MAX_SETTINGS_BYTES);
   if (!read.ok) {

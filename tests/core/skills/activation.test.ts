@@ -110,6 +110,17 @@ describe("skills.json (skills.md §3)", () => {
     await lemon.close();
   });
 
+  test("a .lemon that is a file holds no settings: the project's other roots are not failed closed", async () => {
+    await using box = await sandbox();
+    await box.skill(join(box.project, ".claude/skills"), "c");
+    await box.write(join(box.project, ".lemon"), "not a directory");
+    const lemon = make(box);
+    const list = await lemon.skills.list();
+    expect(list.skills.map((e) => [e.key, e.activation_state, e.disabled_by])).toEqual([["c", "active", undefined]]);
+    expect(list.diagnostics.filter((d) => d.code === "invalid_settings")).toEqual([]);
+    await lemon.close();
+  });
+
   test("a FIFO or a directory as skills.json is invalid too, and never blocks", async () => {
     await using box = await sandbox();
     await box.skill(join(box.project, ".lemon/skill"), "s");
