@@ -101,7 +101,7 @@ describe("browse, inspect, check, enable/disable, prompt", () => {
     const s = r.json().skill as Record<string, unknown>;
     expect(s).toMatchObject({ key: "kube", activation_state: "not_ready", lock: null, locally_modified: null, override_valid: null });
     // The current bundle hash is computed on demand (skills.md §5.1), not "unknown".
-    const { computeBundleHash } = await import("../../src/core/skills/audit/bundle.ts");
+    const { computeBundleHash } = await import("../../src/core/skills/bundle.ts");
     expect(s.current_bundle_hash).toBe(await computeBundleHash(join(box.project, ".lemon/skill/kube")));
     expect(s.current_bundle_hash).toMatch(/^[0-9a-f]{64}$/);
     expect(s.manifest).toMatchObject({ requires: { bins: ["no-such-kubectl"], config: [] }, unknown_fields: [] });

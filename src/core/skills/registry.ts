@@ -317,7 +317,7 @@ export class SkillRegistry {
   /** Everything about one effective skill, with its current bundle hash (cli.md §2.3). */
   async inspect(key: string, opts: ViewOptions = {}): Promise<SkillInspection> {
     const v = await this.view(opts);
-    const { computeBundleHash } = await import("./audit/bundle.ts");
+    const { computeBundleHash } = await import("./bundle.ts");
     return inspection(v.discovery, v.entries, key, (dir) => computeBundleHash(dir));
   }
 

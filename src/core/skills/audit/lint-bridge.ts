@@ -7,7 +7,7 @@
  */
 import type { Finding, Severity } from "../../schema/finding.ts";
 import type { LintIssueRecord } from "../../schema/audit-cache.ts";
-import type { Bundle } from "./bundle.ts";
+import type { Bundle } from "../bundle.ts";
 import { splitFrontmatter } from "../frontmatter.ts";
 import { MSG } from "../messages.ts";
 import { decodeSkillBytes } from "../skill-file.ts";
