@@ -71,7 +71,7 @@ describe(".env files are never read (issue 9 §2.4)", () => {
     expect(seenByCli(box, [process.execPath, MAIN])).toEqual(CLEAN);
   });
 
-  test("npm run lemon in a package root that holds a .env, bunfig.toml and tsconfig.json", async () => {
+  test("npm run lemon and npx lemon in a package root that holds a .env, bunfig.toml and tsconfig.json", async () => {
     await using box = await project(true);
     const pkg = join(box.root, "pkg");
     await mkdir(pkg);
@@ -80,21 +80,10 @@ describe(".env files are never read (issue 9 §2.4)", () => {
     await symlink(join(REPO, "node_modules"), join(pkg, "node_modules"));
     for (const f of [".env", ".env.local", "bunfig.toml", "boom.ts", "tsconfig.json"])
       await cp(join(box.project, f), join(pkg, f));
-    const skills = spawn(
-      box,
-      ["npm", "run", "--silent", "lemon", "--", "skill", "list", "--json", "--cwd", box.project],
-      pkg,
-    );
-    expect(skills.code).toBe(0);
-    expect((JSON.parse(skills.stdout) as { skills: { key: string }[] }).skills.map((s) => s.key).sort()).toEqual(
-      CLEAN.skills,
-    );
-    const mcp = spawn(
-      box,
-      ["npm", "run", "--silent", "lemon", "--", "mcp", "list", "--all", "--json", "--cwd", box.project],
-      pkg,
-    );
-    expect((JSON.parse(mcp.stdout) as { effective: unknown[] }).effective).toEqual([]);
+    // npm itself stays offline: no update check, no registry.
+    const npm = ["--silent", "--offline", "--no-update-notifier"];
+    expect(seenByCli(box, ["npm", "run", ...npm, "lemon", "--"], pkg)).toEqual(CLEAN);
+    expect(seenByCli(box, ["npx", ...npm, "--no-install", "lemon"], pkg)).toEqual(CLEAN);
   });
 
   test("the npm launcher's Bun fallback passes the same flags", async () => {
