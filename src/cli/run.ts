@@ -137,7 +137,8 @@ async function dispatch(head: string[], tail: string[], io: CliIo, json: boolean
     const tok = rest.find((t) => !isCommon(t));
     if (tok !== undefined && tok.startsWith("-"))
       throw new Usage(path, node, usageError(`unknown option '${tok.split("=")[0]}'`));
-    throw new Usage(path, node, usageError(`missing command for 'lemon ${path.join(" ")}'`));
+    const missing = path.length === 0 ? "missing command" : `missing command for 'lemon ${path.join(" ")}'`;
+    throw new Usage(path, node, usageError(missing));
   }
   if (tail.length > 0 && !node.takesTail)
     throw new Usage(path, node, usageError("arguments after -- are not accepted here"));

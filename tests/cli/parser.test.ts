@@ -80,6 +80,7 @@ describe("usage errors (cli.md §1.2)", () => {
           "run 'lemon mcp add --help' for details\n",
       ],
     ];
+    cases.push([["--quiet"], "error [INVALID_PARAMS]: missing command\nUSAGE lemon <command> [OPTIONS]\nrun 'lemon --help' for details\n"]);
     for (const [argv, stderr] of cases) {
       const r = await box.cli(argv);
       expect([argv, r.code, r.stdout, r.stderr]).toEqual([argv, 2, "", stderr]);
