@@ -93,11 +93,7 @@ export interface LemonCommand {
 
 /** A row of a group: a command loaded on use, or one the contract has and this version does not. */
 export type CommandRow =
-  | {
-      readonly load: () => Promise<LemonCommand | CommandGroup>;
-      readonly aliases?: readonly string[];
-      readonly hidden?: boolean;
-    }
+  | { readonly load: () => Promise<LemonCommand | CommandGroup>; readonly aliases?: readonly string[] }
   | { readonly unavailable: string };
 
 export interface CommandGroup {

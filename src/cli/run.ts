@@ -86,7 +86,7 @@ async function find(head: readonly string[]): Promise<Found> {
 async function groupRows(group: CommandGroup): Promise<[string, string][]> {
   const rows: [string, string][] = [];
   for (const [name, row] of Object.entries(group.commands)) {
-    if ("unavailable" in row || row.hidden) continue;
+    if ("unavailable" in row) continue;
     const node = await row.load();
     rows.push([[name, ...(row.aliases ?? [])].join(", "), node.description]);
   }
