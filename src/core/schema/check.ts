@@ -55,19 +55,3 @@ export function checkSchema(schema: TSchema, value: unknown): string | null {
 export function isValid(schema: TSchema, value: unknown): boolean {
   return check(schema, value);
 }
-
-/**
- * A checker for a batch the caller knows is large (thousands of stored documents): compiled up
- * front when the batch pays for it, the interpreter otherwise.
- */
-export async function checkerFor(schema: TSchema, batch: number): Promise<(value: unknown) => boolean> {
-  if (batch < COMPILE_AFTER) return (v) => check(schema, v);
-  let c = compiled.get(schema);
-  if (!c) {
-    compiler ??= (await import("@sinclair/typebox/compiler")).TypeCompiler;
-    c = compiler.Compile(schema);
-    compiled.set(schema, c);
-  }
-  const ready = c;
-  return (v) => ready.Check(v);
-}

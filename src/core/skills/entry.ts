@@ -120,7 +120,7 @@ const dedupe = (xs: string[]) => [...new Set(xs)];
 export type BinLookup = Map<string, boolean>;
 
 /** Missing bins, env vars and tools, unchecked tools and `superseded` (skills.md §5.2); `bins` caches PATH lookups. */
-export function computeMissing(
+function computeMissing(
   rec: ValidRecord,
   ctx: LemonContext,
   bins: BinLookup = new Map(),

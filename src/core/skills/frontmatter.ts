@@ -10,7 +10,7 @@ import { parsePlainYaml } from "./yaml-fast.ts";
 /** SKILL.md size limit (skills.md §2.2). */
 export const MAX_SKILL_FILE_BYTES = 1024 * 1024;
 /** Frontmatter size limit, checked before parsing (skills.md §4.1 rule 3). */
-export const MAX_HEADER_BYTES = 65536;
+const MAX_HEADER_BYTES = 65536;
 const MAX_ALIASES = 100;
 
 /** Which header a SKILL.md has. */
@@ -60,7 +60,7 @@ export function splitFrontmatter(text: string): Split | { error: string } {
 }
 
 /** A fresh plain object tree: prototype keys become ordinary data, nothing is shared. */
-export function plainCopy(value: unknown): unknown {
+function plainCopy(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(plainCopy);
   if (value instanceof Date) return value;
   if (value !== null && typeof value === "object") {

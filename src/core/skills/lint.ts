@@ -48,7 +48,7 @@ export interface LintAuditHook {
 }
 
 /** Recommended key spelling (lint `invalid_key`); other keys still work. */
-export const KEY_RE = /^[a-z0-9][a-z0-9._-]*$/;
+const KEY_RE = /^[a-z0-9][a-z0-9._-]*$/;
 const MAX_BODY_CHARS = 100_000;
 
 function lineOfKey(header: string[], key: string): number {
@@ -155,7 +155,7 @@ function hasEntry(dir: string, name: string): boolean {
 }
 
 /** Skill directories under a PATH argument: the dir itself, or its children plus one category level. */
-export function expandLintPath(path: string): { dirs: string[]; unreadable: string | null } {
+function expandLintPath(path: string): { dirs: string[]; unreadable: string | null } {
   let st;
   try {
     st = statSync(path);
@@ -232,7 +232,7 @@ export async function lintRun(
 }
 
 /** The report over results: `ok` when all are valid, with issue counts by severity. */
-export function summarise(results: LintResult[], strict: boolean): LintReport {
+function summarise(results: LintResult[], strict: boolean): LintReport {
   const all = results.flatMap((r) => r.issues);
   return {
     ok: results.every((r) => r.valid),

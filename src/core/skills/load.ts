@@ -13,7 +13,7 @@ import { fingerprintOf } from "./fingerprint.ts";
 import type { SkillCandidate } from "./scan.ts";
 
 /** Body characters a record keeps: all that relevance may use (skills.md §7.1 rule 7). */
-export const BODY_EXCERPT_CHARS = 10_000;
+const BODY_EXCERPT_CHARS = 10_000;
 
 /** Why a candidate is invalid: the reader's codes (a missing file is unreadable here) or an escaping link. */
 export type InvalidCode = Exclude<SkillFileCode, "missing_skill_file"> | "symlink_escape";
@@ -50,7 +50,7 @@ export interface InvalidRecord extends RecordBase {
 export type SkillRecord = ValidRecord | InvalidRecord;
 
 /** The first `n` code points of `s`, without materialising the whole string as an array. */
-export function firstChars(s: string, n: number): string {
+function firstChars(s: string, n: number): string {
   if (s.length <= n) return s;
   let count = 0;
   let i = 0;
@@ -73,7 +73,7 @@ function invalid(
 }
 
 /** Stats SKILL.md (following a link); null with the reason when that fails. */
-export function statSkillFile(file: string): { st: Stats } | { error: string } {
+function statSkillFile(file: string): { st: Stats } | { error: string } {
   try {
     return { st: statSync(file) };
   } catch (err) {

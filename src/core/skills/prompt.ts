@@ -37,7 +37,7 @@ export function renderListing(entries: readonly SkillEntry[]): string {
 }
 
 /** The missing items of an entry, comma separated ("" when none). */
-export function missingText(e: SkillEntry): string {
+function missingText(e: SkillEntry): string {
   return [...e.missing.bins, ...e.missing.env, ...e.missing.tools].join(", ");
 }
 

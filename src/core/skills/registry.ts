@@ -90,10 +90,10 @@ export interface CatalogView {
 }
 
 /** Keys are directory names: no separators or NUL, not `.`/`..`, at most 255 characters. */
-export const KEY_PATTERN = /^[^/\\\0]+$/;
+const KEY_PATTERN = /^[^/\\\0]+$/;
 
 /** INVALID_PARAMS unless `key` could name a skill directory. */
-export function assertKey(key: string): void {
+function assertKey(key: string): void {
   const bad = typeof key !== "string" || key === "" || key === "." || key === "..";
   if (bad || !KEY_PATTERN.test(key) || key.length > 255) throw invalidParams(`invalid skill key '${key}'`);
 }

@@ -41,7 +41,7 @@ export const GLOBAL_ROOTS: readonly { label: GlobalRootLabel; env: string; rel: 
 ];
 
 /** The nearest ancestor of `cwd` (inclusive) holding `.git` as a directory or file. */
-export function findRepoRoot(cwd: string): string | null {
+function findRepoRoot(cwd: string): string | null {
   let d = cwd;
   for (;;) {
     if (existsSync(join(d, ".git"))) return d;

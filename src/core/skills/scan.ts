@@ -10,7 +10,7 @@ import { MSG } from "./messages.ts";
 import type { SkillRoot } from "./roots.ts";
 
 /** Directory entries one root scan reads at most (skills.md §2.2). */
-export const MAX_DIR_ENTRIES = 20_000;
+const MAX_DIR_ENTRIES = 20_000;
 
 /** A directory holding a SKILL.md entry, before the file is read. */
 export interface SkillCandidate {
