@@ -8,7 +8,7 @@ import type { Finding } from "../../schema/finding.ts";
 import { clampChars, flattenLine } from "../../text.ts";
 import { classifyLocation, lineOfOffset, lineStarts, logicalLines, type Location, type LogicalLine } from "./context.ts";
 import { decodePayloads, normalizeText } from "./normalize.ts";
-import { decodeExec, obfuscation, remoteExec } from "./rules/execution.ts";
+import { decodeExec, obfuscation, remoteExec, remoteHit } from "./rules/execution.ts";
 import { credentialRead, exfiltration, markdownExfil, sensitivePath } from "./rules/exfiltration.ts";
 import { frontmatterMarkup, hiddenBlocks, hiddenUnicode, MAY_HIDE, promptInjection } from "./rules/injection.ts";
 import { awsSecretsNearKeyIds, hardcodedSecret, maskSecrets, pemKeys } from "./rules/secrets.ts";
@@ -191,8 +191,12 @@ function scanFlow(c: Collector, rel: string, lines: LogicalLine[], location: Loc
   const dialects: Dialect[] = location === "markdown" ? ["shell", "code"] : CODE_EXT.test(rel) ? ["code"] : ["shell"];
   for (const dialect of dialects)
     for (const h of dataFlow(flowLines, dialect)) {
-      const severity = h.rule === "persistence" && location === "markdown" ? "high" : h.severity;
-      c.add({ rule: h.rule, category: h.category }, { severity, message: h.message }, h.line, h.text);
+      const ctx: LineContext = { location, fenced: location === "markdown", rel };
+      const hit: Hit =
+        h.download !== undefined
+          ? remoteHit(h.download, ctx, h.message)
+          : { severity: h.rule === "persistence" && location === "markdown" ? "high" : h.severity, message: h.message };
+      c.add({ rule: h.rule, category: h.category }, hit, h.line, h.text);
     }
 }
 

@@ -46,7 +46,8 @@ function classifyUrl(text: string): UrlClass {
   return cls;
 }
 
-function remoteHit(text: string, ctx: LineContext, message: string): Hit {
+/** The severity of running what `text` downloads: by location, softened for known installers. */
+export function remoteHit(text: string, ctx: LineContext, message: string): Hit {
   const cls = classifyUrl(text);
   if (cls === "insecure") return { severity: "critical", message: `${message} from a plain-http or IP-address URL` };
   if (cls === "installer" && ctx.location === "markdown")

@@ -25,11 +25,13 @@ export type Dialect = "shell" | "code";
 
 export interface FlowHit {
   line: number;
-  rule: "exfiltration" | "persistence";
-  category: "exfiltration" | "persistence";
+  rule: "exfiltration" | "persistence" | "remote_exec";
+  category: "exfiltration" | "persistence" | "execution";
   severity: Severity;
   message: string;
   text: string;
+  /** For `remote_exec`: the statement that downloaded the file (its URL decides the severity). */
+  download?: string;
 }
 
 type Taint = "cred" | "env" | "rc";
@@ -41,8 +43,24 @@ const WITH_OPEN = /\bwith\s+open\s*\((.+?)\)\s+as\s+([A-Za-z_]\w*)\s*:/;
 const READ_INTO = /^\s*read\s+(?:-\w+\s+)*([A-Za-z_]\w*)\s*<\s*(.+)$/;
 const LOOSE_CRED = /["'`]\.ssh["'`/]|["'`]\.aws["'`/].*credentials|["'`]\.gnupg["'`/]|["'`]\.kube["'`/].*config|["'`]\.netrc["'`]/;
 const RC_FILE = /(?:^|[\s"'`/=(])\.(?:bashrc|zshrc|profile|bash_profile|zprofile|bash_login|zshenv|zlogin|kshrc)\b|\bconfig\.fish\b|\bfish\/conf\.d\//;
-const HEADER_HINT = /(?:^|\s)(?:-H|--header)\b|Authorization|Bearer|headers?\s*[=:[]|\bauth\s*[=:]|X-API-Key|api-key\s*:|token\s+["'`]?$/i;
-const QUERY_HINT = /[?&][\w.-]+=["'`]?\$?\{?$|\bparams\s*=|(?:^|\s)(?:-u|--user)(?:=|\s+)["']?[^\s"']*$/;
+/**
+ * Where a value goes, from the last marker before it: a header (`-H`, `Authorization`,
+ * `headers=`), a credential or query (`-u`, `?k=`, `params=`), or a body (`-d`, `data=`, `body:`).
+ */
+const ROLE_G =
+  /(?:^|\s)(?:-H|--header)\b|Authorization|Bearer|headers?\s*[=:[]|\bauth\s*[=:]|X-API-Key|api-key\s*:|\btoken\s+["'`]?$|[?&][\w.-]+=|\bparams\s*[=:]|(?:^|\s)(?:-u|--user)\b|(?:^|\s)(?:-d|--data[\w-]*|-F|--form[\w-]*|--json|-T|--upload-file|--post-data|--post-file|--body-data|--body-file|-InFile|-Body)\b|\b(?:data|json|body|content|files|payload)\s*[=:]/gi;
+type Role = "header" | "query" | "body" | "none";
+
+function roleBefore(pre: string): Role {
+  let role: Role = "none";
+  for (const m of pre.matchAll(ROLE_G)) {
+    const t = m[0].trim();
+    if (/^(?:-H|--header|Authorization|Bearer|headers?|auth|X-API-Key|api-key|token)/i.test(t)) role = "header";
+    else if (/^(?:[?&]|params|-u|--user)/i.test(t)) role = "query";
+    else role = "body";
+  }
+  return role;
+}
 const SHELL_WRITE = /(?:^|[\s;&|)0-9])>>?\s*["']?$|\btee\s+(?:-a\s+)?["']?$|\b(?:cp|mv|install)\s+(?:-\S+\s+)*\S+\s+["']?$/;
 const CODE_WRITE = /\b(?:open|appendFile|appendFileSync|writeFile|writeFileSync|createWriteStream)\s*\(\s*$/;
 const CODE_WRITE_MODE = /\bopen\s*\([^)]*,\s*["'][aw+]|\.(?:write_text|open\s*\(\s*["'][aw])|appendFile|writeFile|createWriteStream/;
@@ -64,6 +82,26 @@ function copiedTo(text: string): string | null {
     if (m === null || m[to] === "/dev/null") continue;
     const src = m[from]!;
     if (sourceOf(src) === "cred" || ENV_DUMP.test(src)) return m[to]!;
+  }
+  return null;
+}
+
+/** A download saved to a file (`curl -o f`, `wget -O f`, `curl … > f`), run by a later statement. */
+const DOWNLOADER = /\b(?:curl|wget|iwr|Invoke-WebRequest|aria2c)\b/i;
+const OUTPUT_G = /(?:\s-[oO]\s*|--output(?:-document)?[=\s]+|-OutFile\s+|[^>&0-9]>\s*)["']?([^\s"';&|>]+)/g;
+const RUNS =
+  /^\s*(?:sudo\s+(?:-\S+\s+)*)?(?:(?:(?:ba|z|da|k|fi)?sh|python[0-9.]*|node|perl|ruby|pwsh|powershell|source|\.)\s+(?:-\S+\s+)*)?["']?([^\s"';&|]+)/;
+const baseName = (p: string) => p.replace(/^.*\//, "");
+
+/** The downloaded file a statement runs, if any. */
+function runsDownloaded(text: string, downloads: Map<string, { line: number; text: string }>) {
+  for (const part of text.split(/&&|\|\||;|\bthen\b|\bdo\b/)) {
+    const m = RUNS.exec(part);
+    if (m === null) continue;
+    const ran = m[1]!;
+    const interpreted = !/^\s*(?:sudo\s+(?:-\S+\s+)*)?["']?[^\s"']*$/.test(part.slice(0, m.index + m[0].length - ran.length));
+    if (!interpreted && !ran.includes("/")) continue;
+    for (const [path, d] of downloads) if (ran === path || baseName(ran) === baseName(path)) return d;
   }
   return null;
 }
@@ -124,6 +162,7 @@ function onlyLoopback(text: string): boolean {
 export function dataFlow(lines: readonly LogicalLine[], dialect: Dialect): FlowHit[] {
   const taint = new Map<string, { kind: Taint; line: number }>();
   const paths = new Map<string, number>();
+  const downloads = new Map<string, { line: number; text: string }>();
   /** Variables holding an open request or socket (`req = https.request(…)`): writing to them sends. */
   const channels: RegExp[] = [];
   const hits: FlowHit[] = [];
@@ -140,8 +179,26 @@ export function dataFlow(lines: readonly LogicalLine[], dialect: Dialect): FlowH
       CODE_SENDER.test(text) ||
       /\b(?:dig|nslookup|host|drill)\s/.test(text) ||
       channels.some((re) => re.test(text));
-    const report = (rule: FlowHit["rule"], severity: Severity, message: string) =>
+    const report = (rule: "exfiltration" | "persistence", severity: Severity, message: string) =>
       hits.push({ line: st.line, rule, category: rule, severity, message, text });
+    if (dialect === "shell") {
+      if (DOWNLOADER.test(text)) {
+        for (const m of text.matchAll(OUTPUT_G))
+          if (m[1] !== "-" && m[1] !== "/dev/null" && downloads.size < 50) downloads.set(m[1]!, { line: st.line, text });
+      } else if (downloads.size > 0) {
+        const d = runsDownloaded(text, downloads);
+        if (d !== null)
+          hits.push({
+            line: st.line,
+            rule: "remote_exec",
+            category: "execution",
+            severity: "critical",
+            message: `runs the file downloaded on line ${d.line}`,
+            text,
+            download: d.text,
+          });
+      }
+    }
     if (sending && paths.size > 0) {
       const judged = text.replace(CRED_USE_G, " ");
       for (const [path, from] of paths)
@@ -166,11 +223,12 @@ export function dataFlow(lines: readonly LogicalLine[], dialect: Dialect): FlowH
         if (!sending) continue;
         const pre = text.slice(Math.max(0, r.at - 60), r.at);
         let severity: Severity = "critical";
+        const role = roleBefore(pre);
         // A credential in an authorization header is being used, not sent away.
-        if (HEADER_HINT.test(pre)) continue;
+        if (role === "header") continue;
         if (r.kind === "env") {
           if (onlyLoopback(text)) continue;
-          if (QUERY_HINT.test(pre)) severity = "high";
+          if (role === "query") severity = "high";
         }
         const what = r.kind === "cred" ? "credential file" : "secret";
         report("exfiltration", severity, `${what} read on line ${r.from} sent over the network`);
@@ -191,7 +249,7 @@ export function dataFlow(lines: readonly LogicalLine[], dialect: Dialect): FlowH
         continue;
       }
       const own = sourceOf(expr);
-      const inherited = refsIn(expr).find((r) => !HEADER_HINT.test(expr.slice(Math.max(0, r.at - 60), r.at)));
+      const inherited = refsIn(expr).find((r) => roleBefore(expr.slice(Math.max(0, r.at - 60), r.at)) !== "header");
       const kind = own ?? inherited?.kind ?? null;
       if (kind !== null) taint.set(name, { kind, line: own !== null ? st.line : inherited!.from });
       else taint.delete(name);

@@ -29,7 +29,9 @@ const DEVELOPER_MODE = [
   /\b(?:with|in)\s+developer\s+mode\s+(?:enabled|on|activated)\b.{0,80}\b(?:you|your|AI|assistant|model|restrictions?|polic(?:y|ies))\b/i,
   /\bdeveloper\s+mode\b.{0,60}\b(?:no|without|ignores?|ignoring|bypass\w*|free\s+of)\s+(?:any\s+|all\s+)?(?:restrictions|rules|filters|polic(?:y|ies)|guidelines|censorship|limits)/i,
   /\bjailbr(?:eak|oken)\s+mode\b/i,
+  /\b(?:ChatGPT|GPT-?\d?|Claude|Gemini|the\s+AI|the\s+model|an?\s+AI|assistant)\s+(?:with|in)\s+developer\s+mode\b/i,
   /\b(?:enable|enter|activate|switch\s+(?:in)?to)\s+(?:god|unrestricted|unfiltered|uncensored|evil)\s+mode\b/i,
+  /\b(?:ignore|disregard|forget|bypass)\s+(?:all\s+)?(?:of\s+)?your\s+(?:(?:previous|prior|own|safety|content|ethical)\s+)?(?:instructions|guidelines|rules|restrictions|policies|programming|training|guardrails|filters)\b/i,
   /\b(?:reveal|print|output|repeat|dump|leak|show)\s+(?:me\s+)?(?:your|the)\s+(?:full\s+|entire\s+|hidden\s+)?system\s+prompt\b/i,
 ];
 
@@ -40,12 +42,14 @@ const DEVELOPER_MODE = [
  */
 const FETCH_BEFORE = /\b(?:fetch|download|retrieve|grab|pull|load|read|open|visit|curl|wget|check)\b/i;
 const OBEY_AFTER =
-  /\b(?:follow|obey|execute|run|apply|comply\s+with|carry\s+out|do\s+(?:exactly\s+)?(?:what|whatever)|act\s+on|adopt)\b[^\n]{0,40}?\b(?:instructions?|commands?|directives?|orders|it\s+says|they\s+say|its\s+contents?|the\s+contents?|them|it)\b/i;
+  /\b(?:follow|obey|execute|run|apply|comply\s+with|carry\s+out|do\s+(?:exactly\s+)?(?:what|whatever)|act\s+on|adopt)\b[^\n]{0,40}?\b(?:instructions?|commands?|directives?|orders|it\s+says|they\s+say|its\s+contents?|the\s+contents?|them|it)\b|\b(?:treat|use)\s+(?:it|them|its\s+contents?|the\s+contents?|the\s+(?:text|file|response))\s+as\s+(?:your\s+)?(?:new\s+)?(?:system\s+prompt|instructions|rules|orders)\b/i;
+/** Instructions named before the URL ("the latest instructions are hosted at …, follow them"). */
+const INSTRUCTIONS_BEFORE = /\b(?:instructions|directives|orders)\b/i;
 const NEW_INSTRUCTIONS_BEFORE =
   /\b(?:fetch|download|retrieve|load|pull|check)\b[^\n]{0,60}?\b(?:new|latest|updated|further|additional|remote|real)\s+instructions\b[^\n]{0,60}$/i;
 const HOLDS_INSTRUCTIONS_AFTER = /^\S*[^\n]{0,60}?\b(?:contains?|has|holds)\s+(?:your\s+)?(?:new|real|updated|actual|further)\s+instructions\b/i;
 const INSTRUCTIONS_ARE_AT =
-  /\b(?:your\s+(?:(?:real|actual|new|updated|latest|current)\s+)?|(?:the\s+)?(?:real|actual|new|updated|latest|remote)\s+)(?:instructions|orders|directives)\s+(?:are|live|is|can\s+be\s+found)\s+(?:at|in|on)\s+$/i;
+  /\b(?:your\s+(?:(?:real|actual|new|updated|latest|current)\s+)?|(?:the\s+)?(?:real|actual|new|updated|latest|remote)\s+)(?:instructions|orders|directives)\s+(?:are|live|is|can\s+be\s+found)\s+(?:(?:hosted|published|kept|stored|available)\s+)?(?:at|in|on)\s+$/i;
 const OBEY_RETURNED =
   /\b(?:follow|obey|execute|comply\s+with)\s+(?:the\s+|all\s+)?(?:instructions|commands|directives)\s+(?:returned|served|fetched|downloaded)\s+(?:by|from|at)\b/i;
 const URL_AT_G = /https?:\/\/\S+/g;
@@ -55,7 +59,8 @@ function remoteInstructions(line: string): boolean {
   for (const m of line.matchAll(URL_AT_G)) {
     const before = line.slice(Math.max(0, m.index - 120), m.index);
     const after = line.slice(m.index + m[0].length, m.index + m[0].length + 160);
-    if (FETCH_BEFORE.test(before.slice(-80)) && OBEY_AFTER.test(after.slice(0, 120))) return true;
+    const near = before.slice(-80);
+    if ((FETCH_BEFORE.test(near) || INSTRUCTIONS_BEFORE.test(near)) && OBEY_AFTER.test(after.slice(0, 120))) return true;
     if (NEW_INSTRUCTIONS_BEFORE.test(before) || INSTRUCTIONS_ARE_AT.test(before)) return true;
     if (HOLDS_INSTRUCTIONS_AFTER.test(after)) return true;
   }

@@ -78,7 +78,7 @@ const PATH_HIJACK =
   /(?:^|[\s;&(])(?:export\s+)?PATH=["']?(?:\/tmp\b|\/dev\/shm\b|\/var\/tmp\b|\$\{?TMPDIR\}?|\.\/?(?::|["']?$)|:)|\bset\s+-gx\s+PATH\s+(?:\/tmp|\/dev\/shm|\/var\/tmp)\b|\bfish_add_path\s+(?:-\w+\s+)*(?:\/tmp|\/dev\/shm|\/var\/tmp)\b/;
 /** `alias sudo=…`, a `sudo()` function, or an executable named sudo dropped into a bin directory. */
 const SUDO_HIJACK =
-  /\balias\s+(?:sudo|su|doas|passwd|ssh|gpg)=(?!["']?(?:sudo|doas)\s*["']?(?:\s|$))|(?:^|[\s;&])(?:function\s+)?(?:sudo|su|doas|passwd)\s*\(\s*\)\s*\{|(?:>|\btee\s+(?:-a\s+)?|\b(?:cp|mv|install|ln)\s+(?:-\S+\s+)*\S+\s+)["']?\S*\/(?:bin|\.local\/bin|sbin)\/(?:sudo|su|doas|passwd|ssh)["']?(?:\s|$)/;
+  /\balias\s+(?:sudo|su|doas|passwd|ssh|gpg)=(?!["'](?:sudo|doas)\s*["'](?:\s|$)|(?:sudo|doas)\s*$)|(?:^|[\s;&])(?:function\s+)?(?:sudo|su|doas|passwd)\s*\(\s*\)\s*\{|(?:>|\btee\s+(?:-a\s+)?|\b(?:cp|mv|install|ln)\s+(?:-\S+\s+)*\S+\s+)["']?\S*\/(?:bin|\.local\/bin|sbin)\/(?:sudo|su|doas|passwd|ssh)["']?(?:\s|$)/;
 
 export const persistence: LineRule = {
   rule: "persistence",
