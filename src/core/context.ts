@@ -175,6 +175,20 @@ function checkContextOptions(opts: unknown, what: string): void {
     if (v !== undefined && v !== null) checkArg(v, "string", `${what}: skillRoots.${k}`);
 }
 
+/**
+ * A project directory must exist: every write under it would otherwise create the whole path
+ * (issue 9 §2.11), and a listing of nothing would look like an empty project.
+ */
+function mustBeDirectory(dir: string, what: string): void {
+  let ok = false;
+  try {
+    ok = (require("node:fs") as typeof import("node:fs")).statSync(dir).isDirectory();
+  } catch {
+    // missing or unreachable: the same answer
+  }
+  if (!ok) throw invalidParams(`${what}: ${dir} is not a directory`);
+}
+
 function processCwd(): string {
   try {
     return process.cwd();
@@ -191,6 +205,7 @@ export function createContext(opts: ContextOptions = {}, what = "createContext")
   const log = opts.log ?? (() => {});
   const env = Object.freeze(opts.env !== undefined ? { ...opts.env } : processEnv(log));
   const cwd = resolve(opts.cwd ?? processCwd());
+  if (opts.cwd !== undefined) mustBeDirectory(cwd, `${what}: option 'cwd'`);
   const platform = opts.platform ?? process.platform;
   const envHome = platform === "win32" ? (env.USERPROFILE ?? env.HOME) : (env.HOME ?? env.USERPROFILE);
   const homeDir = resolve(opts.homeDir ?? (envHome && envHome !== "" ? envHome : osHome()));
@@ -220,7 +235,9 @@ export function withCwd(ctx: LemonContext, cwd: string | undefined): LemonContex
   if (cwd === undefined) return ctx;
   checkArg(cwd, "string", "option 'cwd'");
   const abs = absolute(cwd, ctx.cwd, ctx.homeDir);
-  return abs === ctx.cwd ? ctx : Object.freeze({ ...ctx, cwd: abs });
+  if (abs === ctx.cwd) return ctx;
+  mustBeDirectory(abs, "option 'cwd'");
+  return Object.freeze({ ...ctx, cwd: abs });
 }
 
 /** A copy of the context with a different agent tool list (e.g. the CLI's --tools flag). */

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createLemon, LemonError } from "../../src/core/index.ts";
 import { sandbox } from "../support/sandbox.ts";
@@ -92,4 +92,23 @@ describe("bad input rejects with LemonError INVALID_PARAMS, never a TypeError (c
     ];
     for (const [name, call] of calls) expect([name, await codeOf(call)]).toEqual([name, "INVALID_PARAMS"]);
   });
+});
+
+test("a cwd that is not an existing directory is refused, and nothing is created for it (issue 9 §2.11)", async () => {
+  await using box = await sandbox();
+  const missing = join(box.root, "no", "such");
+  const e = (() => {
+    try {
+      createLemon({ cwd: missing, env: box.env });
+    } catch (err) {
+      return err;
+    }
+  })();
+  expect(LemonError.is(e) && e.code).toBe("INVALID_PARAMS");
+  await using lemon = createLemon({ cwd: box.project, env: box.env });
+  await expect(lemon.mcp.config.add({ name: "x", type: "stdio", command: "a" }, { cwd: missing })).rejects.toThrow(
+    `option 'cwd': ${missing} is not a directory`,
+  );
+  await expect(lemon.skills.list({ cwd: join(box.project, ".git", "HEAD") })).rejects.toThrow("is not a directory");
+  expect(existsSync(join(box.root, "no"))).toBe(false);
 });
