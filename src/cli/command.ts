@@ -52,11 +52,7 @@ export const COMMON_FLAGS = {
   json: { type: "boolean", description: "Print one JSON document" },
   approve: { type: "boolean", aliases: ["yes"], description: "Pre-approve this command's approval requests" },
   quiet: { type: "boolean", description: "Suppress informational output on stderr" },
-  color: {
-    type: "boolean",
-    defaultOn: true,
-    description: "Colour output (never when not a terminal or NO_COLOR is set)",
-  },
+  color: { type: "boolean", defaultOn: true, description: "Disable colour (NO_COLOR does the same)" },
   help: { type: "boolean", short: "h", description: "Show usage" },
   version: { type: "boolean", description: "Print the version" },
 } as const satisfies Record<string, FlagSpec>;

@@ -29,7 +29,7 @@ const FLAGS = {
   "env-var": list("Copy this variable from lemon's environment", "NAME"),
   header: { ...list("HTTP header", "K: V"), short: "H" },
   "server-cwd": str("Working directory of the server process", "dir"),
-  approval: { ...str("Tool call approval (default always)", "mode"), choices: ["always", "never"] },
+  approval: { ...str("Tool call approval; default always", "mode"), choices: ["always", "never"] },
   "tool-approval": list("Per-tool approval", "TOOL=always|never"),
   "allow-tool": list("Only expose this tool", "tool"),
   "block-tool": list("Never expose this tool", "tool"),
