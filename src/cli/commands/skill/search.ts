@@ -16,7 +16,11 @@ export default defineCommand({
   args: [{ name: "query", description: "What to look for (several words allowed)", required: true, variadic: true }],
   flags: {
     "max-local": { type: "integer", description: "Most local results (default 5)", value: "n" },
-    "max-online": { type: "integer", description: "Most online results (default 5)", value: "n" },
+    "max-online": {
+      type: "integer",
+      description: "Most online results (no effect: online search is not available yet)",
+      value: "n",
+    },
     online: { type: "boolean", defaultOn: true, description: "Local skills only" },
     ...toolsFlag,
   },
