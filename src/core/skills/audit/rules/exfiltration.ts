@@ -11,9 +11,12 @@ export const SHELL_SENDER = /\b(?:curl|wget|nc|ncat|netcat|socat|telnet|scp|sftp
 export const CODE_SENDER =
   /\brequests\.(?:post|put|patch|get|request)\s*\(|\bfetch\s*\(|\bhttpx\.\w+\s*\(|\baxios(?:\.\w+)?\s*\(|\burlopen\s*\(|\bhttps?\.(?:request|get)\s*\(|\bgot(?:\.(?:post|put|patch|get))?\s*\(|\bHTTPS?Connection\s*\(|\baiohttp\b|\burllib3\b|\b(?:session|client)\.(?:post|put|patch)\s*\(|\bXMLHttpRequest\b|\bsendBeacon\s*\(|\bNet::HTTP\b|\bsmtplib\b|\bWebClient\b|\.(?:send|sendall|sendto)\s*\(/;
 
-/** Credential files (public keys, ssh config and known_hosts are not secrets). */
+/**
+ * Credential sources: files (public keys, ssh config and known_hosts are not secrets; `.env` when
+ * read or uploaded, not `.env.example`) and the commands printing a stored token (`gh auth token`).
+ */
 export const CRED_FILE =
-  /(?:~|\$HOME|\$\{HOME\}|%USERPROFILE%)\/\.ssh\b(?!\/(?:config|known_hosts|authorized_keys)\b)(?!\/\S*\.pub\b)|\bid_(?:rsa|dsa|ecdsa|ed25519)\b(?!\.pub)|\.aws\/credentials|\.gnupg\b|\.kube\/config|\.docker\/config\.json|\.netrc\b|\.npmrc\b|\.pypirc\b|\/etc\/shadow|\.git-credentials|\.config\/gh\/hosts\.yml/;
+  /(?:~|\$HOME|\$\{HOME\}|%USERPROFILE%)\/\.ssh\b(?!\/(?:config|known_hosts|authorized_keys)\b)(?!\/\S*\.pub\b)|\bid_(?:rsa|dsa|ecdsa|ed25519)\b(?!\.pub)|\.aws\/credentials|\.gnupg\b|\.kube\/config|\.docker\/config\.json|\.netrc\b|\.npmrc\b|\.pypirc\b|\/etc\/shadow|\.git-credentials|\.config\/gh\/hosts\.yml|(?:@|<\s*|\bcat\s+|(?:^|\s)(?:-T|--upload-file)\s+|\bread(?:File(?:Sync)?|_text)?\s*\(\s*["'`]?|\bopen\s*\(\s*["'`]?)[^\s"'`]*(?<![\w.-])\.env(?![\w.-])|\bgh\s+auth\s+token\b|\baws\s+configure\s+(?:get|export-credentials)\b|\baws\s+sts\s+get-session-token\b|\bgcloud\s+auth\s+(?:print-access-token|application-default\s+print-access-token)\b|\bsecurity\s+find-(?:generic|internet)-password\b|\bgit\s+credential\s+fill\b|\bkubectl\s+get\s+secrets?\b|\bop\s+read\s+op:|\bvault\s+kv\s+get\b/;
 /** Using a key file is not sending it: `ssh -i`, `IdentityFile`, `--key`, download targets. */
 export const CRED_USE_G =
   /(?:\s-i\s*|IdentityFile[=\s]+|--(?:key|cert|cacert|identity|private-key|ssh-key|netrc-file)[=\s]+|ssh-add\s+(?:-\S+\s+)*|ssh-keygen\b[^|;&]*?-f\s*|\s-o\s*|--output[=\s]+|>>?\s*)["']?[^\s"';&|]+/g;
