@@ -3,7 +3,7 @@
 // update the measured figure and the date beside it.
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { exists, REPO } from "./graph.ts";
+import { exists, publicEntries, REPO } from "./graph.ts";
 
 interface Budget {
   entry: string;
@@ -43,6 +43,10 @@ async function bundledBytes(entry: string): Promise<number> {
 }
 
 describe("bundle size budgets", () => {
+  test("every package export has a budget", () => {
+    expect(publicEntries().filter((e) => !BUDGETS.some((b) => b.entry === e))).toEqual([]);
+  });
+
   for (const b of BUDGETS) {
     test.skipIf(!exists(b.entry))(`${b.entry} (${b.why}) stays under ${b.max} bytes`, async () => {
       expect(await bundledBytes(b.entry)).toBeLessThanOrEqual(b.max);
