@@ -44,10 +44,11 @@ function parseOptions(argv: string[]): { runs: number; bin: string | null } {
 function lemonBinary(dir: string): string {
   const p = Bun.spawnSync([process.execPath, "build.ts", "--single", "--no-archive", "--outdir", dir], {
     cwd: REPO,
-    stdout: "ignore",
+    stdout: "pipe",
     stderr: "pipe",
   });
-  if (p.exitCode !== 0) fail(`bun build.ts failed: ${p.stderr.toString()}`);
+  // build.ts reports a failed target on stdout.
+  if (p.exitCode !== 0) fail(`bun build.ts failed:\n${p.stdout.toString()}${p.stderr.toString()}`);
   const t = hostTarget();
   return join(dir, `lemon-${t.name}`, t.exe);
 }

@@ -52,10 +52,11 @@ function lemonBinary(cache: string, bin: string | null): string {
   console.error(`building lemon into ${outdir} …`);
   const p = Bun.spawnSync([process.execPath, "build.ts", "--single", "--no-archive", "--outdir", outdir], {
     cwd: REPO,
-    stdout: "ignore",
+    stdout: "pipe",
     stderr: "pipe",
   });
-  if (p.exitCode !== 0) fail(`bun build.ts failed: ${p.stderr.toString()}`);
+  // build.ts reports a failed target on stdout.
+  if (p.exitCode !== 0) fail(`bun build.ts failed:\n${p.stdout.toString()}${p.stderr.toString()}`);
   const t = hostTarget();
   return join(outdir, `lemon-${t.name}`, t.exe);
 }

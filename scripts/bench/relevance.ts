@@ -250,16 +250,12 @@ async function inProcess(
     queries,
     o.runs,
   );
-  const lp50 = pct(lemonTimes, 50);
   const target = copies >= 100 ? "≤ 3 ms" : copies >= 10 ? "≤ 0.3 ms" : "";
   const p5095 = (t: number[]) => `${ms(pct(t, 50))} / ${ms(pct(t, 95))}`;
-  rows.push({ scale: s.name, figure: "findRelevant warm p50 / p95 (ms)", value: p5095(lemonTimes), target });
-  rows.push({
-    scale: s.name,
-    figure: "  per turn (identity check + score), p50 / p95",
-    value: p5095(turnTimes),
-    target: "",
-  });
+  // What a turn costs first; the query alone (a repeat inside the interval) is the scoring cost.
+  const row = (figure: string, value: string, target = "") => rows.push({ scale: s.name, figure, value, target });
+  row("findRelevant per turn (check + score) p50/p95", p5095(turnTimes));
+  row("  query alone, inside 50 ms interval, p50/p95", p5095(lemonTimes), target);
   rows.push({ scale: s.name, figure: "  both scopes scored, p50 / p95 (ms)", value: p5095(both), target: "" });
   if (copies < 100 || o.minisearch112k) {
     // MiniSearch with the settings of the quality table; both engines asked for 10 results.
