@@ -8,32 +8,44 @@ import { checkArg, checkOptions, invalidParams, type ArgKind } from "./errors.ts
 
 declare const LEMON_TARGET: string | undefined;
 
+/** The user-level skill roots that `skillRoots` can move or switch off. */
 export type GlobalRootLabel = "agents" | "omp" | "claude" | "codex";
 
+/** One entry handed to the `log` option. */
 export interface LogEntry {
   level: "debug" | "info" | "warn" | "error";
   message: string;
   data?: unknown;
 }
 
+/** The options every entry's context is built from (cli.md §7). */
 export interface ContextOptions {
+  /** The project directory; default the process cwd. Must be an existing directory. */
   cwd?: string;
+  /** lemon home `H`; default `LEMON_HOME`, else `<homeDir>/.lemon`. */
   home?: string;
+  /** Agent dir `A`; default `LEMON_AGENT_DIR`, else `<home>/agent`. */
   agentDir?: string;
+  /** The user's home for `~`; default `HOME` (`USERPROFILE` on Windows), else the OS's. */
   homeDir?: string;
   /**
    * The environment lemon reads (LEMON_*, HOME, …). Default: a snapshot of `process.env` without
    * the location variables a `.env` in the current directory may have supplied (see processEnv).
    */
   env?: Record<string, string | undefined>;
+  /** A user-level root moved to a directory, or switched off with null; default each tool's own. */
   skillRoots?: Partial<Record<GlobalRootLabel, string | null>>;
+  /** The agent's tool names, for `requires_tools`; default unknown (those requirements unchecked). */
   availableTools?: string[];
+  /** The clock; default `new Date()`. */
   now?: () => Date;
+  /** Where diagnostics of the context go (e.g. an ignored `.env` variable); default nowhere. */
   log?: (entry: LogEntry) => void;
   /** Platform override for tests; defaults to process.platform. */
   platform?: string;
 }
 
+/** The frozen facts every core module works from; built once by `createContext`. */
 export interface LemonContext {
   readonly cwd: string;
   readonly env: Readonly<Record<string, string | undefined>>;
@@ -200,6 +212,7 @@ function processCwd(): string {
 /** For the CLI: held locks and temp files are released on SIGINT/SIGTERM/SIGHUP (skills.md §1.3). */
 export { installSignalCleanup } from "./fsx/cleanup.ts";
 
+/** The context for `opts`; `what` names the caller in INVALID_PARAMS messages. */
 export function createContext(opts: ContextOptions = {}, what = "createContext"): LemonContext {
   checkContextOptions(opts, what);
   const log = opts.log ?? (() => {});

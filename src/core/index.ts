@@ -16,6 +16,7 @@ import { validateEntries } from "./mcp/validate.ts";
 import { checkArg, checkOptions, toLemonError, type ArgKind } from "./errors.ts";
 import { internals } from "./internals.ts";
 
+/** What `createLemon` takes (cli.md §7): the context options plus configuration and the curator. */
 export interface LemonOptions extends ContextOptions {
   /** The `config.toml` settings as options; a key given here wins over the file. */
   config?: { mcp?: McpAppConfig };
@@ -25,10 +26,15 @@ export interface LemonOptions extends ContextOptions {
   curator?: false | Record<string, unknown>;
 }
 
+/** `lemon.skills`: what the `lemon skill …` commands use. `cwd` defaults to the instance's. */
 export interface SkillsApi {
+  /** Effective skills of both scopes (or `scope`); `all` adds shadowed and invalid ones (default false). */
   list: SkillRegistry["list"];
+  /** One effective skill by key, or null. */
   get: SkillRegistry["get"];
+  /** Live readiness of one key (skills.md §5.2), or null when no such skill. */
   status: SkillRegistry["status"];
+  /** Drops cached listings; the next `findRelevant` rebuilds its snapshot. */
   refresh: SkillRegistry["refresh"];
   /**
    * Enables a key in `skills.json` (global scope unless `global: false`); the result says the
@@ -43,14 +49,18 @@ export interface SkillsApi {
   check: SkillRegistry["check"];
   /** One effective skill with manifest and current bundle hash (cli.md §2.3). */
   inspect: SkillRegistry["inspect"];
+  /** The security audit of a key or a skill directory (install.md §7); `force` skips the cache (default false). */
   audit(target: string, opts?: { cwd?: string; force?: boolean }): Promise<AuditReport>;
+  /** The skills most relevant to a request (skills.md §7.1); `maxResults` default 3, at most 50. */
   findRelevant(query: string, opts?: { cwd?: string; maxResults?: number; refresh?: boolean }): Promise<SkillEntry[]>;
+  /** Local results of `findRelevant` (default 5); online sources are not available in this version. */
   search(
     query: string,
     opts?: { cwd?: string; maxLocal?: number; maxOnline?: number; online?: boolean },
   ): Promise<SearchResult>;
 }
 
+/** `lemon.mcp`: MCP configuration (the client is not built yet). */
 export interface McpApi {
   /** lemon's own `mcp.json` files plus the imports from other tools (mcp.md §1–§4). */
   readonly config: McpConfigApi;
@@ -58,10 +68,12 @@ export interface McpApi {
   validate(entries: unknown[]): ValidateResult;
 }
 
+/** One lemon instance: its caches and workers hang off it; `close()` (or `await using`) ends them. */
 export interface Lemon extends AsyncDisposable {
   readonly mcp: McpApi;
   /** The resolved options: cwd, env, lemon home, agent dir, skill roots (frozen). */
   readonly context: LemonContext;
+  /** The skill catalog, relevance, lint, check and audit. */
   readonly skills: SkillsApi;
   /** The stable skill listing for a system prompt (skills.md §6); `cwd` default: the instance's. */
   renderPrompt(opts?: { cwd?: string }): Promise<string>;
@@ -90,6 +102,11 @@ const CWD = { cwd: "string" } as const satisfies Record<string, ArgKind>;
 const SCOPE = ["global", "project"] as const;
 const LEMON_FIELDS: Record<string, ArgKind> = { readConfigFile: "boolean", config: "object" };
 
+/**
+ * A lemon instance over `options` (every default in cli.md §7: `cwd` the process cwd, `env` see
+ * `processEnv`, config read from `<agentDir>/config.toml`). INVALID_PARAMS for an option of the
+ * wrong type or a `cwd` that is not an existing directory.
+ */
 export function createLemon(options: LemonOptions = {}): Lemon {
   const context = createContext(options, "createLemon");
   checkOptions(options, LEMON_FIELDS, "createLemon");
@@ -245,14 +262,19 @@ export function createLemon(options: LemonOptions = {}): Lemon {
   return lemon;
 }
 
+/** The error every API rejects with, its code union, and the conversion of anything thrown into one. */
 export { LemonError, toLemonError, type ErrorCode } from "./errors.ts";
 /** lemon's version, and the target it was built for (`linux-x64` …; the host when run from source). */
 export { VERSION, TARGET } from "./build-info.ts";
+/** `createLemon`'s default env, and the SIGINT/SIGTERM/SIGHUP release of held locks and temp files. */
 export { processEnv, installSignalCleanup } from "./context.ts";
 /** Text hygiene for showing lemon's (untrusted) data on a terminal (cli.md §1.2). */
 export { cell, charCount, clampChars, sanitizeMessage, stripAnsi } from "./text.ts";
+/** Whether an entry belongs in a prompt listing (active or not ready, neither hidden nor superseded). */
 export { isDisplayable } from "./skills/entry.ts";
+/** The result limit `findRelevant` applies to a `maxResults` value. */
 export { normaliseMaxResults } from "./skills/search/limits.ts";
+/** An audit report as the CLI's JSON document, and one finding as its contract string. */
 export { auditJson, formatFinding } from "./skills/audit/json.ts";
 export type { Diagnostic } from "./diagnostics.ts";
 export type { SkillEntry, SkillStatus, ActivationState } from "./skills/entry.ts";
