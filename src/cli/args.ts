@@ -65,25 +65,30 @@ function initial(flags: Readonly<Record<string, FlagSpec>>): Parsed["flags"] {
  * Parses `tokens` (everything before a bare `--`) against the command's own flags plus the common
  * ones. Values may follow as the next token or after `=`; a value that starts with `--` is taken
  * for a forgotten value. Repeatable (`list`) flags collect every value; others keep the last.
+ * `trailing` (the words after `--` of a command that takes no argument vector) are positionals.
  */
 export function parseTokens(
   tokens: readonly string[],
   own: Readonly<Record<string, FlagSpec>>,
   args: readonly ArgSpec[],
+  trailing: readonly string[] = [],
 ): Parsed {
   const flags: Readonly<Record<string, FlagSpec>> = { ...own, ...COMMON_FLAGS };
   const l = lookup(flags);
   const parsed: Parsed = { flags: initial(flags), args: {}, words: [] };
   const variadic = args.length > 0 && args[args.length - 1]!.variadic === true;
+  const positional = (tok: string) => {
+    const slot = args[Math.min(parsed.words.length, args.length - 1)];
+    if (slot === undefined || (parsed.words.length >= args.length && !variadic))
+      throw usageError(`unexpected argument '${tok}'`);
+    parsed.words.push(tok);
+    if (parsed.args[slot.name] === undefined) parsed.args[slot.name] = tok;
+    else parsed.args[slot.name] += ` ${tok}`;
+  };
   for (let i = 0; i < tokens.length; i++) {
     const tok = tokens[i]!;
     if (!tok.startsWith("-") || tok === "-") {
-      const slot = args[Math.min(parsed.words.length, args.length - 1)];
-      if (slot === undefined || (parsed.words.length >= args.length && !variadic))
-        throw usageError(`unexpected argument '${tok}'`);
-      parsed.words.push(tok);
-      if (parsed.args[slot.name] === undefined) parsed.args[slot.name] = tok;
-      else parsed.args[slot.name] += ` ${tok}`;
+      positional(tok);
       continue;
     }
     const f = flagOf(tok, l, flags);
@@ -108,6 +113,8 @@ export function parseTokens(
     else if (f.spec.type === "list") (parsed.flags[f.name] as string[]).push(value);
     else parsed.flags[f.name] = value;
   }
+  // Words after `--` are positionals even when they look like flags (`relevant -- -v output`).
+  for (const tok of trailing) positional(tok);
   const missing = args.find((a, i) => a.required === true && parsed.words.length <= i);
   if (missing !== undefined) throw usageError(`missing argument <${missing.name.toUpperCase()}>`);
   return parsed;

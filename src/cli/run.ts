@@ -140,16 +140,14 @@ async function dispatch(head: string[], tail: string[], io: CliIo, json: boolean
     const missing = path.length === 0 ? "missing command" : `missing command for 'lemon ${path.join(" ")}'`;
     throw new Usage(path, node, usageError(missing));
   }
-  if (tail.length > 0 && !node.takesTail)
-    throw new Usage(path, node, usageError("arguments after -- are not accepted here"));
   let parsed;
   try {
-    parsed = parseTokens(rest, node.flags, node.args);
+    parsed = parseTokens(rest, node.flags, node.args, node.takesTail ? [] : tail);
   } catch (err) {
     throw new Usage(path, node, toLemonError(err));
   }
   try {
-    return await node.run(parsed, tail, io);
+    return await node.run(parsed, node.takesTail ? tail : [], io);
   } catch (err) {
     const e = err instanceof OutputError ? err : toLemonError(err);
     throw e instanceof LemonError && e.code === "INVALID_PARAMS" ? new Usage(path, node, e) : e;

@@ -62,6 +62,8 @@ describe("parseTokens", () => {
     expect(parse(["k", "--all=false", "--no-color"]).flags).toMatchObject({ all: false, color: false });
     expect(parse(["k", "--max", "2", "--max", "7"]).flags.max).toBe(7);
     expect(parse(["-", "--cwd", "-"]).flags.cwd).toBe("-");
+    const after = parseTokens(["--all"], FLAGS, ARGS, ["-v", "--all"]);
+    expect([after.flags.all, after.args, after.words]).toEqual([true, { key: "-v", rest: "--all" }, ["-v", "--all"]]);
   });
 
   test("refusals are INVALID_PARAMS naming the problem", () => {
@@ -85,5 +87,6 @@ describe("parseTokens", () => {
       "unexpected argument 'b'",
     ]);
     expect(refusal(["a"], [])).toEqual(["INVALID_PARAMS", "unexpected argument 'a'"]);
+    expect(() => parseTokens([], FLAGS, [], ["x"])).toThrow("unexpected argument 'x'");
   });
 });

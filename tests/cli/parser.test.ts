@@ -80,11 +80,23 @@ describe("usage errors (cli.md §1.2)", () => {
           "run 'lemon mcp add --help' for details\n",
       ],
     ];
-    cases.push([["--quiet"], "error [INVALID_PARAMS]: missing command\nUSAGE lemon <command> [OPTIONS]\nrun 'lemon --help' for details\n"]);
+    cases.push([
+      ["--quiet"],
+      "error [INVALID_PARAMS]: missing command\nUSAGE lemon <command> [OPTIONS]\nrun 'lemon --help' for details\n",
+    ]);
     for (const [argv, stderr] of cases) {
       const r = await box.cli(argv);
       expect([argv, r.code, r.stdout, r.stderr]).toEqual([argv, 2, "", stderr]);
     }
+  });
+
+  test("words after -- are positionals for commands without an argument vector", async () => {
+    await using box = await sandbox();
+    const r = await box.cli(["skill", "relevant", "--json", "--", "--weird", "query"]);
+    expect([r.code, r.json().query]).toEqual([0, "--weird query"]);
+    expect((await box.cli(["skill", "list", "--", "x"])).stderr).toStartWith(
+      "error [INVALID_PARAMS]: unexpected argument 'x'",
+    );
   });
 
   test("one integer rule: 0, -1, 2.5 and abc are refused alike", async () => {
