@@ -46,18 +46,21 @@ try {
   for (const r of cold) {
     counts[r.verdict]++;
     for (const f of r.findings)
-      if (f.severity === "critical" || f.severity === "high") byRule.set(`${f.severity} ${f.rule}`, (byRule.get(`${f.severity} ${f.rule}`) ?? 0) + 1);
+      if (f.severity === "critical" || f.severity === "high") {
+        const k = `${f.severity} ${f.rule}`;
+        byRule.set(k, (byRule.get(k) ?? 0) + 1);
+      }
   }
   const cachedHits = warm.filter((r) => r.cached).length;
   const rel = (r: AuditReport) => r.path.slice(corpus.length + 1);
   console.log(`corpus: ${corpus} (${dirs.length} skills)`);
   console.log(`verdicts: pass ${counts.pass}, warn ${counts.warn}, block ${counts.block}`);
-  console.log(`high/critical findings by rule: ${[...byRule].sort().map(([k, v]) => `${k}=${v}`).join(", ") || "none"}`);
-  for (const r of cold.filter((x) => x.verdict === "block"))
-    console.log(`BLOCK ${rel(r)}: ${r.findings.filter((f) => f.severity === "critical").map(formatFinding).join("; ")}`);
-  if (list)
-    for (const r of cold.filter((x) => x.verdict === "warn"))
-      console.log(`warn  ${rel(r)}: ${r.findings.filter((f) => f.severity === "high").map(formatFinding).join("; ")}`);
+  const rules = [...byRule].sort().map(([k, v]) => `${k}=${v}`);
+  console.log(`high/critical findings by rule: ${rules.join(", ") || "none"}`);
+  const at = (r: AuditReport, severity: string) =>
+    r.findings.filter((f) => f.severity === severity).map(formatFinding).join("; ");
+  for (const r of cold.filter((x) => x.verdict === "block")) console.log(`BLOCK ${rel(r)}: ${at(r, "critical")}`);
+  if (list) for (const r of cold.filter((x) => x.verdict === "warn")) console.log(`warn  ${rel(r)}: ${at(r, "high")}`);
   console.log(`cold audit (cache written): ${coldMs.toFixed(0)} ms`);
   console.log(`warm audit (cache reused ${cachedHits}/${dirs.length}): ${warmMs.toFixed(0)} ms`);
   console.log(`audit without cache: ${noCacheMs.toFixed(0)} ms`);

@@ -21,7 +21,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { hostTarget } from "../targets.ts";
 import { buildHello, buildProgram } from "./hello.ts";
-import { pct } from "./measure.ts";
+import { pct, spawnSample, type Run, type Sample } from "./measure.ts";
 
 const REPO = resolve(import.meta.dir, "..", "..");
 const FIXTURES = join(REPO, "tests", "fixtures", "mcp");
@@ -60,22 +60,9 @@ function copyTree(src: string, dest: string, project: string): void {
   walk(dest);
 }
 
-interface Sample {
-  wallMs: number;
-  cpuMs: number;
-  rssMb: number;
-}
-
-function run(argv: string[], cwd: string, env: Record<string, string>): { sample: Sample; code: number | null; stdout: string } {
-  const started = performance.now();
-  const p = Bun.spawnSync(argv, { cwd, env, stdin: "ignore", stdout: "pipe", stderr: "ignore" });
-  const wallMs = performance.now() - started;
-  const u = p.resourceUsage;
-  return {
-    sample: { wallMs, cpuMs: Number(u.cpuTime.user + u.cpuTime.system) / 1000, rssMb: u.maxRSS / (1024 * 1024) },
-    code: p.exitCode,
-    stdout: p.stdout.toString(),
-  };
+/** One run, stdout captured (lemon's JSON goes through a pipe, as an agent reads it). */
+function run(argv: string[], cwd: string, env: Record<string, string>): Run {
+  return spawnSample(argv, cwd, env, true);
 }
 
 function main(): void {
@@ -124,16 +111,19 @@ function main(): void {
     if (o.bin) [lemon, label] = [[o.bin], o.bin];
     else if (!o.source && existsSync(dist)) {
       const probe = run([dist, "mcp", "list", "--all", "--json"], project, env);
-      if (probe.code === 0) [lemon, label] = [[dist], dist];
-      else console.error(`${dist} does not know 'mcp' yet (rebuild with 'bun build.ts --single'); measuring the source entry`);
+      if (probe.ok) [lemon, label] = [[dist], dist];
+      else
+        console.error(
+          `${dist} does not know 'mcp' yet (rebuild with 'bun build.ts --single'); measuring the source entry`,
+        );
     }
     const argv = [...lemon, "mcp", "list", "--all", "--json"];
     const check = run(argv, project, env);
-    if (check.code !== 0) fail(`lemon exited ${check.code}`);
+    if (!check.ok) fail(`lemon failed: ${check.stderr.trim().split("\n")[0] ?? ""}`);
     const doc = JSON.parse(check.stdout) as { effective: { source: string }[] };
     const providers = new Set(doc.effective.map((e) => e.source.split(":")[0]));
     run([hello], scratch, env);
-    if (run([floor], scratch, env).code !== 0) fail("the floor program failed");
+    if (!run([floor], scratch, env).ok) fail("the floor program failed");
 
     const samples = { hello: [] as Sample[], lemon: [] as Sample[], floor: [] as Sample[] };
     for (let i = 0; i < o.runs; i++) {
@@ -143,17 +133,26 @@ function main(): void {
     }
     const med = (k: keyof typeof samples, f: keyof Sample) => pct(samples[k].map((s) => s[f]), 50);
     const p90 = (k: keyof typeof samples, f: keyof Sample) => pct(samples[k].map((s) => s[f]), 90);
-    console.log(`lemon mcp list --all --json: ${doc.effective.length} servers from ${providers.size} sources (${[...providers].join(", ")})`);
+    const sources = `${providers.size} sources (${[...providers].join(", ")})`;
+    console.log(`lemon mcp list --all --json: ${doc.effective.length} servers from ${sources}`);
     console.log(`lemon: ${label}; runs: ${o.runs} each, alternating\n`);
     console.log("case                          wall med   wall p90   cpu med   rss med");
-    const caseLabel = { hello: "hello-world (compiled)", lemon: "mcp list --all --json", floor: `floor: read+parse ${files.length} files` };
+    const caseLabel = {
+      hello: "hello-world (compiled)",
+      lemon: "mcp list --all --json",
+      floor: `floor: read+parse ${files.length} files`,
+    };
     for (const k of ["hello", "lemon", "floor"] as const)
       console.log(
-        `${caseLabel[k].padEnd(28)}  ${med(k, "wallMs").toFixed(1).padStart(7)} ms ${p90(k, "wallMs").toFixed(1).padStart(7)} ms ${med(k, "cpuMs").toFixed(1).padStart(7)} ms ${med(k, "rssMb").toFixed(1).padStart(6)} MB`,
+        `${caseLabel[k].padEnd(28)}  ${med(k, "wallMs").toFixed(1).padStart(7)} ms ` +
+          `${p90(k, "wallMs").toFixed(1).padStart(7)} ms ${med(k, "cpuMs").toFixed(1).padStart(7)} ms ` +
+          `${med(k, "rssMb").toFixed(1).padStart(6)} MB`,
       );
     const ratio = med("lemon", "wallMs") / med("hello", "wallMs");
-    console.log(`\nwall ratio vs hello-world: ${ratio.toFixed(2)}x (target <= 1.5x); floor ${(med("floor", "wallMs") / med("hello", "wallMs")).toFixed(2)}x`);
-    console.log(`reproduce: bun scripts/bench/mcp-list.ts --runs ${o.runs}${o.bin ? ` --bin ${o.bin}` : ""}${o.source ? " --source" : ""}`);
+    const floorRatio = med("floor", "wallMs") / med("hello", "wallMs");
+    console.log(`\nwall ratio vs hello-world: ${ratio.toFixed(2)}x (target <= 1.5x); floor ${floorRatio.toFixed(2)}x`);
+    const flags = `${o.bin ? ` --bin ${o.bin}` : ""}${o.source ? " --source" : ""}`;
+    console.log(`reproduce: bun scripts/bench/mcp-list.ts --runs ${o.runs}${flags}`);
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
