@@ -67,7 +67,7 @@ function pairs(flag: string, values: readonly string[], colon = false): Record<s
   return Object.fromEntries(values.map((v) => pair(flag, v, colon)));
 }
 
-/** The transport and its target from either spelling; positionals after NAME are CMD/URL and ARGS. */
+/** The transport flags of both spellings. */
 interface Spelled {
   stdio?: string | undefined;
   http?: string | undefined;
@@ -75,8 +75,11 @@ interface Spelled {
   transport?: string | undefined;
 }
 
+const TRANSPORTS = ["stdio", "http", "sse"] as const;
+
+/** The transport and its target from either spelling; positionals after NAME are CMD/URL and ARGS. */
 function target(flags: Spelled, words: readonly string[], tail: readonly string[]) {
-  const named = (["stdio", "http", "sse"] as const).filter((t) => flags[t] !== undefined);
+  const named = TRANSPORTS.filter((t) => flags[t] !== undefined);
   const extra = words.slice(1);
   if (named.length > 1 || (named.length === 1 && flags.transport !== undefined))
     throw usageError("exactly one of --stdio, --http or --sse is required");
@@ -92,7 +95,8 @@ function target(flags: Spelled, words: readonly string[], tail: readonly string[
       );
     return { transport, value, args: [...tail] };
   }
-  const transport = (flags.transport ?? "stdio") as "stdio" | "http" | "sse";
+  // `--transport` has these choices, so the lookup always finds one.
+  const transport = TRANSPORTS.find((t) => t === (flags.transport ?? "stdio")) ?? "stdio";
   if (transport === "stdio") {
     const argv = [...extra, ...tail];
     if (argv.length === 0) throw usageError("exactly one of --stdio, --http or --sse is required");
