@@ -15,7 +15,7 @@ import { awsSecretsNearKeyIds, hardcodedSecret, maskSecrets, pemKeys } from "./r
 import { destructive, mining, pathTraversal, persistence, privilege, reverseShell, tunnelOrDropsite } from "./rules/system.ts";
 import { dataFlow, type Dialect } from "./rules/flow.ts";
 import type { Hit, LineContext, LineRule } from "./rules/types.ts";
-import { severityRank } from "./rules/types.ts";
+import { garbagePacer, severityRank } from "./rules/types.ts";
 
 export const LINE_RULES: readonly LineRule[] = [
   remoteExec,
@@ -105,8 +105,6 @@ class Collector {
   }
 }
 
-const GC_EVERY = 4096;
-
 /** Rules read a line at most this long at a time: a multi-MiB line would make their regexes quadratic. */
 const WINDOW = 4096;
 const OVERLAP = 512;
@@ -135,10 +133,10 @@ function runRules(rules: readonly LineRule[], text: string, ctx: LineContext): {
 }
 
 let trigger: RegExp | null = null;
-/** The union of every rule's keywords, matched against the lower-cased text. */
+/** The union of every rule's keywords, matched case-insensitively (no lower-cased copy of the text). */
 function triggerRe(): RegExp {
   const words = [...new Set(LINE_RULES.flatMap((r) => r.keywords))].sort((a, b) => b.length - a.length);
-  trigger ??= new RegExp(words.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|"), "g");
+  trigger ??= new RegExp(words.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|"), "gi");
   return trigger;
 }
 
@@ -158,23 +156,18 @@ function scanLines(c: Collector, text: string, lines: LogicalLine[], location: L
   }
   const candidates = new Set<number>();
   const re = triggerRe();
-  // Lower-casing keeps the line structure (offsets may shift, so lines come from its own starts).
-  const lower = text.toLowerCase();
-  const lowStarts = lower.length === text.length ? starts : lineStarts(lower);
   re.lastIndex = 0;
-  for (let m = re.exec(lower); m !== null; m = re.exec(lower)) {
-    const phys = lineOfOffset(lowStarts, m.index);
+  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+    const phys = lineOfOffset(starts, m.index);
     const idx = logicalOf[phys - 1]!;
     if (idx >= 0 && (!only || only.has(idx))) candidates.add(idx);
     // One hit is enough for a line: continue at the next physical line.
-    if (phys >= lowStarts.length) break;
-    re.lastIndex = lowStarts[phys]!;
+    if (phys >= starts.length) break;
+    re.lastIndex = starts[phys]!;
   }
-  let n = 0;
+  const pace = garbagePacer();
   for (const idx of candidates) {
-    // Rule checks leave garbage per line that JSC collects late: on a huge file of command
-    // lines that was 150 MiB of peak memory. A minor collection every few thousand lines bounds it.
-    if (++n % GC_EVERY === 0) Bun.gc(false);
+    pace();
     const l = lines[idx]!;
     for (const piece of windows(l.text))
       for (const { rule, hit } of runRules(LINE_RULES, piece, { location, fenced: l.fenced, rel })) c.add(rule, hit, l.line, piece);
@@ -182,7 +175,8 @@ function scanLines(c: Collector, text: string, lines: LogicalLine[], location: L
 }
 
 const CODE_EXT = /\.(?:py|js|mjs|cjs|ts|mts|cts|rb|php|pl|lua)$/i;
-const MAY_FLOW = /curl|wget|\bnc\b|ncat|socat|scp|rsync|requests\.|fetch|httpx|axios|urlopen|http\.request|\.send|dig\s|nslookup|\bhost\s|rc\b|profile|config\.fish/;
+const MAY_FLOW =
+  /curl|wget|\bnc\b|ncat|socat|scp|rsync|requests\.|fetch|httpx|axios|urlopen|urllib|https?\.|\bgot\b|aiohttp|Connection|session\.|client\.|\.send|\.end\(|Invoke-WebRequest|\biwr\b|aria2c|dig\s|nslookup|\bhost\s|ping\s|rc\b|profile|config\.fish/;
 
 /** Variables carried from line to line (rules/flow.ts); Markdown contributes its fenced code only. */
 function scanFlow(c: Collector, rel: string, lines: LogicalLine[], location: Location): void {
@@ -190,14 +184,14 @@ function scanFlow(c: Collector, rel: string, lines: LogicalLine[], location: Loc
   if (flowLines.length < 2 || !flowLines.some((l) => MAY_FLOW.test(l.text))) return;
   const dialects: Dialect[] = location === "markdown" ? ["shell", "code"] : CODE_EXT.test(rel) ? ["code"] : ["shell"];
   for (const dialect of dialects)
-    for (const h of dataFlow(flowLines, dialect)) {
+    dataFlow(flowLines, dialect, (h) => {
       const ctx: LineContext = { location, fenced: location === "markdown", rel };
       const hit: Hit =
         h.download !== undefined
           ? remoteHit(h.download, ctx, h.message)
           : { severity: h.rule === "persistence" && location === "markdown" ? "high" : h.severity, message: h.message };
       c.add({ rule: h.rule, category: h.category }, hit, h.line, h.text);
-    }
+    });
 }
 
 /** All findings of the text rules for one file. `location` defaults to install.md §7.3. */
@@ -205,18 +199,21 @@ export function scanText(rel: string, text: string, location: Location = classif
   const c = new Collector(rel);
   const raw = logicalLines(text, location);
   scanLines(c, text, raw, location, rel);
-  const physical = text.split("\n");
   const starts = lineStarts(text);
+  // Physical lines on demand: a split of a large file would hold every line at once.
+  const lineAt = (i: number): string | undefined =>
+    i < 0 || i >= starts.length ? undefined : text.slice(starts[i], (starts[i + 1] ?? text.length + 1) - 1);
+  const lineOf = (n: number) => lineAt(n - 1) ?? "";
   const { payloads, blobs } = decodePayloads(text);
   for (const offset of blobs) {
     const line = lineOfOffset(starts, offset);
-    c.add(obfuscation, { severity: "medium", message: "base64-like blob of 2,000+ characters" }, line, physical[line - 1] ?? "");
+    c.add(obfuscation, { severity: "medium", message: "base64-like blob of 2,000+ characters" }, line, lineOf(line));
   }
   for (const d of payloads) {
     const line = lineOfOffset(starts, d.offset);
     const ctx: LineContext = { location, fenced: false, rel };
     for (const dl of d.text.split("\n").flatMap(windows))
-      for (const { rule, hit } of runRules(DECODED_RULES, dl, ctx)) c.add(rule, hit, line, physical[line - 1] ?? "", ` (decoded from ${d.encoding})`);
+      for (const { rule, hit } of runRules(DECODED_RULES, dl, ctx)) c.add(rule, hit, line, lineOf(line), ` (decoded from ${d.encoding})`);
   }
   const normal = normalizeText(text);
   if (normal !== text) {
@@ -229,25 +226,25 @@ export function scanText(rel: string, text: string, location: Location = classif
     if (changed.size > 0) scanLines(c, normal, lines, location, rel, changed);
   }
   if (MAY_HIDE.test(text)) {
-    for (let i = 0; i < physical.length; i++) {
-      const hit = hiddenUnicode(physical[i]!, i === 0);
-      if (hit !== null) c.add({ rule: "hidden_unicode", category: "injection" }, hit, i + 1, physical[i]!);
+    for (let i = 0; i < starts.length; i++) {
+      const hit = hiddenUnicode(lineAt(i)!, i === 0);
+      if (hit !== null) c.add({ rule: "hidden_unicode", category: "injection" }, hit, i + 1, lineAt(i)!);
     }
   }
   for (const h of hiddenBlocks(normal)) {
     const line = lineOfOffset(lineStarts(normal), h.offset);
-    c.add(promptInjection, h, line, physical[line - 1] ?? "");
+    c.add(promptInjection, h, line, lineOf(line));
   }
   scanFlow(c, rel, raw, location);
   if (rel === "SKILL.md")
-    for (const line of frontmatterMarkup(physical))
-      c.add(promptInjection, { severity: "high", message: "frontmatter carries prompt-structure markup" }, line, physical[line - 1]!);
+    for (const line of frontmatterMarkup(lineAt))
+      c.add(promptInjection, { severity: "high", message: "frontmatter carries prompt-structure markup" }, line, lineOf(line));
   if (/AKIA|ASIA/.test(text))
-    for (const i of awsSecretsNearKeyIds(physical))
-      c.add(hardcodedSecret, { severity: "high", message: "hard-coded AWS secret access key" }, i + 1, physical[i]!);
+    for (const i of awsSecretsNearKeyIds(starts.length, lineAt))
+      c.add(hardcodedSecret, { severity: "high", message: "hard-coded AWS secret access key" }, i + 1, lineOf(i + 1));
   for (const offset of pemKeys(text)) {
     const line = lineOfOffset(starts, offset);
-    c.add(hardcodedSecret, { severity: "high", message: "private key in the bundle" }, line, physical[line - 1] ?? "");
+    c.add(hardcodedSecret, { severity: "high", message: "private key in the bundle" }, line, lineOf(line));
   }
   return c.findings();
 }

@@ -8,6 +8,7 @@
  */
 import type { Severity } from "../../../schema/finding.ts";
 import type { LogicalLine } from "../context.ts";
+import { garbagePacer } from "./types.ts";
 import {
   CODE_SECRET,
   CODE_SENDER,
@@ -106,9 +107,21 @@ function runsDownloaded(text: string, downloads: Map<string, { line: number; tex
   return null;
 }
 
+/** Tracked names and paths per file: the latest few, so a file of assignments stays linear. */
+const TRACKED = 32;
+
+function remember<V>(map: Map<string, V>, key: string, value: V): void {
+  map.delete(key);
+  map.set(key, value);
+  if (map.size > TRACKED) map.delete(map.keys().next().value!);
+}
+
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-const refRe = (name: string, dialect: Dialect) =>
-  dialect === "shell" ? new RegExp(String.raw`\$\{?${escape(name)}\b(?![(\w])`, "g") : new RegExp(String.raw`(?<![\w.$'"\\])${escape(name)}\b(?!\s*[=(:]\s*[^=])`, "g");
+/** A variable reference: `$NAME`/`${NAME}` in shell; an identifier that is not a member or a target in code. */
+const REF_G: Record<Dialect, RegExp> = {
+  shell: /\$\{?([A-Za-z_]\w*)\b(?![(\w])/g,
+  code: /(?<![\w.$'"\\])([A-Za-z_]\w*)\b(?!\s*[=(:]\s*[^=])/g,
+};
 
 /** What kind of secret (or path) an expression yields, judged on its own text. */
 function sourceOf(expr: string): Taint | null {
@@ -157,22 +170,27 @@ function onlyLoopback(text: string): boolean {
 
 /**
  * Follows variables through one file. `lines` are the file's logical lines (Markdown: only its
- * fenced code); `dialect` decides how a variable is referenced.
+ * fenced code); `dialect` decides how a variable is referenced. Hits go to `emit` as they are
+ * found (the caller caps them), so a file of a million sends holds none of them.
  */
-export function dataFlow(lines: readonly LogicalLine[], dialect: Dialect): FlowHit[] {
+export function dataFlow(lines: readonly LogicalLine[], dialect: Dialect, emit: (hit: FlowHit) => void): void {
   const taint = new Map<string, { kind: Taint; line: number }>();
   const paths = new Map<string, number>();
   const downloads = new Map<string, { line: number; text: string }>();
   /** Variables holding an open request or socket (`req = https.request(…)`): writing to them sends. */
   const channels: RegExp[] = [];
-  const hits: FlowHit[] = [];
+  // Every reference in the text, looked up by name: one pass whatever the number of tracked names.
   const refsIn = (text: string) => {
     const out: { name: string; kind: Taint; from: number; at: number }[] = [];
-    for (const [name, t] of taint)
-      for (const m of text.matchAll(refRe(name, dialect))) out.push({ name, kind: t.kind, from: t.line, at: m.index });
+    for (const m of text.matchAll(REF_G[dialect])) {
+      const t = taint.get(m[1]!);
+      if (t !== undefined) out.push({ name: m[1]!, kind: t.kind, from: t.line, at: m.index });
+    }
     return out;
   };
+  const pace = garbagePacer();
   for (const st of statements(lines, dialect)) {
+    pace();
     const text = st.text;
     const sending =
       SHELL_SENDER.test(text) ||
@@ -180,7 +198,7 @@ export function dataFlow(lines: readonly LogicalLine[], dialect: Dialect): FlowH
       /\b(?:dig|nslookup|host|drill)\s/.test(text) ||
       channels.some((re) => re.test(text));
     const report = (rule: "exfiltration" | "persistence", severity: Severity, message: string) =>
-      hits.push({ line: st.line, rule, category: rule, severity, message, text });
+      emit({ line: st.line, rule, category: rule, severity, message, text });
     if (dialect === "shell") {
       if (DOWNLOADER.test(text)) {
         for (const m of text.matchAll(OUTPUT_G))
@@ -188,7 +206,7 @@ export function dataFlow(lines: readonly LogicalLine[], dialect: Dialect): FlowH
       } else if (downloads.size > 0) {
         const d = runsDownloaded(text, downloads);
         if (d !== null)
-          hits.push({
+          emit({
             line: st.line,
             rule: "remote_exec",
             category: "execution",
@@ -208,7 +226,7 @@ export function dataFlow(lines: readonly LogicalLine[], dialect: Dialect): FlowH
         }
     } else {
       const dest = copiedTo(text);
-      if (dest !== null) paths.set(dest, st.line);
+      if (dest !== null) remember(paths, dest, st.line);
     }
     if (taint.size > 0) {
       const judged = sending ? text.replace(CRED_USE_G, (m) => " ".repeat(m.length)) : text;
@@ -251,9 +269,9 @@ export function dataFlow(lines: readonly LogicalLine[], dialect: Dialect): FlowH
       const own = sourceOf(expr);
       const inherited = refsIn(expr).find((r) => roleBefore(expr.slice(Math.max(0, r.at - 60), r.at)) !== "header");
       const kind = own ?? inherited?.kind ?? null;
-      if (kind !== null) taint.set(name, { kind, line: own !== null ? st.line : inherited!.from });
+      if (kind !== null)
+        remember(taint, name, { kind, line: own !== null ? st.line : inherited!.from });
       else taint.delete(name);
     }
   }
-  return hits;
 }

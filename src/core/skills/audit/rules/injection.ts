@@ -79,12 +79,13 @@ export function injectionPhrase(text: string): boolean {
 const PROMPT_MARKUP =
   /<\/[A-Za-z_][\w:.-]*\s*>|<\s*(?:system|assistant|human|instructions?|system_prompt|tool_call|function_calls|antml:[\w-]+|skill|available_skills|im_start|im_end)(?:\s+[\w:-]+\s*=[^>]*)?\s*\/?>|<\|[a-z_]+\|>|\[\/?INST\]|<<\/?SYS>>|(?:^|\s)(?:Human|Assistant|System)\s*:\s/i;
 
-/** 1-based lines of SKILL.md's frontmatter whose value carries prompt-structure markup. */
-export function frontmatterMarkup(lines: readonly string[]): number[] {
-  if (lines[0]?.replace(/\r$/, "") !== "---") return [];
+/** 1-based lines of SKILL.md's frontmatter whose value carries prompt-structure markup (`lineAt` 0-based). */
+export function frontmatterMarkup(lineAt: (i: number) => string | undefined): number[] {
+  if (lineAt(0)?.replace(/\r$/, "") !== "---") return [];
   const out: number[] = [];
-  for (let i = 1; i < lines.length && i < 500; i++) {
-    const line = lines[i]!.replace(/\r$/, "");
+  for (let i = 1; i < 500; i++) {
+    const line = lineAt(i)?.replace(/\r$/, "");
+    if (line === undefined) break;
     if (line === "---" || line === "...") break;
     const value = line.replace(/^\s*(?:-\s+)?[\w.-]+\s*:\s?/, "");
     if (PROMPT_MARKUP.test(value)) out.push(i + 1);

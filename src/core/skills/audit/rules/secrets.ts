@@ -99,14 +99,14 @@ export const hardcodedSecret: LineRule = {
   },
 };
 
-/** Lines (0-based) holding a bare AWS secret within 3 lines of a real AWS key id. */
-export function awsSecretsNearKeyIds(lines: readonly string[]): number[] {
+/** Lines (0-based, of `count` read through `lineAt`) holding a bare AWS secret within 3 lines of a real key id. */
+export function awsSecretsNearKeyIds(count: number, lineAt: (i: number) => string | undefined): number[] {
   const out: number[] = [];
-  for (let i = 0; i < lines.length; i++) {
-    const id = AWS_KEY_ID.exec(lines[i]!);
+  for (let i = 0; i < count; i++) {
+    const id = AWS_KEY_ID.exec(lineAt(i) ?? "");
     if (id === null || isPlaceholder(id[0])) continue;
-    for (let j = Math.max(0, i - 3); j <= Math.min(lines.length - 1, i + 3); j++)
-      if (awsSecret(lines[j]!, true) !== null && !out.includes(j)) out.push(j);
+    for (let j = Math.max(0, i - 3); j <= Math.min(count - 1, i + 3); j++)
+      if (awsSecret(lineAt(j) ?? "", true) !== null && !out.includes(j)) out.push(j);
   }
   return out;
 }
