@@ -1,19 +1,15 @@
 /**
  * @module schema/manifest
  * The SKILL.md manifest (skills.md §4.2–§4.4) as TypeBox schemas: one field schema per validation
- * rule, each paired with the spec's exact message, and the normalised manifest shape.
+ * rule, each paired with the spec's exact message, and the normalised manifest shape. A listing
+ * validates with the checks generated from these (skills.checks.js, `bun src/core/schema/skills.gen.ts`).
  */
 import { FormatRegistry, Type, type Static, type TSchema } from "@sinclair/typebox";
-import { isSafeText, utf8Bytes, charCount } from "../text.ts";
+import { FORMATS } from "./skills-data.ts";
 
-// Formats are registered once per process; the registry is TypeBox's, not ours.
-function registerFormats(): void {
-  if (FormatRegistry.Has("lemon-safe-128b")) return;
-  FormatRegistry.Set("lemon-safe-128b", (s) => isSafeText(s) && utf8Bytes(s) <= 128);
-  FormatRegistry.Set("lemon-safe-64b", (s) => isSafeText(s) && utf8Bytes(s) <= 64);
-  FormatRegistry.Set("lemon-description", (s) => isSafeText(s) && charCount(s) <= 1024 && utf8Bytes(s) <= 4096);
-}
-registerFormats();
+// Formats are registered once per process; the registry is TypeBox's, not ours. The generated
+// checks (skills.checks.js) get the same predicates without TypeBox.
+for (const [name, check] of Object.entries(FORMATS)) if (!FormatRegistry.Has(name)) FormatRegistry.Set(name, check);
 
 /** Safe text (skills.md §4.4) of at most 128 bytes. */
 export const SafeText128 = Type.String({ format: "lemon-safe-128b" });
@@ -111,23 +107,3 @@ export const Manifest = Type.Object({
 export type Manifest = Static<typeof Manifest>;
 /** A `references` item. */
 export type Reference = Static<typeof Reference>;
-
-/** Top-level keys of §4.2 (and the normalisation inputs of §4.3). */
-export const MANIFEST_FIELDS: ReadonlySet<string> = new Set([
-  "name", "description", "version", "author", "tags", "keywords", "hide", "disable-model-invocation",
-  "disableModelInvocation", "requires", "platforms", "metadata", "requires_tools", "fallback_for_tools",
-  "required_environment_variables", "verification", "references", "prerequisites",
-]);
-
-/** Keys of `requires` (§4.2); any other is kept without effect and reported by lint (§4.3 item 7). */
-export const REQUIRES_FIELDS: ReadonlySet<string> = new Set(["bins", "config"]);
-
-/** Foreign keys lint does not report as unknown (skills.md §15.1). */
-export const KNOWN_FOREIGN_FIELDS: ReadonlySet<string> = new Set([
-  "license", "compatibility", "allowed-tools", "argument-hint", "user-invocable", "metadata",
-]);
-
-/** Keys that make a manifest v2 (skills.md §4.2), beside `metadata.lemon`. */
-export const V2_FIELDS: readonly string[] = [
-  "platforms", "requires_tools", "fallback_for_tools", "required_environment_variables", "verification", "references",
-];

@@ -17,4 +17,4 @@ export const SkillsJson = Type.Object(
 export type SkillsJson = Static<typeof SkillsJson>;
 
 /** The document a missing file reads as. */
-export const emptySkillsJson = (): SkillsJson => ({ version: 1, disabled: [], enabled: [] });
+export { emptySkillsJson } from "./skills-data.ts";

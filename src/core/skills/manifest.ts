@@ -3,16 +3,13 @@
  * Normalises and validates a parsed frontmatter mapping into a Manifest (skills.md §4.3–§4.4).
  * The first failing rule wins; normalisation repairs are reported as lint warnings.
  */
-import { Check } from "@sinclair/typebox/value";
-import {
-  FIELD_RULES,
-  MANIFEST_FIELDS,
-  V2_FIELDS,
-  VERIFICATION_KEYS,
-  type Manifest,
-  type Reference,
-} from "../schema/manifest.ts";
+import type { Manifest, Reference } from "../schema/manifest.ts";
+import { manifestChecks } from "../schema/skills.checks.js";
+import { checkFormat, MANIFEST_FIELDS, V2_FIELDS } from "../schema/skills-data.ts";
 import { isSafeText, utf8Bytes } from "../text.ts";
+
+// The rules of schema/manifest.ts as generated functions: no TypeBox on the listing path.
+const CHECKS = manifestChecks(checkFormat);
 
 /** A normalisation repair (skills.md §4.3), reported by lint under its code. */
 export interface ManifestWarning {
@@ -181,16 +178,16 @@ function normalise(m: Obj, warnings: ManifestWarning[]): void {
 }
 
 function validate(m: Obj): string | null {
-  for (const rule of FIELD_RULES) {
+  for (const rule of CHECKS.fields) {
     const v = get(m, rule.field);
     if (v === undefined) continue;
     // No manifest field takes a TOML datetime, and a Date would pass the map schema.
-    if (v instanceof Date || !Check(rule.schema, v)) return rule.message;
+    if (v instanceof Date || !rule.check(v)) return rule.message;
   }
   const ver = m.verification;
   if (isMap(ver)) {
-    for (const [k, schema] of Object.entries(VERIFICATION_KEYS)) {
-      if (ver[k] !== undefined && !Check(schema, ver[k])) return `verification.${k} has the wrong type`;
+    for (const [k, check] of Object.entries(CHECKS.verification)) {
+      if (ver[k] !== undefined && !check(ver[k])) return `verification.${k} has the wrong type`;
     }
   }
   return null;

@@ -191,7 +191,7 @@ export class SkillRegistry {
       catalog(),
       settingsModule(),
     ]);
-    const settings = settingsApi.readSettings(ctx, paths);
+    const settings = await settingsApi.readSettings(ctx, paths);
     const scopes = viewScopes(ctx, view, paths);
     // A current search snapshot spares parsing every SKILL.md; `refresh` always reads the files.
     // The relevance store proves it current, so a listing and a findRelevant call within one
@@ -272,7 +272,7 @@ export class SkillRegistry {
     const write = await setEnabled(ctx, key, enabled, scope);
     // The scope of the skill the key names decides how a failing-closed file applies to it.
     const keyScope = d.effective.get(key)?.candidate.root.scope ?? found[0]?.candidate.root.scope ?? "global";
-    const state = keyState(readSettings(ctx), key, keyScope);
+    const state = keyState(await readSettings(ctx), key, keyScope);
     const decidedElsewhere = state.enabled !== enabled && state.file !== write.file ? state.file : null;
     return {
       key,

@@ -4,20 +4,34 @@
  * transactions. Lists stay unique and sorted; unknown keys survive rewrites.
  */
 import { diagnostic, type Diagnostic } from "../diagnostics.ts";
-import { jsonCodec, update } from "../fsx/update.ts";
 import type { LemonContext } from "../context.ts";
 import { resolvePaths, type LemonPaths, type Scope } from "../paths.ts";
-import { emptySkillsJson, SkillsJson } from "../schema/skills-json.ts";
+import { isJsonFormatError, parseJson } from "../json.ts";
+import { isSkillsJson } from "../schema/skills.checks.js";
+import { emptySkillsJson, MAX_SKILLS_JSON_BYTES } from "../schema/skills-data.ts";
+import type { SkillsJson } from "../schema/skills-json.ts";
 import { EffectiveDisabled } from "./entry.ts";
 import { decodeUtf8 } from "./frontmatter.ts";
 import { MSG } from "./messages.ts";
 import { readRegularFile, type RegularFileProblem } from "./regular-file.ts";
 
-/** lemon's own state files are at most 1 MiB, for reads and rewrites alike. */
-const MAX_SETTINGS_BYTES = 1024 * 1024;
 
-/** The strict codec of `skills.json` (bounded like every lemon state file). */
-export const skillsJsonCodec = jsonCodec(SkillsJson, emptySkillsJson, { maxBytes: MAX_SETTINGS_BYTES });
+/** The document of a `skills.json` text, or the reason it is invalid (the codec's reasons). */
+async function parseSkillsJson(text: string): Promise<{ doc: SkillsJson } | { error: string }> {
+  let raw: unknown;
+  try {
+    raw = parseJson(text);
+  } catch (err) {
+    return { error: isJsonFormatError(err) ? err.reason : "invalid JSON" };
+  }
+  if (isSkillsJson(raw)) return { doc: raw as SkillsJson };
+  // Only an invalid file pays for TypeBox, to name the offending field.
+  const [{ checkSchema }, { SkillsJson: schema }] = await Promise.all([
+    import("../schema/check.ts"),
+    import("../schema/skills-json.ts"),
+  ]);
+  return { error: checkSchema(schema, raw) ?? "invalid document" };
+}
 
 /** One scope's `skills.json`: its document, or the reason it could not be read (then the document is empty). */
 export interface SettingsFile {
@@ -35,7 +49,7 @@ export interface Settings {
 
 function problemText(problem: RegularFileProblem, errno: string | null): string {
   if (problem === "not_regular") return "not a regular file";
-  if (problem === "too_large") return `file exceeds ${MAX_SETTINGS_BYTES} bytes`;
+  if (problem === "too_large") return `file exceeds ${MAX_SKILLS_JSON_BYTES} bytes`;
   return `cannot read file (${errno ?? "error"})`;
 }
 
@@ -44,25 +58,22 @@ function problemText(problem: RegularFileProblem, errno: string | null): string 
  * is an error. Not fsx readDocument: for a read, a `.lemon` that is a file (ENOTDIR) means no
  * project settings, and must not fail the project's other skills closed.
  */
-function readOne(file: string): SettingsFile {
-  const read = readRegularFile(file, MAX_SETTINGS_BYTES);
+async function readOne(file: string): Promise<SettingsFile> {
+  const read = readRegularFile(file, MAX_SKILLS_JSON_BYTES);
   if (!read.ok) {
     if (read.problem === "missing") return { file, doc: emptySkillsJson(), error: null };
     return { file, doc: emptySkillsJson(), error: problemText(read.problem, read.errno) };
   }
   const text = decodeUtf8(read.bytes);
   if (text === null) return { file, doc: emptySkillsJson(), error: "file is not valid UTF-8" };
-  try {
-    return { file, doc: skillsJsonCodec.parse(text), error: null };
-  } catch (err) {
-    return { file, doc: emptySkillsJson(), error: err instanceof Error ? err.message : "invalid document" };
-  }
+  const parsed = await parseSkillsJson(text);
+  if ("doc" in parsed) return { file, doc: parsed.doc, error: null };
+  return { file, doc: emptySkillsJson(), error: parsed.error };
 }
 
 /** Both scopes' files; an unreadable one gets an `invalid_settings` error diagnostic and fails closed. */
-export function readSettings(ctx: LemonContext, paths: LemonPaths = resolvePaths(ctx)): Settings {
-  const global = readOne(paths.global.skillsJson);
-  const project = readOne(paths.project.skillsJson);
+export async function readSettings(ctx: LemonContext, paths: LemonPaths = resolvePaths(ctx)): Promise<Settings> {
+  const [global, project] = await Promise.all([readOne(paths.global.skillsJson), readOne(paths.project.skillsJson)]);
   const diagnostics = [global, project]
     .filter((f) => f.error !== null)
     .map((f) => diagnostic("error", "invalid_settings", MSG.invalidSettings(f.error ?? ""), { path: f.file }));
@@ -107,8 +118,12 @@ export async function setEnabled(ctx: LemonContext, key: string, enabled: boolea
   const file = scope === "global" ? p.global.skillsJson : p.project.skillsJson;
   // An unreadable global file might disable the key: the project then records the override
   // (it has no effect on a key the global file does not disable).
-  const global = scope === "project" && enabled ? readOne(p.global.skillsJson) : null;
+  const global = scope === "project" && enabled ? await readOne(p.global.skillsJson) : null;
   const overrides = global !== null && (global.error !== null || (global.doc.disabled ?? []).includes(key));
+  const [{ update }, { skillsJsonCodec }] = await Promise.all([
+    import("../fsx/update.ts"),
+    import("./settings-codec.ts"),
+  ]);
   const changed = await update(
     file,
     skillsJsonCodec,

@@ -4,7 +4,7 @@ import { mkdir, symlink } from "node:fs/promises";
 import { join } from "node:path";
 import { writeFileAtomic } from "../../../src/core/fsx/atomic.ts";
 import { update } from "../../../src/core/fsx/update.ts";
-import { skillsJsonCodec } from "../../../src/core/skills/settings.ts";
+import { skillsJsonCodec } from "../../../src/core/skills/settings-codec.ts";
 import { LemonError } from "../../../src/core/errors.ts";
 import { sandbox } from "../../support/sandbox.ts";
 

@@ -6,7 +6,7 @@ import { createLemon } from "../../../src/core/index.ts";
 import { writeFileAtomic } from "../../../src/core/fsx/atomic.ts";
 import { acquireLock } from "../../../src/core/fsx/lock.ts";
 import { update } from "../../../src/core/fsx/update.ts";
-import { skillsJsonCodec } from "../../../src/core/skills/settings.ts";
+import { skillsJsonCodec } from "../../../src/core/skills/settings-codec.ts";
 import { sandbox } from "../../support/sandbox.ts";
 
 const modeOf = (p: string) => statSync(p).mode & 0o777;

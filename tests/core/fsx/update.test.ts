@@ -3,7 +3,7 @@ import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { jsonCodec, readDocument, update } from "../../../src/core/fsx/update.ts";
-import { skillsJsonCodec } from "../../../src/core/skills/settings.ts";
+import { skillsJsonCodec } from "../../../src/core/skills/settings-codec.ts";
 import { emptySkillsJson, SkillsJson as SkillsJsonSchema } from "../../../src/core/schema/skills-json.ts";
 import type { SkillsJson } from "../../../src/core/schema/skills-json.ts";
 import { LemonError } from "../../../src/core/errors.ts";
