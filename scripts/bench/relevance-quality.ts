@@ -165,7 +165,8 @@ export function miniSearchEngine(docs: Doc[], o: BaselineOptions = BASELINE_DEFA
     if (STOP.has(t)) return null;
     return o.miniStem && porter ? porter(t) : t;
   };
-  const ms = new MiniSearch<Doc>({ idField: "key", fields: ["name", "keywords", "description", "body"], storeFields: ["key"], processTerm });
+  const fields = ["name", "keywords", "description", "body"];
+  const ms = new MiniSearch<Doc>({ idField: "key", fields, storeFields: ["key"], processTerm });
   ms.addAll(docs);
   const opts = {
     boost: BOOST,
@@ -183,33 +184,47 @@ export function miniSearchEngine(docs: Doc[], o: BaselineOptions = BASELINE_DEFA
 export async function oramaEngine(docs: Doc[], o: BaselineOptions = BASELINE_DEFAULTS): Promise<Engine> {
   // Orama's English splitter keeps `-` and `'` inside words, so `helm-chart-scaffolding` would be
   // one token that no query word meets; split on them like the other engines do.
-  const base = tokenizer.createTokenizer({ language: "english", stemming: o.oramaStem, stopWords: [...BASELINE_STOP_WORDS] });
+  const stopWords = [...BASELINE_STOP_WORDS];
+  const base = tokenizer.createTokenizer({ language: "english", stemming: o.oramaStem, stopWords });
   const split = (input: string) => input.replace(/[-_'’./]+/g, " ");
   const db = create({
     schema: { key: "string", name: "string", keywords: "string", description: "string", body: "string" } as const,
-    components: { tokenizer: { ...base, tokenize: (input, language, prop, withCache) => base.tokenize(typeof input === "string" ? split(input) : input, language, prop, withCache) } },
+    components: {
+      tokenizer: {
+        ...base,
+        tokenize: (input, language, prop, withCache) =>
+          base.tokenize(typeof input === "string" ? split(input) : input, language, prop, withCache),
+      },
+    },
   });
   await insertMultiple(db, docs);
   return async (q) => {
-    const r = await oramaSearch(db, { term: q, properties: ["name", "keywords", "description", "body"], boost: BOOST, tolerance: o.oramaTolerance, limit: 10 });
+    const properties: ("name" | "keywords" | "description" | "body")[] = ["name", "keywords", "description", "body"];
+    const r = await oramaSearch(db, { term: q, properties, boost: BOOST, tolerance: o.oramaTolerance, limit: 10 });
     return r.hits.map((h) => String(h.document.key));
   };
 }
 
 export function fts5Engine(docs: Doc[], o: BaselineOptions = BASELINE_DEFAULTS): Engine {
   const db = new Database(":memory:");
-  db.run("CREATE VIRTUAL TABLE s USING fts5(key UNINDEXED, name, keywords, description, body, tokenize = 'porter unicode61 remove_diacritics 2')");
+  db.run(
+    "CREATE VIRTUAL TABLE s USING fts5(key UNINDEXED, name, keywords, description, body, " +
+      "tokenize = 'porter unicode61 remove_diacritics 2')",
+  );
   const ins = db.prepare("INSERT INTO s (key, name, keywords, description, body) VALUES (?, ?, ?, ?, ?)");
   db.transaction(() => {
     for (const d of docs) ins.run(d.key, d.name, d.keywords, d.description, d.body);
   })();
   const stmt = db.prepare<{ key: string }, [string]>(
-    `SELECT key FROM s WHERE s MATCH ? ORDER BY bm25(s, 0, ${BOOST.name}, ${BOOST.keywords}, ${BOOST.description}, ${BOOST.body}) LIMIT 10`,
+    `SELECT key FROM s WHERE s MATCH ? ` +
+      `ORDER BY bm25(s, 0, ${BOOST.name}, ${BOOST.keywords}, ${BOOST.description}, ${BOOST.body}) LIMIT 10`,
   );
   return (q) => {
     const terms = (q.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((t) => !STOP.has(t));
     if (terms.length === 0) return [];
-    const expr = terms.map((t) => (o.ftsPrefixMin > 0 && t.length >= o.ftsPrefixMin ? `"${t}"*` : `"${t}"`)).join(" OR ");
+    const expr = terms
+      .map((t) => (o.ftsPrefixMin > 0 && t.length >= o.ftsPrefixMin ? `"${t}"*` : `"${t}"`))
+      .join(" OR ");
     return stmt.all(expr).map((r) => r.key);
   };
 }
@@ -242,11 +257,23 @@ export type QualityReport = Record<EngineName, Record<"tune" | "heldout" | "all"
 function mean(rows: Omit<Metrics, "n">[]): Metrics {
   const n = rows.length;
   const avg = (f: keyof Omit<Metrics, "n">) => (n === 0 ? 0 : rows.reduce((s, r) => s + r[f], 0) / n);
-  return { n, top1: avg("top1"), hit3: avg("hit3"), mrr3: avg("mrr3"), mrr10: avg("mrr10"), ndcg3: avg("ndcg3"), recall3: avg("recall3") };
+  return {
+    n,
+    top1: avg("top1"),
+    hit3: avg("hit3"),
+    mrr3: avg("mrr3"),
+    mrr10: avg("mrr10"),
+    ndcg3: avg("ndcg3"),
+    recall3: avg("recall3"),
+  };
 }
 
 /** Each engine's ranking for every query, and the metrics per split. */
-async function evaluate(engine: Engine, queries: readonly LabelledQuery[], valid: ReadonlySet<string>): Promise<{ ranked: string[][]; metrics: Record<"tune" | "heldout" | "all", Metrics> }> {
+async function evaluate(
+  engine: Engine,
+  queries: readonly LabelledQuery[],
+  valid: ReadonlySet<string>,
+): Promise<{ ranked: string[][]; metrics: Record<"tune" | "heldout" | "all", Metrics> }> {
   const ranked: string[][] = [];
   const rows: { split: string; m: Omit<Metrics, "n"> }[] = [];
   for (const q of queries) {
@@ -307,17 +334,29 @@ async function grid(corpus: string, queriesFile: string): Promise<void> {
   for (const miniStem of [false, true])
     for (const miniPrefixMin of [0, 4])
       for (const miniFuzzy of [0, 0.2])
-        variants.push([`minisearch stem=${miniStem} prefix>=${miniPrefixMin} fuzzy=${miniFuzzy}`, () => miniSearchEngine(docs, { ...d, miniStem, miniPrefixMin, miniFuzzy })]);
+        variants.push([
+          `minisearch stem=${miniStem} prefix>=${miniPrefixMin} fuzzy=${miniFuzzy}`,
+          () => miniSearchEngine(docs, { ...d, miniStem, miniPrefixMin, miniFuzzy }),
+        ]);
   for (const oramaStem of [false, true])
     for (const oramaTolerance of [0, 1])
-      variants.push([`orama stem=${oramaStem} tolerance=${oramaTolerance}`, () => oramaEngine(docs, { ...d, oramaStem, oramaTolerance })]);
-  for (const ftsPrefixMin of [0, 4, 6]) variants.push([`fts5 prefix>=${ftsPrefixMin}`, () => fts5Engine(docs, { ...d, ftsPrefixMin })]);
-  const f = (x: number) => x.toFixed(3).padStart(6);
+      variants.push([
+        `orama stem=${oramaStem} tolerance=${oramaTolerance}`,
+        () => oramaEngine(docs, { ...d, oramaStem, oramaTolerance }),
+      ]);
+  for (const ftsPrefixMin of [0, 4, 6])
+    variants.push([`fts5 prefix>=${ftsPrefixMin}`, () => fts5Engine(docs, { ...d, ftsPrefixMin })]);
   console.log("tune half only                              top1   hit@3  MRR@3  MRR@10 nDCG@3 rec@3");
   for (const [label, make] of variants) {
     const m = (await evaluate(await make(), queries, valid)).metrics.tune;
-    console.log(`${label.padEnd(42)} ${f(m.top1)} ${f(m.hit3)} ${f(m.mrr3)} ${f(m.mrr10)} ${f(m.ndcg3)} ${f(m.recall3)}`);
+    console.log(`${label.padEnd(42)} ${metricCells(m)}`);
   }
+}
+
+/** The six metric columns of the quality tables. */
+function metricCells(m: Metrics): string {
+  const f = (x: number) => x.toFixed(3).padStart(6);
+  return `${f(m.top1)} ${f(m.hit3)} ${f(m.mrr3)} ${f(m.mrr10)} ${f(m.ndcg3)} ${f(m.recall3)}`;
 }
 
 export function formatQuality(report: QualityReport): string {
@@ -326,8 +365,7 @@ export function formatQuality(report: QualityReport): string {
     for (const e of ENGINES) {
       const m = report[e][split];
       if (m.n === 0) continue;
-      const f = (x: number) => x.toFixed(3).padStart(6);
-      lines.push(`${split.padEnd(8)} ${e.padEnd(10)} ${String(m.n).padStart(3)} ${f(m.top1)} ${f(m.hit3)} ${f(m.mrr3)} ${f(m.mrr10)} ${f(m.ndcg3)} ${f(m.recall3)}`);
+      lines.push(`${split.padEnd(8)} ${e.padEnd(10)} ${String(m.n).padStart(3)} ${metricCells(m)}`);
     }
   return lines.join("\n");
 }
@@ -342,12 +380,19 @@ if (import.meta.main) {
   else {
     const { report, perQuery, queries } = await runQuality(corpus, queriesFile);
     const text = formatQuality(report);
-    console.log(tuneOnly ? text.split("\n").filter((l) => !l.startsWith("heldout") && !l.startsWith("all")).join("\n") : text);
+    const tuneRows = (t: string) =>
+      t
+        .split("\n")
+        .filter((l) => !l.startsWith("heldout") && !l.startsWith("all"))
+        .join("\n");
+    console.log(tuneOnly ? tuneRows(text) : text);
     if (args.includes("--misses"))
       queries.forEach((q, i) => {
         if (tuneOnly && q.split !== "tune") return;
         const got = perQuery.lemon[i]!;
-        if (!q.relevant.includes(got[0] ?? "")) console.log(`${q.split} ${q.id} ${JSON.stringify(q.query)} want ${q.relevant.join(",")} got ${got.slice(0, 3).join(",")}`);
+        if (q.relevant.includes(got[0] ?? "")) return;
+        const want = `want ${q.relevant.join(",")} got ${got.slice(0, 3).join(",")}`;
+        console.log(`${q.split} ${q.id} ${JSON.stringify(q.query)} ${want}`);
       });
   }
 }
