@@ -2,6 +2,7 @@
 // LEMON_AGENT_DIR or LEMON_MCP_SERVERS must not change what lemon sees. Every mode runs as a real
 // process started in such a project. The compiled binary is covered by tests/compiled/smoke.test.ts.
 import { describe, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
 import { cp, mkdir, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { sandbox, type Sandbox } from "../support/sandbox.ts";
@@ -120,5 +121,51 @@ describe(".env files are never read (issue 9 §2.4)", () => {
       skills: ["dotenv-leak", "dotenv-leak-local", "project-skill"],
       servers: ["dotenv-evil"],
     });
+  });
+});
+
+describe("processEnv: what createLemon() trusts by default", () => {
+  /** `processEnv()` as a fresh `bun` started in `cwd` sees it, with the warnings it logs. */
+  function seen(
+    box: Sandbox,
+    cwd: string,
+    env: Record<string, string>,
+  ): { env: Record<string, string>; warnings: string[] } {
+    const script = [
+      `import { processEnv } from ${JSON.stringify(join(REPO, "src", "core", "index.ts"))};`,
+      "const warnings = [];",
+      "const env = processEnv((e) => warnings.push(e.message));",
+      "const pick = Object.fromEntries(Object.entries(env).filter(([k]) => k.startsWith('LEMON_') || k === 'OWN'));",
+      "console.log(JSON.stringify({ env: pick, warnings }));",
+    ].join("\n");
+    const file = join(box.root, "probe.ts");
+    writeFileSync(file, script);
+    const p = Bun.spawnSync([process.execPath, file], {
+      cwd,
+      env: { ...box.env, ...env },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    expect(p.stderr.toString()).toBe("");
+    return JSON.parse(p.stdout.toString()) as { env: Record<string, string>; warnings: string[] };
+  }
+
+  test("keeps the real environment and the embedder's own .env values; drops what a .env could have set", async () => {
+    await using box = await sandbox();
+    await box.write(join(box.project, ".env"), "OWN=mine\nexport LEMON_HOME=/from/dotenv\n");
+    const r = seen(box, box.project, { LEMON_AGENT_DIR: "/real/agent", LEMON_HOME: "/real/home" });
+    // LEMON_HOME was set for real, but the .env names it too and Bun does not say which won.
+    expect(r.env).toEqual({ OWN: "mine", LEMON_AGENT_DIR: "/real/agent" });
+    expect(r.warnings).toEqual([
+      `ignoring LEMON_HOME: ${join(box.project, ".env")} may have set it, and lemon never reads .env files`,
+    ]);
+  });
+
+  test("a .env that cannot be read as a small file distrusts every location variable", async () => {
+    await using box = await sandbox();
+    await mkdir(join(box.project, ".env"));
+    expect(seen(box, box.project, { LEMON_AGENT_DIR: "/real/agent" }).env).toEqual({});
+    // Without --no-env-file but with no .env at all, nothing is dropped.
+    expect(seen(box, box.root, { LEMON_AGENT_DIR: "/real/agent" }).env).toEqual({ LEMON_AGENT_DIR: "/real/agent" });
   });
 });
