@@ -133,10 +133,10 @@ function runRules(rules: readonly LineRule[], text: string, ctx: LineContext): {
 }
 
 let trigger: RegExp | null = null;
-/** The union of every rule's keywords, matched case-insensitively (no lower-cased copy of the text). */
+/** The union of every rule's keywords, matched against the lower-cased text (a case-sensitive union is far faster). */
 function triggerRe(): RegExp {
   const words = [...new Set(LINE_RULES.flatMap((r) => r.keywords))].sort((a, b) => b.length - a.length);
-  trigger ??= new RegExp(words.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|"), "gi");
+  trigger ??= new RegExp(words.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|"), "g");
   return trigger;
 }
 
@@ -156,14 +156,17 @@ function scanLines(c: Collector, text: string, lines: LogicalLine[], location: L
   }
   const candidates = new Set<number>();
   const re = triggerRe();
+  // Lower-casing keeps the line structure (offsets may shift, so lines come from its own starts).
+  const lower = text.toLowerCase();
+  const lowStarts = lower.length === text.length ? starts : lineStarts(lower);
   re.lastIndex = 0;
-  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
-    const phys = lineOfOffset(starts, m.index);
+  for (let m = re.exec(lower); m !== null; m = re.exec(lower)) {
+    const phys = lineOfOffset(lowStarts, m.index);
     const idx = logicalOf[phys - 1]!;
     if (idx >= 0 && (!only || only.has(idx))) candidates.add(idx);
     // One hit is enough for a line: continue at the next physical line.
-    if (phys >= starts.length) break;
-    re.lastIndex = starts[phys]!;
+    if (phys >= lowStarts.length) break;
+    re.lastIndex = lowStarts[phys]!;
   }
   const pace = garbagePacer();
   for (const idx of candidates) {
