@@ -4,12 +4,14 @@
  * Start-up cost of the compiled binary's hot commands beside a compiled hello-world built the same
  * way. Runs alternate between cases so drift hits all of them alike.
  *
- *   bun scripts/bench/startup.ts [--runs N] [--rebuild] [--corpus DIR] [--bin PATH]
+ *   bun scripts/bench/startup.ts [--runs N] [--rebuild] [--corpus DIR] [--bin PATH] [--baseline PATH]
  *
  * --rebuild      rebuild dist/lemon-<host>/ even when it exists (`bun build.ts --single --no-archive`)
  * --corpus DIR   a global skills root laid out <source>/<key>/SKILL.md (default: as scripts/bench/corpus.ts
  *                finds it; without one the corpus cases are left out, saying so)
  * --bin PATH     measure this binary instead of dist/
+ * --baseline PATH  also run this lemon binary (an earlier build) through the same cases, alternating,
+ *                and print each case against it
  *
  * Prints median / p90 wall time, CPU (user + sys) and max RSS per case, and CPU against hello-world.
  * The corpus cases read the corpus as the `claude` global root (LEMON_CLAUDE_SKILLS_DIR) with an
@@ -31,10 +33,11 @@ interface Options {
   rebuild: boolean;
   corpus: string | null;
   bin: string | null;
+  baseline: string | null;
 }
 
 function parseOptions(argv: string[]): Options {
-  const o: Options = { runs: 20, rebuild: false, corpus: null, bin: null };
+  const o: Options = { runs: 20, rebuild: false, corpus: null, bin: null, baseline: null };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const value = () => argv[++i] ?? fail(`${a} needs a value`);
@@ -42,6 +45,7 @@ function parseOptions(argv: string[]): Options {
     else if (a === "--rebuild") o.rebuild = true;
     else if (a === "--corpus") o.corpus = requireCorpus(value());
     else if (a === "--bin") o.bin = resolve(value());
+    else if (a === "--baseline") o.baseline = resolve(value());
     else fail(`unknown option '${a}'`);
   }
   o.corpus ??= findCorpus();
@@ -82,6 +86,8 @@ function measure(c: Case, capture: boolean): Run {
 }
 
 const LIST = "skill list --json (example project)";
+/** Appended to the names of the baseline binary's cases. */
+const BASELINE = " ·base";
 const EXAMPLE_SKILLS = join(REPO, ".lemon", "skill");
 const LIST_FLOOR = "  floor: read+parse its SKILL.md";
 
@@ -101,41 +107,46 @@ async function main(): Promise<void> {
     mkdirSync(empty, { recursive: true });
     const base = { PATH: process.env.PATH ?? "", HOME: home, USERPROFILE: home, NO_COLOR: "1" };
     let fresh = 0;
-    const warmAgent = join(scratch, "agent-warm");
-
+    const corpusEnv = (agentDir: string) => ({
+      ...base,
+      LEMON_AGENT_DIR: agentDir,
+      LEMON_CLAUDE_SKILLS_DIR: o.corpus!,
+    });
+    /** Every case of one lemon binary; `tag` names the baseline's apart. */
+    const lemonCases = (bin: string, tag: string): Case[] => {
+      const warmAgent = join(scratch, `agent-warm${tag}`);
+      const list = [bin, "skill", "list", "--json"];
+      return [
+        { name: `--version${tag}`, argv: [bin, "--version"], cwd: empty, env: () => base },
+        { name: `--help${tag}`, argv: [bin, "--help"], cwd: empty, env: () => base },
+        { name: `${LIST}${tag}`, argv: list, cwd: REPO, env: () => base },
+        ...(o.corpus
+          ? [
+              {
+                name: `skill list --json (corpus, cold)${tag}`,
+                argv: list,
+                cwd: empty,
+                env: () => corpusEnv(join(scratch, `agent-cold-${fresh++}`)),
+              },
+              {
+                name: `skill list --json (corpus, warm)${tag}`,
+                argv: list,
+                cwd: empty,
+                env: () => corpusEnv(warmAgent),
+              },
+            ]
+          : []),
+      ];
+    };
     const cases: Case[] = [
       { name: "hello-world", argv: [hello], cwd: empty, env: () => base },
-      { name: "--version", argv: [lemon, "--version"], cwd: empty, env: () => base },
-      { name: "--help", argv: [lemon, "--help"], cwd: empty, env: () => base },
-      {
-        name: LIST,
-        argv: [lemon, "skill", "list", "--json"],
-        cwd: REPO,
-        env: () => base,
-      },
-      { name: LIST_FLOOR, argv: [buildListFloor(scratch, EXAMPLE_SKILLS)], cwd: REPO, env: () => base },
+      ...lemonCases(lemon, ""),
+      ...(o.baseline ? lemonCases(o.baseline, BASELINE) : []),
     ];
-    if (o.corpus) {
-      const corpusEnv = (agentDir: string) => ({
-        ...base,
-        LEMON_AGENT_DIR: agentDir,
-        LEMON_CLAUDE_SKILLS_DIR: o.corpus!,
-      });
-      cases.push(
-        {
-          name: "skill list --json (corpus, cold)",
-          argv: [lemon, "skill", "list", "--json"],
-          cwd: empty,
-          env: () => corpusEnv(join(scratch, `agent-cold-${fresh++}`)),
-        },
-        {
-          name: "skill list --json (corpus, warm)",
-          argv: [lemon, "skill", "list", "--json"],
-          cwd: empty,
-          env: () => corpusEnv(warmAgent),
-        },
-      );
-    } else console.error(CORPUS_HINT);
+    // The floor right under the listing it bounds.
+    const floor = { name: LIST_FLOOR, argv: [buildListFloor(scratch, EXAMPLE_SKILLS)], cwd: REPO, env: () => base };
+    cases.splice(cases.findIndex((c) => c.name === LIST) + 1, 0, floor);
+    if (!o.corpus) console.error(CORPUS_HINT);
 
     // One unmeasured round: primes the page cache and the warm agent dir, and checks each case works.
     const broken = new Set<string>();
@@ -174,9 +185,10 @@ async function main(): Promise<void> {
     );
     const t = hostTarget();
     console.log(`lemon startup — ${t.name}, Bun ${Bun.version}, ${o.runs} alternating runs per case`);
-    console.log(`binary: ${lemon}${o.corpus ? `\ncorpus: ${o.corpus}` : ""}\n`);
+    console.log(`binary: ${lemon}${o.baseline ? `\nbaseline (${BASELINE.trim()}): ${o.baseline}` : ""}`);
+    console.log(`${o.corpus ? `corpus: ${o.corpus}\n` : ""}`);
     const header = [
-      pad("case", 38),
+      pad("case", 46),
       pad("wall p50", 9, true),
       pad("p90", 7, true),
       pad("cpu p50", 8, true),
@@ -194,7 +206,7 @@ async function main(): Promise<void> {
       const n = counts.get(c.name);
       console.log(
         [
-          pad(c.name + (n !== undefined ? ` [${n}]` : ""), 38),
+          pad(c.name + (n !== undefined ? ` [${n}]` : ""), 46),
           pad(pct(wall, 50).toFixed(1), 9, true),
           pad(pct(wall, 90).toFixed(1), 7, true),
           pad(pct(cpu, 50).toFixed(1), 8, true),
@@ -215,6 +227,17 @@ async function main(): Promise<void> {
       ];
       const x = (a: number, b: number) => `${a.toFixed(1)} vs ${b.toFixed(1)} ms (${(a / b).toFixed(2)}×`;
       console.log(`\n${LIST} vs its floor: cpu ${x(cpu, floorCpu)}, target ≤ 1.5×), wall ${x(wall, floorWall)})`);
+    }
+    if (o.baseline) {
+      console.log("\nagainst the baseline, alternating runs (cpu p50, wall p50):");
+      for (const c of live) {
+        const b = `${c.name}${BASELINE}`;
+        if (!samples.has(b)) continue;
+        const cpu = [med(c.name, "cpuMs"), med(b, "cpuMs")];
+        const wall = [med(c.name, "wallMs"), med(b, "wallMs")];
+        const x = ([a, z]: number[]) => `${a!.toFixed(1)} vs ${z!.toFixed(1)} ms (${(a! / z!).toFixed(2)}×)`;
+        console.log(`  ${c.name.padEnd(36)} cpu ${x(cpu)}, wall ${x(wall)}`);
+      }
     }
     console.log("\nwall and cpu in ms, rss in MiB; [n] = skills listed");
     console.log(

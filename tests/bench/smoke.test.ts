@@ -54,8 +54,8 @@ test("mcp-list.ts prints lemon, hello-world and the floor", () => {
   expect(out).toMatch(/wall ratio vs hello-world: [\d.]+x/);
 }, 60_000);
 
-test("startup.ts prints every start-up case, the corpus ones and the listing floor included", () => {
-  const out = ok(["scripts/bench/startup.ts", "--runs", "1", "--bin", bin, "--corpus", corpus]);
+test("startup.ts prints every start-up case, the corpus ones, the listing floor and a baseline included", () => {
+  const out = ok(["scripts/bench/startup.ts", "--runs", "1", "--bin", bin, "--corpus", corpus, "--baseline", bin]);
   for (const c of [
     "hello-world",
     "--version",
@@ -66,6 +66,7 @@ test("startup.ts prints every start-up case, the corpus ones and the listing flo
   ])
     expect(out).toContain(c);
   expect(out).toMatch(/vs its floor: cpu [\d.]+ vs [\d.]+ ms \([\d.]+×/);
+  expect(out).toMatch(/against the baseline[^\n]*\n  --version +cpu [\d.]+ vs [\d.]+ ms/);
 }, 60_000);
 
 test("list-ladder.ts prints each step of a listing with its CPU over the step before", () => {
