@@ -51,7 +51,6 @@ export function definesFor(t: Target, root: string): Record<string, string> {
   const defines: Record<string, string> = {
     LEMON_VERSION: JSON.stringify(pkg.version),
     LEMON_TARGET: JSON.stringify(t.name),
-    LEMON_LIBC: JSON.stringify(t.libc),
     [CLI_ENTRY.define]: JSON.stringify(embeddedPath(CLI_ENTRY.source)),
   };
   for (const w of presentWorkers(root).present) defines[w.define] = JSON.stringify(embeddedPath(w.source));

@@ -45,10 +45,6 @@ const STOP_WORDS: ReadonlySet<string> = new Set(
   ).split(/\s+/),
 );
 
-export function isStopWord(t: string): boolean {
-  return STOP_WORDS.has(t);
-}
-
 /** Case and accent folding: lower case, NFD, combining marks removed (only when not ASCII). */
 export function fold(text: string): string {
   const lower = text.toLowerCase();
