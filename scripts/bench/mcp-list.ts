@@ -6,10 +6,11 @@
  * Target: lemon's median wall time ≤ 1.5× hello-world's. The MCP SDK is never
  * loaded by this command.
  *
- *   bun scripts/bench/mcp-list.ts [--runs N] [--bin PATH] [--source]
+ *   bun scripts/bench/mcp-list.ts [--runs N] [--bin PATH] [--source] [--baseline PATH]
  *
  * --bin PATH   measure this binary
  * --source     measure `bun src/cli/main.ts` even when dist/ holds a compiled binary
+ * --baseline PATH  also time this lemon binary (an earlier build), alternating, and print lemon against it
  * Default: dist/lemon-<host>/lemon when it exists and knows `mcp`, else the source entry.
  *
  * Also timed, alternating with the two: a floor, the least the command must do as a compiled
@@ -32,12 +33,13 @@ function fail(msg: string): never {
 }
 
 function parseOptions(argv: string[]) {
-  const o = { runs: 20, bin: null as string | null, source: false };
+  const o = { runs: 20, bin: null as string | null, source: false, baseline: null as string | null };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === "--runs") o.runs = Math.max(1, Number.parseInt(argv[++i] ?? "", 10) || 0);
     else if (a === "--bin") o.bin = resolve(argv[++i] ?? fail("--bin needs a value"));
     else if (a === "--source") o.source = true;
+    else if (a === "--baseline") o.baseline = resolve(argv[++i] ?? fail("--baseline needs a value"));
     else fail(`unknown option '${a}'`);
   }
   return o;
@@ -124,35 +126,44 @@ function main(): void {
     const providers = new Set(doc.effective.map((e) => e.source.split(":")[0]));
     run([hello], scratch, env);
     if (!run([floor], scratch, env).ok) fail("the floor program failed");
+    const baseArgv = o.baseline ? [o.baseline, "mcp", "list", "--all", "--json"] : null;
+    if (baseArgv && !run(baseArgv, project, env).ok) fail("the baseline binary failed");
 
-    const samples = { hello: [] as Sample[], lemon: [] as Sample[], floor: [] as Sample[] };
+    const samples = { hello: [] as Sample[], lemon: [] as Sample[], floor: [] as Sample[], baseline: [] as Sample[] };
     for (let i = 0; i < o.runs; i++) {
       samples.hello.push(run([hello], scratch, env).sample);
       samples.lemon.push(run(argv, project, env).sample);
       samples.floor.push(run([floor], scratch, env).sample);
+      if (baseArgv) samples.baseline.push(run(baseArgv, project, env).sample);
     }
     const med = (k: keyof typeof samples, f: keyof Sample) => pct(samples[k].map((s) => s[f]), 50);
     const p90 = (k: keyof typeof samples, f: keyof Sample) => pct(samples[k].map((s) => s[f]), 90);
     const sources = `${providers.size} sources (${[...providers].join(", ")})`;
     console.log(`lemon mcp list --all --json: ${doc.effective.length} servers from ${sources}`);
     console.log(`lemon: ${label}; runs: ${o.runs} each, alternating\n`);
-    console.log("case                          wall med   wall p90   cpu med   rss med");
+    console.log("case                             wall med   wall p90   cpu med   rss med");
     const caseLabel = {
       hello: "hello-world (compiled)",
       lemon: "mcp list --all --json",
       floor: `floor: read+parse ${files.length} files`,
+      baseline: "baseline: mcp list --all --json",
     };
-    for (const k of ["hello", "lemon", "floor"] as const)
+    for (const k of ["hello", "lemon", "floor", ...(baseArgv ? (["baseline"] as const) : [])] as const)
       console.log(
-        `${caseLabel[k].padEnd(28)}  ${med(k, "wallMs").toFixed(1).padStart(7)} ms ` +
+        `${caseLabel[k].padEnd(31)}  ${med(k, "wallMs").toFixed(1).padStart(7)} ms ` +
           `${p90(k, "wallMs").toFixed(1).padStart(7)} ms ${med(k, "cpuMs").toFixed(1).padStart(7)} ms ` +
           `${med(k, "rssMb").toFixed(1).padStart(6)} MB`,
       );
     const ratio = med("lemon", "wallMs") / med("hello", "wallMs");
     const floorRatio = med("floor", "wallMs") / med("hello", "wallMs");
     console.log(`\nwall ratio vs hello-world: ${ratio.toFixed(2)}x (target <= 1.5x); floor ${floorRatio.toFixed(2)}x`);
-    const flags = `${o.bin ? ` --bin ${o.bin}` : ""}${o.source ? " --source" : ""}`;
-    console.log(`reproduce: bun scripts/bench/mcp-list.ts --runs ${o.runs}${flags}`);
+    if (baseArgv) {
+      const x = (f: keyof Sample) => (med("lemon", f) / med("baseline", f)).toFixed(2);
+      console.log(`against the baseline (${o.baseline}): cpu ${x("cpuMs")}x, wall ${x("wallMs")}x`);
+    }
+    const flags = [o.bin ? ` --bin ${o.bin}` : "", o.source ? " --source" : ""];
+    if (o.baseline) flags.push(` --baseline ${o.baseline}`);
+    console.log(`reproduce: bun scripts/bench/mcp-list.ts --runs ${o.runs}${flags.join("")}`);
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }

@@ -47,11 +47,12 @@ function ok(args: string[]): string {
   return r.out;
 }
 
-test("mcp-list.ts prints lemon, hello-world and the floor", () => {
-  const out = ok(["scripts/bench/mcp-list.ts", "--runs", "1", "--bin", bin]);
+test("mcp-list.ts prints lemon, hello-world, the floor and a baseline", () => {
+  const out = ok(["scripts/bench/mcp-list.ts", "--runs", "1", "--bin", bin, "--baseline", bin]);
   expect(out).toContain("mcp list --all --json");
   expect(out).toContain("floor: read+parse");
   expect(out).toMatch(/wall ratio vs hello-world: [\d.]+x/);
+  expect(out).toMatch(/against the baseline \(.*\): cpu [\d.]+x, wall [\d.]+x/);
 }, 60_000);
 
 test("startup.ts prints every start-up case, the corpus ones, the listing floor and a baseline included", () => {
