@@ -10,7 +10,7 @@ import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { conflict } from "../errors.ts";
 import { parseJson } from "../json.ts";
-import { readRegularFile } from "../skills/regular-file.ts";
+import { readRegularFile } from "./regular-file.ts";
 import { decodeUtf8 } from "../text.ts";
 import { isoSeconds, makeDir, randomHex } from "./atomic.ts";
 import { holdPath, isHeld, releasePath } from "./cleanup.ts";

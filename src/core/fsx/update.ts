@@ -7,7 +7,7 @@ import type { TSchema, Static } from "@sinclair/typebox";
 import { conflict } from "../errors.ts";
 import { isJsonFormatError, parseJson } from "../json.ts";
 import { checkSchema } from "../schema/check.ts";
-import { readRegularFile } from "../skills/regular-file.ts";
+import { readRegularFile } from "./regular-file.ts";
 import { decodeUtf8 } from "../text.ts";
 import { confinedTarget, formatJson, writeFileAtomic } from "./atomic.ts";
 import { acquireLock } from "./lock.ts";

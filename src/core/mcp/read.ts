@@ -4,7 +4,7 @@
  * the three formats (JSON, JSONC, TOML). Failures become reasons for a diagnostic that names the
  * file, never its content. smol-toml loads only when a TOML file is actually present.
  */
-import { closeSync, fstatSync, openSync, readFileSync } from "node:fs";
+import { readRegularFile } from "../fsx/regular-file.ts";
 import { isJsonFormatError, parseJson } from "../json.ts";
 import { decodeUtf8, flattenLine } from "../text.ts";
 
@@ -25,29 +25,17 @@ export async function readCapped(file: string, max = MAX_CONFIG_BYTES): Promise<
 }
 
 export function readCappedSync(file: string, max = MAX_CONFIG_BYTES): ReadResult {
-  let fd: number;
-  try {
-    fd = openSync(file, "r");
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "ENOTDIR") return { kind: "missing" };
-    return { kind: "error", reason: `cannot read file (${code ?? "error"})` };
+  // Never open() a FIFO for reading as is: it blocks until a writer comes (a cloned repository's
+  // `.lemon/mcp.json` could hang every `mcp list`). A non-regular file reads as missing.
+  const read = readRegularFile(file, max);
+  if (!read.ok) {
+    if (read.problem === "missing" || read.problem === "not_regular") return { kind: "missing" };
+    if (read.problem === "too_large") return { kind: "error", reason: `file exceeds ${max} bytes` };
+    if (read.errno === "EISDIR") return { kind: "missing" };
+    return { kind: "error", reason: `cannot read file (${read.errno ?? "error"})` };
   }
-  try {
-    const st = fstatSync(fd);
-    if (!st.isFile()) return { kind: "missing" };
-    if (st.size > max) return { kind: "error", reason: `file exceeds ${max} bytes` };
-    const bytes = readFileSync(fd);
-    if (bytes.length > max) return { kind: "error", reason: `file exceeds ${max} bytes` };
-    const text = decodeUtf8(bytes);
-    return text === null ? { kind: "error", reason: "file is not valid UTF-8" } : { kind: "text", text };
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === "EISDIR") return { kind: "missing" };
-    return { kind: "error", reason: `cannot read file (${code ?? "error"})` };
-  } finally {
-    closeSync(fd);
-  }
+  const text = decodeUtf8(read.bytes);
+  return text === null ? { kind: "error", reason: "file is not valid UTF-8" } : { kind: "text", text };
 }
 
 export type Format = "json" | "jsonc" | "toml";

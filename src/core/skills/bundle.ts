@@ -10,7 +10,7 @@ import { lstat, readdir, readlink } from "node:fs/promises";
 import { join } from "node:path";
 import { conflict, invalidRequest } from "../errors.ts";
 import { sha256Hex } from "../hash.ts";
-import { readRegularFile } from "./regular-file.ts";
+import { readRegularFile } from "../fsx/regular-file.ts";
 
 export type EntryKind = "file" | "symlink" | "special";
 

@@ -8,7 +8,7 @@ import { diagnostic, type Diagnostic } from "../diagnostics.ts";
 import { unknownConfigKeys } from "../schema/config-toml.ts";
 import { decodeUtf8 } from "./frontmatter.ts";
 import { MSG } from "./messages.ts";
-import { readRegularFile } from "./regular-file.ts";
+import { readRegularFile } from "../fsx/regular-file.ts";
 
 /** lemon's own configuration files are at most 1 MiB (mcp/read.ts keeps the same cap). */
 const MAX_CONFIG_BYTES = 1024 * 1024;

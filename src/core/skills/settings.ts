@@ -13,7 +13,7 @@ import type { SkillsJson } from "../schema/skills-json.ts";
 import { EffectiveDisabled } from "./entry.ts";
 import { decodeUtf8 } from "./frontmatter.ts";
 import { MSG } from "./messages.ts";
-import { readRegularFile, type RegularFileProblem } from "./regular-file.ts";
+import { readRegularFile, type RegularFileProblem } from "../fsx/regular-file.ts";
 
 
 /** The document of a `skills.json` text, or the reason it is invalid (the codec's reasons). */

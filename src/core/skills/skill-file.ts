@@ -11,7 +11,7 @@ import type { Manifest } from "../schema/manifest.ts";
 import { decodeUtf8, MAX_SKILL_FILE_BYTES, parseSkillText, type FrontmatterKind } from "./frontmatter.ts";
 import { buildManifest, type ManifestWarning } from "./manifest.ts";
 import { MSG } from "./messages.ts";
-import { readRegularFile } from "./regular-file.ts";
+import { readRegularFile } from "../fsx/regular-file.ts";
 
 /** Why a SKILL.md gives no manifest; `missing_skill_file` only when reading by path. */
 export type SkillFileCode =

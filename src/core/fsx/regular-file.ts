@@ -1,6 +1,6 @@
 /**
- * @module skills/regular-file
- * The one way skill code opens a file it did not write: opened non-blocking, proven a regular
+ * @module fsx/regular-file
+ * The one way lemon opens a file it did not just create: opened non-blocking, proven a regular
  * file by `fstat` on the open descriptor, then read with a byte bound. A FIFO, socket or device
  * named like a skill file is refused instead of blocking the process forever, and a file that
  * grows while it is read never costs more than `maxBytes + 1` bytes of memory.
