@@ -65,7 +65,8 @@ const RUN_AFTER_G = new RegExp(
 /** `curl -o f URL && sh f`, `wget URL/x.sh; bash x.sh`, `… && ./x.sh`. */
 function downloadThenRun(line: string): boolean {
   const names = new Set<string>();
-  for (const m of line.matchAll(/(?:\s-[oO]|--output(?:-document)?=?|-OutFile)\s*["']?([^\s"';&|]+)/g)) names.add(m[1]!);
+  // `-o f`, combined short flags (`-sSLo f`, `-qO f`), `--output f`, `-OutFile f`.
+  for (const m of line.matchAll(/(?:\s-[a-zA-Z]*[oO]|--output(?:-document)?=?|-OutFile)\s*["']?([^\s"';&|]+)/g)) names.add(m[1]!);
   for (const m of line.matchAll(/https?:\/\/[^\s'"]*\/([\w.-]+\.(?:sh|bash|py|pl|rb|js|ps1|php))\b/g)) names.add(m[1]!);
   // `curl URL > f`, `curl URL | tee f`: the download's own redirect names the file.
   for (const m of line.matchAll(/(?:[^>&0-9]>|\|\s*tee(?:\s+-a)?)\s*["']?([^\s"';&|>]+)/g)) names.add(m[1]!);

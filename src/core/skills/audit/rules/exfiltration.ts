@@ -124,7 +124,10 @@ export const exfiltration: LineRule = {
 };
 
 const MD_IMAGE = /!\[[^\]]*\]\(\s*<?(https?:\/\/[^)\s>]+)|<img\b[^>]*\bsrc\s*=\s*["']?(https?:\/\/[^"'\s>]+)/gi;
-const MD_LINK = /(?<!!)\[[^\]]*\]\(\s*<?(https?:\/\/[^)\s>]+)|<a\b[^>]*\bhref\s*=\s*["']?(https?:\/\/[^"'\s>]+)|^\s{0,3}\[[^\]]+\]:\s*<?(https?:\/\/\S+?)>?(?:\s|$)/gi;
+const MD_LINK =
+  /(?<!!)\[[^\]]*\]\(\s*<?(https?:\/\/[^)\s>]+)|<a\b[^>]*\bhref\s*=\s*["']?(https?:\/\/[^"'\s>]+)|^\s{0,3}\[[^\]]+\]:\s*<?(https?:\/\/\S+?)>?(?:\s|$)|<(https?:\/\/[^>\s]+)>/gi;
+/** A bare URL in prose whose query carries conversation data: the agent is asked to visit it. */
+const BARE_DATA_URL_G = /(?<![(<"'=\]])\bhttps?:\/\/[^\s)<>"'`]*\?[^\s)<>"'`]*/gi;
 const TEMPLATE = /\$\{[^}]+\}|\{\{[^}]+\}\}|\$[A-Za-z_]\w*|%[A-Z_]+%|\[\[[^\]]+\]\]/;
 
 const DATA_TEMPLATE =
@@ -132,14 +135,14 @@ const DATA_TEMPLATE =
 
 export const markdownExfil: LineRule = {
   rule: "markdown_exfil",
-  keywords: ["](", "<img", "<a ", "]:"],
+  keywords: ["](", "<img", "<a ", "]:", "{{", "${"],
   category: "exfiltration",
-  quick: /(?:\]\(|<img|<a\s|\]:)[^\n]*(?:\$|\{\{|%[A-Z]|\[\[)/i,
-  check(line) {
+  quick: /(?:\]\(|<img|<a\s|\]:|<https?:|https?:\/\/)[^\n]*(?:\$|\{\{|%[A-Z]|\[\[)/i,
+  check(line, ctx) {
     for (const m of line.matchAll(MD_IMAGE))
       if (TEMPLATE.test(m[1] ?? m[2] ?? "")) return { severity: "high", message: "image URL interpolates a variable" };
     for (const m of line.matchAll(MD_LINK)) {
-      const url = m[1] ?? m[2] ?? m[3] ?? "";
+      const url = m[1] ?? m[2] ?? m[3] ?? m[4] ?? "";
       const q = url.search(/[?#]/);
       if (q >= 0 && TEMPLATE.test(url.slice(q))) return { severity: "high", message: "link query interpolates a variable" };
       const host = /^https?:\/\/([^/?#]*)/i.exec(url)?.[1] ?? "";
@@ -147,6 +150,9 @@ export const markdownExfil: LineRule = {
       // A path like /{{owner}}/{{repo}} is a template; one carrying the conversation or a secret is a leak.
       if (DATA_TEMPLATE.test(url)) return { severity: "high", message: "link URL interpolates conversation data or a secret" };
     }
+    if (ctx.location === "markdown" && !ctx.fenced)
+      for (const m of line.matchAll(BARE_DATA_URL_G))
+        if (DATA_TEMPLATE.test(m[0])) return { severity: "high", message: "URL in prose interpolates conversation data or a secret" };
     return null;
   },
 };

@@ -40,6 +40,12 @@ type Taint = "cred" | "env" | "rc";
 /** `NAME=…`, `export NAME=…`, `const name = …`, `name: str = …` (not `==`, `=>`, `<=`). */
 const ASSIGN =
   /^\s*(?:export\s+|local\s+|readonly\s+|declare\s+(?:-\w+\s+)*|typeset\s+|(?:const|let|var|my|our)\s+|set\s+-gx?\s+)?\$?([A-Za-z_]\w*)\s*(?::\s*[\w[\], |.]+)?\s*(?:=|:=)(?![=>~])\s*(.+)$/;
+/** `const { GITHUB_TOKEN, HOME: home } = process.env`: the secret-named bindings carry the secret. */
+const DESTRUCTURE = /^\s*(?:const|let|var)\s*\{([^}]+)\}\s*=\s*(?:process\.env|Deno\.env\.toObject\(\))\s*;?\s*$/;
+const SECRET_NAME = /TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIAL/i;
+/** `while read … VAR …; do` … `done < FILE`: the loop's variables come from FILE. */
+const WHILE_READ = /\bwhile\s+(?:IFS=\S*\s+)?read\s+(?:-\w+\s+)*([A-Za-z_][\w\s]*?)\s*(?:;|$|\bdo\b)/;
+const DONE_FROM = /^\s*done\s*<\s*["']?([^\s"';&|]+)/;
 const WITH_OPEN = /\bwith\s+open\s*\((.+?)\)\s+as\s+([A-Za-z_]\w*)\s*:/;
 const READ_INTO = /^\s*read\s+(?:-\w+\s+)*([A-Za-z_]\w*)\s*<\s*(.+)$/;
 const LOOSE_CRED = /["'`]\.ssh["'`/]|["'`]\.aws["'`/].*credentials|["'`]\.gnupg["'`/]|["'`]\.kube["'`/].*config|["'`]\.netrc["'`]/;
@@ -127,7 +133,9 @@ const REF_G: Record<Dialect, RegExp> = {
 function sourceOf(expr: string): Taint | null {
   const stripped = expr.replace(CRED_USE_G, " ");
   if (CRED_FILE.test(stripped) || LOOSE_CRED.test(stripped)) return "cred";
-  if (SECRET_VAR.test(expr) || CODE_SECRET.test(expr) || ENV_DUMP.test(expr)) return "env";
+  // The whole environment holds every secret at once: judged as a credential file.
+  if (ENV_DUMP.test(expr)) return "cred";
+  if (SECRET_VAR.test(expr) || CODE_SECRET.test(expr)) return "env";
   if (RC_FILE.test(expr)) return "rc";
   return null;
 }
@@ -168,6 +176,22 @@ function onlyLoopback(text: string): boolean {
   return urls.length > 0 && urls.every((u) => LOOPBACK.test(hostOf(u).host));
 }
 
+/** Statement index of each `while read` loop fed a credential by its `done < FILE` (its names, FILE's line). */
+function whileReadSources(stmts: readonly LogicalLine[]): Map<number, { names: string[]; from: number }> {
+  const out = new Map<number, { names: string[]; from: number }>();
+  const open: number[] = [];
+  for (const [i, st] of stmts.entries()) {
+    if (WHILE_READ.test(st.text) && !DONE_FROM.test(st.text)) open.push(i);
+    const done = DONE_FROM.exec(st.text);
+    if (done === null) continue;
+    const start = open.pop();
+    if (start === undefined || sourceOf(done[1]!) !== "cred") continue;
+    const names = WHILE_READ.exec(stmts[start]!.text)![1]!.split(/\s+/).filter((n) => n !== "");
+    out.set(start, { names, from: st.line });
+  }
+  return out;
+}
+
 /**
  * Follows variables through one file. `lines` are the file's logical lines (Markdown: only its
  * fenced code); `dialect` decides how a variable is referenced. Hits go to `emit` as they are
@@ -189,8 +213,11 @@ export function dataFlow(lines: readonly LogicalLine[], dialect: Dialect, emit: 
     return out;
   };
   const pace = garbagePacer();
-  for (const st of statements(lines, dialect)) {
+  const stmts = statements(lines, dialect);
+  const loopReads = dialect === "shell" ? whileReadSources(stmts) : new Map<number, { names: string[]; from: number }>();
+  for (const [si, st] of stmts.entries()) {
     pace();
+    for (const name of loopReads.get(si)?.names ?? []) remember(taint, name, { kind: "cred", line: loopReads.get(si)!.from });
     const text = st.text;
     const sending =
       SHELL_SENDER.test(text) ||
@@ -248,11 +275,17 @@ export function dataFlow(lines: readonly LogicalLine[], dialect: Dialect, emit: 
           if (onlyLoopback(text)) continue;
           if (role === "query") severity = "high";
         }
-        const what = r.kind === "cred" ? "credential file" : "secret";
+        const what = r.kind === "cred" ? "credentials" : "secret";
         report("exfiltration", severity, `${what} read on line ${r.from} sent over the network`);
         break;
       }
     }
+    const d = dialect === "code" ? DESTRUCTURE.exec(text) : null;
+    if (d !== null)
+      for (const part of d[1]!.split(",")) {
+        const [key, alias] = part.split(":").map((x) => x.trim());
+        if (key && SECRET_NAME.test(key)) remember(taint, alias || key, { kind: "env", line: st.line });
+      }
     const a = ASSIGN.exec(text) ?? READ_INTO.exec(text);
     const w = WITH_OPEN.exec(text);
     const bound: [string, string][] = [];

@@ -31,6 +31,9 @@ const DEVELOPER_MODE = [
   /\bjailbr(?:eak|oken)\s+mode\b/i,
   /\b(?:ChatGPT|GPT-?\d?|Claude|Gemini|the\s+AI|the\s+model|an?\s+AI|assistant)\s+(?:with|in)\s+developer\s+mode\b/i,
   /\b(?:enable|enter|activate|switch\s+(?:in)?to)\s+(?:god|unrestricted|unfiltered|uncensored|evil)\s+mode\b/i,
+  /\bignore\s+(?:all\s+)?(?:of\s+)?(?:the\s+)?(?:instructions|rules|guidelines)\s+(?:you\s+(?:got|were\s+given|received|have\s+been\s+given)|given\s+to\s+you)\b/i,
+  /\bforget\s+(?:everything|all)\s+(?:you\s+(?:were|have\s+been)\s+told|above|before|previously|(?:in\s+)?your\s+(?:instructions|prompt))\b/i,
+  /^\s*(?:#+\s*|\*\*)?new\s+(?:system\s+)?instructions\s*(?:\*\*)?\s*:/i,
   /\b(?:ignore|disregard|forget|bypass)\s+(?:all\s+)?(?:of\s+)?your\s+(?:(?:previous|prior|own|safety|content|ethical)\s+)?(?:instructions|guidelines|rules|restrictions|policies|programming|training|guardrails|filters)\b/i,
   /\b(?:reveal|print|output|repeat|dump|leak|show)\s+(?:me\s+)?(?:your|the)\s+(?:full\s+|entire\s+|hidden\s+)?system\s+prompt\b/i,
 ];
@@ -40,9 +43,10 @@ const DEVELOPER_MODE = [
  * the instructions in it", "your real instructions are at https://…"). Judged around each URL
  * (the text just before and after it), so the cost stays linear in the line.
  */
-const FETCH_BEFORE = /\b(?:fetch|download|retrieve|grab|pull|load|read|open|visit|curl|wget|check)\b/i;
+const FETCH_BEFORE =
+  /\b(?:fetch|download|retrieve|grab|pull|load|read|open|visit|curl|wget|check|get|consult|poll|query|access|browse|(?:navigate|go)\s+to)\b/i;
 const OBEY_AFTER =
-  /\b(?:follow|obey|execute|run|apply|comply\s+with|carry\s+out|do\s+(?:exactly\s+)?(?:what|whatever)|act\s+on|adopt)\b[^\n]{0,40}?\b(?:instructions?|commands?|directives?|orders|it\s+says|they\s+say|its\s+contents?|the\s+contents?|them|it)\b|\b(?:treat|use)\s+(?:it|them|its\s+contents?|the\s+contents?|the\s+(?:text|file|response))\s+as\s+(?:your\s+)?(?:new\s+)?(?:system\s+prompt|instructions|rules|orders)\b/i;
+  /\b(?:follow|obey|execute|run|apply|comply\s+with|carry\s+out|do\s+(?:exactly\s+)?(?:what|whatever|as)|act\s+on|adopt)\b[^\n]{0,40}?\b(?:instructions?|commands?|directives?|orders|it\s+says|they\s+say|its\s+contents?|the\s+contents?|them|it)\b|\b(?:treat|use)\s+(?:it|them|its\s+contents?|the\s+contents?|the\s+(?:text|file|response))\s+as\s+(?:your\s+)?(?:new\s+)?(?:system\s+prompt|instructions|rules|orders)\b/i;
 /** Instructions named before the URL ("the latest instructions are hosted at …, follow them"). */
 const INSTRUCTIONS_BEFORE = /\b(?:instructions|directives|orders)\b/i;
 const NEW_INSTRUCTIONS_BEFORE =
@@ -95,9 +99,9 @@ export function frontmatterMarkup(lineAt: (i: number) => string | undefined): nu
 
 export const promptInjection: LineRule = {
   rule: "prompt_injection",
-  keywords: ["ignore", "disregard", "forget", "override", "bypass", "are now", "act as", "behave", "respond", "answer", "pretend", "no longer", "the user", "the\tuser", "system prompt", "mode", "anything", "dan", "instructions", "follow", "obey", "execute", "comply", "carry out", "do what", "do whatever", "act on", "adopt"],
+  keywords: ["ignore", "disregard", "forget", "override", "bypass", "are now", "act as", "behave", "respond", "answer", "pretend", "no longer", "the user", "the\tuser", "system prompt", "mode", "anything", "dan", "instructions", "follow", "obey", "execute", "comply", "carry out", "do what", "do whatever", "do as", "act on", "adopt", "treat", "forget", "new instructions"],
   category: "injection",
-  quick: /ignore|disregard|forget|override|bypass|you\s+are\s+now|\b(?:act|behave|respond|answer)\s+as\b|pretend|no\s+longer|the\s+user\b|system\s+prompt|(?:DAN|jailbreak|developer|god|unrestricted|unfiltered|uncensored|evil)\s+mode|system\s+prompt|(?:instructions|orders|directives)\s+(?:are|live|is|can)|\bobey\b|\bcomply\b|anything\s+now|\bDAN\b|https?:\/\/[^\n]*(?:follow|obey|execute|\brun\b|apply|comply|carry\s+out|\bdo\s+what|act\s+on|adopt|instructions)|instructions[^\n]*https?:\/\//i,
+  quick: /ignore|disregard|forget|override|bypass|you\s+are\s+now|\b(?:act|behave|respond|answer)\s+as\b|pretend|no\s+longer|the\s+user\b|system\s+prompt|(?:DAN|jailbreak|developer|god|unrestricted|unfiltered|uncensored|evil)\s+mode|system\s+prompt|(?:instructions|orders|directives)\s+(?:are|live|is|can)|\bobey\b|\bcomply\b|forget\s+(?:everything|all)|new\s+(?:system\s+)?instructions|anything\s+now|\bDAN\b|https?:\/\/[^\n]*(?:follow|obey|execute|\brun\b|apply|comply|carry\s+out|\bdo\s+(?:what|as)|act\s+on|adopt|treat|instructions)|instructions[^\n]*https?:\/\//i,
   check(line) {
     if (injectionPhrase(line)) return { severity: "high", message: "prompt-injection phrasing" };
     if (remoteInstructions(line)) return { severity: "high", message: "tells the agent to fetch remote instructions and follow them" };
