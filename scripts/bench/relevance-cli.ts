@@ -4,7 +4,7 @@
  * a compiled hello-world and a stat floor, alternating runs (medians), and its peak RSS through
  * GNU time (see measure.ts for why not resourceUsage).
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { createContext, type ContextOptions } from "../../src/core/context.ts";
 import { resolvePaths } from "../../src/core/paths.ts";
@@ -13,18 +13,9 @@ import { computeIdentity } from "../../src/core/skills/search/identity.ts";
 import { hostTarget } from "../targets.ts";
 import { buildHello, buildProgram } from "./hello.ts";
 import { gnuTime, pct, peakRssMb } from "./measure.ts";
+import type { Scale } from "./replicate.ts";
 
 const REPO = resolve(import.meta.dir, "..", "..");
-
-/** One corpus size: a cwd and the env a lemon process (or instance) gets. */
-export interface Scale {
-  name: string;
-  skills: number;
-  cwd: string;
-  env: Record<string, string>;
-  /** Some SKILL.md of the corpus, for the edit case. */
-  sample: string;
-}
 
 export interface Row {
   scale: string;
@@ -103,6 +94,29 @@ async function statFloor(cache: string, scales: Scale[]): Promise<{ bin: string;
   return { bin, lists };
 }
 
+/** Modification times of a scale's snapshot files. */
+function snapTimes(s: Scale): string {
+  const dir = join(s.env.LEMON_AGENT_DIR!, "cache", "skills");
+  const files = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith(".snap")).sort() : [];
+  return files.map((f) => `${f}:${statSync(join(dir, f)).mtimeMs}`).join(",");
+}
+
+/**
+ * Whether a baseline binary uses the snapshots the measured one wrote: one that rebuilds them (a
+ * different format or identity) would time a build on every run, and make the other rebuild too.
+ */
+function sharesSnapshots(baseline: string, lemon: string, q: string[], scales: Scale[]): boolean {
+  for (const s of scales) {
+    const before = snapTimes(s);
+    wall([baseline, ...q], s.cwd, s.env);
+    if (snapTimes(s) === before) continue;
+    console.error(`baseline ${baseline} rebuilt the ${s.name} snapshots: its cold figures are left out`);
+    wall([lemon, ...q], s.cwd, s.env);
+    return false;
+  }
+  return true;
+}
+
 /** `lemon skill relevant` per scale beside hello-world and the stat floor, alternating; peak RSS through GNU time. */
 export async function cliRows(
   cache: string,
@@ -110,6 +124,7 @@ export async function cliRows(
   runs: number,
   scales: Scale[],
   rows: Row[],
+  baseline: string | null = null,
 ): Promise<void> {
   const lemon = lemonBinary(cache, bin);
   const helloDir = join(cache, "hello");
@@ -119,21 +134,19 @@ export async function cliRows(
   const q = ["skill", "relevant", "write unit tests for a react component"];
   const helloEnv = { PATH: process.env.PATH ?? "", HOME: join(cache, "home-hello") };
   for (const s of scales) wall([lemon, ...q], s.cwd, s.env); // snapshots current, page cache warm
-  const samples = new Map<string, number[]>([
-    ["hello", []],
-    ...scales.flatMap(
-      (s) =>
-        [
-          [s.name, []],
-          [`floor ${s.name}`, []],
-        ] as [string, number[]][],
-    ),
-  ]);
+  const base = baseline !== null && sharesSnapshots(baseline, lemon, q, scales) ? baseline : null;
+  const samples = new Map<string, number[]>();
+  const add = (key: string, wallMs: number) => {
+    const list = samples.get(key);
+    if (list) list.push(wallMs);
+    else samples.set(key, [wallMs]);
+  };
   for (let i = 0; i < runs; i++) {
-    samples.get("hello")!.push(wall([hello], cache, helloEnv));
+    add("hello", wall([hello], cache, helloEnv));
     for (const s of scales) {
-      samples.get(s.name)!.push(wall([lemon, ...q], s.cwd, s.env));
-      samples.get(`floor ${s.name}`)!.push(wall([floor.bin, floor.lists.get(s.name)!], cache, helloEnv));
+      add(s.name, wall([lemon, ...q], s.cwd, s.env));
+      add(`floor ${s.name}`, wall([floor.bin, floor.lists.get(s.name)!], cache, helloEnv));
+      if (base) add(`base ${s.name}`, wall([base, ...q], s.cwd, s.env));
     }
   }
   const h = pct(samples.get("hello")!, 50);
@@ -155,6 +168,12 @@ export async function cliRows(
       value: `${ms(f)} (${(f / h).toFixed(2)}× hello)`,
       target: "",
     });
+    const b = samples.get(`base ${s.name}`);
+    if (b) {
+      const bw = pct(b, 50);
+      const value = `${ms(bw)} (lemon ${(w / bw).toFixed(2)}× of it)`;
+      rows.push({ scale: s.name, figure: "  baseline binary, same runs", value, target: "" });
+    }
     const rss = time ? peakRssMb(time, [lemon, ...q], s.cwd, s.env) : null;
     if (rss !== null)
       rows.push({

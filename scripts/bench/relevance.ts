@@ -5,13 +5,15 @@
  * relevance-quality.ts. Every figure comes from this run on this machine.
  *
  *   bun scripts/bench/relevance.ts [--runs N] [--cli-runs N] [--cache DIR] [--corpus DIR] [--bin PATH]
- *                                  [--skip-112k] [--skip-quality] [--minisearch-112k]
+ *                                  [--baseline PATH] [--skip-112k] [--skip-quality] [--minisearch-112k]
  *
  * --corpus DIR  the skills corpus (default: as scripts/bench/corpus.ts finds it; none: exit 2)
  * --cache DIR   where the replicated corpora and their agent dirs (with snapshots) live, reused
  *               across runs (default $TMPDIR/lemon-bench-relevance)
  * --bin PATH    the compiled lemon to time (default: built into the cache with `bun build.ts
  *               --single --no-archive --outdir`)
+ * --baseline PATH  also time this lemon binary's cold `skill relevant` (an earlier build) in the
+ *               same alternating runs, when it uses the same snapshots
  * --minisearch-112k  also run MiniSearch at ×100: off by default, indexing takes minutes and its
  *               fuzzy queries grew past 15 GB of RSS on the reference VM
  *
@@ -27,7 +29,7 @@
  * it replaces); rebuild after one SKILL.md edit; `lemon skill relevant` as a cold process
  * (relevance-cli.ts).
  */
-import { mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync, existsSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createContext, type LemonContext } from "../../src/core/context.ts";
@@ -42,7 +44,7 @@ import { CHECK_INTERVAL_MS } from "../../src/core/skills/search/store.ts";
 import { hostTarget } from "../targets.ts";
 import { requireCorpus } from "./corpus.ts";
 import { pct } from "./measure.ts";
-import { cliRows, ms, scaleOptions, type Row, type Scale } from "./relevance-cli.ts";
+import { cliRows, ms, scaleOptions, type Row } from "./relevance-cli.ts";
 import {
   corpusDocs,
   corpusLemon,
@@ -52,17 +54,10 @@ import {
   runQuality,
   type Doc,
 } from "./relevance-quality.ts";
-import { replicate } from "./replicate.ts";
+import { makeScale, replicate, replicatedDocs, type Scale } from "./replicate.ts";
 
 const REPO = resolve(import.meta.dir, "..", "..");
 const QUERIES = join(REPO, "tests/fixtures/relevance/queries.json");
-const GLOBAL_ENV = [
-  "LEMON_CLAUDE_SKILLS_DIR",
-  "LEMON_CODEX_SKILLS_DIR",
-  "LEMON_HARNESS_SKILLS_DIR",
-  "LEMON_OMP_SKILLS_DIR",
-];
-const PROJECT_DIRS = [".claude/skills", ".codex/skills", ".agents/skills", ".omp/skills"];
 /** Per-turn calls each stat the whole tree: fewer of them than query-only calls. */
 const PER_TURN_RUNS = 100;
 
@@ -72,6 +67,7 @@ interface Options {
   cache: string;
   corpus: string;
   bin: string | null;
+  baseline: string | null;
   skip112k: boolean;
   skipQuality: boolean;
   minisearch112k: boolean;
@@ -89,6 +85,7 @@ function parseOptions(argv: string[]): Options {
     cliRuns: 30,
     cache: join(tmpdir(), "lemon-bench-relevance"),
     bin: null,
+    baseline: null,
     skip112k: false,
     skipQuality: false,
     minisearch112k: false,
@@ -101,60 +98,13 @@ function parseOptions(argv: string[]): Options {
     else if (a === "--cache") o.cache = resolve(value());
     else if (a === "--corpus") corpus = value();
     else if (a === "--bin") o.bin = resolve(value());
+    else if (a === "--baseline") o.baseline = resolve(value());
     else if (a === "--skip-112k") o.skip112k = true;
     else if (a === "--skip-quality") o.skipQuality = true;
     else if (a === "--minisearch-112k") o.minisearch112k = true;
     else fail(`unknown option '${a}'`);
   }
   return { ...o, corpus: requireCorpus(corpus) };
-}
-
-/** 20, 200, 1.1k, 11k, 112k: the size of a scale as the tables name it. */
-function sizeName(n: number): string {
-  return n < 1000 ? String(n) : n < 10_000 ? `${(n / 1000).toFixed(1)}k` : `${Math.round(n / 1000)}k`;
-}
-
-function makeScale(o: Options, skills: number, roots: string[]): Scale {
-  const name = sizeName(skills);
-  const base = join(o.cache, `scale-${name}`);
-  const cwd = join(base, "cwd");
-  const home = join(base, "home");
-  mkdirSync(cwd, { recursive: true });
-  mkdirSync(home, { recursive: true });
-  const env: Record<string, string> = {
-    PATH: process.env.PATH ?? "",
-    HOME: home,
-    USERPROFILE: home,
-    NO_COLOR: "1",
-    LEMON_AGENT_DIR: join(base, "agent"),
-  };
-  // Up to four global roots by env, the rest as project roots linked into the cwd.
-  roots.forEach((r, i) => {
-    if (i < GLOBAL_ENV.length) env[GLOBAL_ENV[i]!] = r;
-    else {
-      const link = join(cwd, PROJECT_DIRS[i - GLOBAL_ENV.length]!);
-      if (!existsSync(link)) {
-        mkdirSync(join(link, ".."), { recursive: true });
-        symlinkSync(r, link);
-      }
-    }
-  });
-  const first = roots[0]!;
-  const cat = readdirSync(first).sort()[0]!;
-  const key = readdirSync(join(first, cat)).sort()[0]!;
-  return { name, skills, cwd, env, sample: join(first, cat, key, "SKILL.md") };
-}
-
-/** The replicated documents MiniSearch indexes: the base corpus's, with the replica keys. */
-function replicatedDocs(base: Doc[], copies: number): Doc[] {
-  if (copies === 1) return base;
-  const out: Doc[] = [];
-  for (let c = 0; c < copies; c++) {
-    const tag = `-r${String(c).padStart(3, "0")}`;
-    for (const d of base)
-      out.push({ ...d, key: d.key + tag, name: `${d.key}${tag} ${d.name.slice(d.key.length + 1)}` });
-  }
-  return out;
 }
 
 /** Times `runs` calls after `warm` untimed ones (the JIT settled as in a long-lived agent process). */
@@ -357,13 +307,13 @@ async function main(): Promise<void> {
   }
   const x10 = replicate(o.corpus, o.cache, 10, 1);
   const scales: { scale: Scale; copies: number }[] = [
-    { scale: makeScale(o, baseDocs.length, [o.corpus]), copies: 1 },
-    { scale: makeScale(o, x10.skills, x10.roots), copies: 10 },
+    { scale: makeScale(o.cache, baseDocs.length, [o.corpus]), copies: 1 },
+    { scale: makeScale(o.cache, x10.skills, x10.roots), copies: 10 },
   ];
   if (!o.skip112k) {
     console.error("replicating the corpus ×100 (first run only) …");
     const x100 = replicate(o.corpus, o.cache, 100, 8);
-    scales.push({ scale: makeScale(o, x100.skills, x100.roots), copies: 100 });
+    scales.push({ scale: makeScale(o.cache, x100.skills, x100.roots), copies: 100 });
   }
   // The base MiniSearch documents are the displayable corpus skills; replicas copy them.
   const rows: Row[] = [];
@@ -374,6 +324,7 @@ async function main(): Promise<void> {
     o.cliRuns,
     scales.map((s) => s.scale),
     rows,
+    o.baseline,
   );
 
   const t = hostTarget();

@@ -83,18 +83,8 @@ test("list-ladder.ts prints each step of a listing with its CPU over the step be
 }, 60_000);
 
 test("relevance.ts prints speed rows, per-turn cost, floors and the quality table at three sizes", () => {
-  const args = [
-    "--corpus",
-    corpus,
-    "--cache",
-    join(scratch, "relevance"),
-    "--bin",
-    bin,
-    "--runs",
-    "5",
-    "--cli-runs",
-    "1",
-  ];
+  const args = ["--corpus", corpus, "--cache", join(scratch, "relevance"), "--bin", bin, "--baseline", bin];
+  args.push("--runs", "5", "--cli-runs", "1");
   const out = ok(["scripts/bench/relevance.ts", ...args]);
   for (const row of [
     "findRelevant per turn (check + score)",
@@ -104,6 +94,7 @@ test("relevance.ts prints speed rows, per-turn cost, floors and the quality tabl
     "skill relevant (cold process)",
     "floor: runtime + node:fs + stat every SKILL.md",
     "heldout  lemon",
+    "baseline binary, same runs",
   ])
     expect(out).toContain(row);
   for (const scale of ["20 ", "200 ", "2.0k "]) expect(out).toContain(`\n${scale}`);
