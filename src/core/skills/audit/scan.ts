@@ -49,31 +49,31 @@ const MAX_PER_RULE = 50;
 
 class Collector {
   private readonly byKey = new Map<string, Finding>();
-  private readonly perRule = new Map<string, { keys: string[]; dropped: number }>();
+  /** Per rule: the kept keys, how many were dropped, and the least severe rank kept once full. */
+  private readonly perRule = new Map<string, { keys: string[]; dropped: number; floor: number }>();
   constructor(private readonly rel: string) {}
 
   add(rule: LineRule | { rule: string; category: string }, hit: Hit, line: number, text: string, suffix = ""): void {
     const name = hit.rule ?? rule.rule;
+    const rank = severityRank(hit.severity);
     const key = `${name}\u0000${line}`;
     const prev = this.byKey.get(key);
-    if (prev && severityRank(prev.severity) <= severityRank(hit.severity)) return;
+    if (prev && severityRank(prev.severity) <= rank) return;
     if (!prev) {
-      const slot = this.perRule.get(name) ?? { keys: [], dropped: 0 };
-      this.perRule.set(name, slot);
+      let slot = this.perRule.get(name);
+      if (slot === undefined) this.perRule.set(name, (slot = { keys: [], dropped: 0, floor: -1 }));
       if (slot.keys.length >= MAX_PER_RULE) {
-        // Full: evict the least severe (latest among equals) only for a more severe hit.
-        let victim = -1;
-        for (let i = 0; i < slot.keys.length; i++) {
-          const f = this.byKey.get(slot.keys[i]!)!;
-          const worstKept = victim < 0 ? -1 : severityRank(this.byKey.get(slot.keys[victim]!)!.severity);
-          if (severityRank(f.severity) >= worstKept) victim = i;
-        }
+        // Full: only a hit more severe than the least severe kept gets in, evicting it.
         slot.dropped++;
-        if (severityRank(this.byKey.get(slot.keys[victim]!)!.severity) <= severityRank(hit.severity)) return;
+        if (rank >= slot.floor) return;
+        let victim = 0;
+        for (let i = 1; i < slot.keys.length; i++) if (this.rankOf(slot.keys[i]!) >= this.rankOf(slot.keys[victim]!)) victim = i;
         this.byKey.delete(slot.keys[victim]!);
         slot.keys.splice(victim, 1);
       }
       slot.keys.push(key);
+      if (slot.keys.length >= MAX_PER_RULE)
+        slot.floor = slot.keys.reduce((m, k) => Math.max(m, k === key ? rank : this.rankOf(k)), -1);
     }
     this.byKey.set(key, {
       rule: name,
@@ -84,6 +84,13 @@ class Collector {
       message: hit.message + suffix,
       excerpt: excerptOf(text),
     });
+    // An upgrade in place can lower the floor of a full slot.
+    const slot = this.perRule.get(name)!;
+    if (prev && slot.keys.length >= MAX_PER_RULE) slot.floor = slot.keys.reduce((m, k) => Math.max(m, this.rankOf(k)), -1);
+  }
+
+  private rankOf(key: string): number {
+    return severityRank(this.byKey.get(key)!.severity);
   }
 
   findings(): Finding[] {
