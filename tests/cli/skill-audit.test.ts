@@ -124,3 +124,14 @@ test("a path with no SKILL.md within 3 levels is refused at once (never walks th
   const deep = await box.cli(["skill", "audit", join(box.root, "work", "deep")]);
   expect(deep.stderr).toStartWith("error [INVALID_REQUEST]: not a skill directory: ");
 });
+
+test("a global skill's record goes to A/skills.audit.json", async () => {
+  await using box = await sandbox();
+  await box.skill(join(box.agentDir, "skill"), "gclean");
+  const r = await box.cli(["skill", "audit", "gclean", "--json"]);
+  expect(r.json()).toMatchObject({ ok: true, key: "gclean", cached: false });
+  const cache = JSON.parse(await readFile(join(box.agentDir, "skills.audit.json"), "utf8"));
+  expect(Object.keys(cache.records)).toEqual(["skill:gclean"]);
+  expect(existsSync(join(box.agentDir, "cache", "audit"))).toBe(false);
+  expect((await box.cli(["skill", "audit", "gclean", "--json"])).json().cached).toBe(true);
+});
