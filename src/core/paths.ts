@@ -2,8 +2,14 @@
  * @module paths
  * Every location lemon reads or writes, named once (skills.md §1). Nothing else joins these.
  */
-import { join } from "node:path";
+import { join, sep } from "node:path";
 import type { LemonContext } from "./context.ts";
+
+/** True when `child` is `parent` or lies below it (both absolute, already resolved). */
+export function isInside(child: string, parent: string): boolean {
+  const p = parent.endsWith(sep) ? parent : parent + sep;
+  return child === parent || child.startsWith(p);
+}
 
 /** A skill scope (skills.md §1.2). */
 export type Scope = "global" | "project";

@@ -7,8 +7,9 @@
  */
 import { mkdir, open, readdir, readlink, realpath, rename, rm } from "node:fs/promises";
 import { lstatSync, rmSync } from "node:fs";
-import { basename, dirname, isAbsolute, join, resolve, sep } from "node:path";
+import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { forbidden } from "../errors.ts";
+import { isInside } from "../paths.ts";
 import { holdPath, releasePath } from "./cleanup.ts";
 import { pidAlive } from "./pid.ts";
 
@@ -76,10 +77,6 @@ export async function confinedTarget(target: string, confineTo: string | null): 
   return real;
 }
 
-export function isInside(child: string, parent: string): boolean {
-  const p = parent.endsWith(sep) ? parent : parent + sep;
-  return child === parent || child.startsWith(p);
-}
 
 /**
  * Creates `dir` with `mode` and any missing ancestors 0755 (rule 6): a secrets directory is

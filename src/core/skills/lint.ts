@@ -5,7 +5,7 @@
  */
 import { lstatSync, readdirSync, realpathSync, statSync } from "node:fs";
 import { basename, isAbsolute, join, resolve } from "node:path";
-import { isInside } from "../fsx/atomic.ts";
+import { isInside } from "../paths.ts";
 import { KNOWN_FOREIGN_FIELDS, MANIFEST_FIELDS, REQUIRES_FIELDS } from "../schema/skills-data.ts";
 import { charCount } from "../text.ts";
 import type { ManifestWarning } from "./manifest.ts";

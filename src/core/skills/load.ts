@@ -5,7 +5,7 @@
  */
 import { lstatSync, realpathSync, statSync, type Stats } from "node:fs";
 import type { Manifest } from "../schema/manifest.ts";
-import { isInside } from "../fsx/atomic.ts";
+import { isInside } from "../paths.ts";
 import type { ManifestWarning } from "./manifest.ts";
 import { MSG } from "./messages.ts";
 import { readSkillFile, type SkillFileCode } from "./skill-file.ts";

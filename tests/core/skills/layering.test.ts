@@ -10,7 +10,7 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { importsOf, REPO, sourceFiles, stripComments } from "../../arch/graph.ts";
+import { chain, importsOf, REPO, sourceFiles, staticGraph, stripComments } from "../../arch/graph.ts";
 
 const SKILLS = "src/core/skills/";
 const COMPOSERS = new Set([`${SKILLS}registry.ts`, `${SKILLS}index.ts`]);
@@ -36,5 +36,17 @@ describe("skills layering", () => {
       .filter((f) => !own.has(f))
       .filter((f) => /\b(parseSkillText|parseYamlReference|buildManifest)\s*\(/.test(stripComments(readFileSync(join(REPO, f), "utf8"))));
     expect(callers).toEqual([]);
+  });
+
+  test("a listing loads no TypeBox and no write code up front (the registry, catalog and settings)", () => {
+    const WRITE = ["src/core/fsx/atomic.ts", "src/core/fsx/update.ts", "src/core/fsx/lock.ts", "src/core/schema/check.ts"];
+    for (const entry of [`${SKILLS}registry.ts`, `${SKILLS}catalog.ts`, `${SKILLS}settings.ts`]) {
+      const g = staticGraph(entry);
+      const hits = [
+        ...WRITE.filter((f) => g.files.has(f)).map((f) => chain(g, f)),
+        ...[...g.packages.keys()].filter((p) => p.startsWith("@sinclair/typebox")).map((p) => chain(g, g.packages.get(p)!)),
+      ];
+      expect([entry, hits]).toEqual([entry, []]);
+    }
   });
 });
