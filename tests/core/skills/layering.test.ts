@@ -31,20 +31,23 @@ describe("skills layering", () => {
   });
 
   test("one SKILL.md reader: only skill-file.ts parses frontmatter into a manifest", () => {
+    const PARSERS = /\b(parseSkillText|parseYamlReference|buildManifest)\s*\(/;
     const own = new Set([`${SKILLS}skill-file.ts`, `${SKILLS}frontmatter.ts`, `${SKILLS}manifest.ts`]);
     const callers = sourceFiles("src/core")
       .filter((f) => !own.has(f))
-      .filter((f) => /\b(parseSkillText|parseYamlReference|buildManifest)\s*\(/.test(stripComments(readFileSync(join(REPO, f), "utf8"))));
+      .filter((f) => PARSERS.test(stripComments(readFileSync(join(REPO, f), "utf8"))));
     expect(callers).toEqual([]);
   });
 
   test("a listing loads no TypeBox and no write code up front (the registry, catalog and settings)", () => {
-    const WRITE = ["src/core/fsx/atomic.ts", "src/core/fsx/update.ts", "src/core/fsx/lock.ts", "src/core/schema/check.ts"];
+    const WRITE = ["atomic", "update", "lock"].map((m) => `src/core/fsx/${m}.ts`).concat("src/core/schema/check.ts");
     for (const entry of [`${SKILLS}registry.ts`, `${SKILLS}catalog.ts`, `${SKILLS}settings.ts`]) {
       const g = staticGraph(entry);
       const hits = [
         ...WRITE.filter((f) => g.files.has(f)).map((f) => chain(g, f)),
-        ...[...g.packages.keys()].filter((p) => p.startsWith("@sinclair/typebox")).map((p) => chain(g, g.packages.get(p)!)),
+        ...[...g.packages.keys()]
+          .filter((p) => p.startsWith("@sinclair/typebox"))
+          .map((p) => chain(g, g.packages.get(p)!)),
       ];
       expect([entry, hits]).toEqual([entry, []]);
     }
