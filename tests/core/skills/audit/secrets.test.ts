@@ -17,6 +17,7 @@ test("an AWS key id and its secret on one line: both masked", () => {
   );
   expect(maskSecrets("https://bob:hunter2hunter2@db.example/x")).toBe("https://bob:****@db.example/x");
   expect(maskSecrets('{"password": "correct-horse-battery"}')).toBe('{"password": "****"}');
+  expect(maskSecrets("PASSWORD=hunter2 ./run")).toBe("PASSWORD=**** ./run");
 });
 
 test("a secret alone on its line, and an AWS secret on the line after its key id", () => {

@@ -35,7 +35,7 @@ const AWS_SECRET_NAME = /aws_?secret_?(?:access_?)?key|secret_?access_?key|Secre
 const AWS_KEY_ID = /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/;
 /** A literal value assigned to a secret-named key (`API_KEY=…`, `"password": "…"`, `token: …`). */
 const NAMED_VALUE_G =
-  /\b([A-Za-z0-9_.-]*(?:secret|token|passw(?:or)?d|api_?key|apikey|access_?key|private_?key|client_?secret|auth)[A-Za-z0-9_]*)(["']?\s*[:=]\s*["']?)([^\s"'`$<>{}(),;]{8,})/gi;
+  /\b([A-Za-z0-9_.-]*(?:secret|token|passw(?:or)?d|api_?key|apikey|access_?key|private_?key|client_?secret|auth)[A-Za-z0-9_]*)(["']?\s*[:=]\s*["']?)(?!(?:Bearer|Basic|Token|token)\s)([^\s"'`$<>{}(),;]{4,})/gi;
 const BEARER_G = /\b(Bearer|Basic|token)(\s+)([A-Za-z0-9._~+/=-]{16,})/g;
 /** Any long random-looking token (both cases and a digit): key bodies, generic API keys. */
 const LONG_TOKEN_G = /(?<![A-Za-z0-9/+=_-])[A-Za-z0-9/+=_-]{32,}(?![A-Za-z0-9/+=_-])/g;
