@@ -15,6 +15,7 @@ export function usageError(message: string, hint?: string): LemonError {
 
 /** A whole number of at least `min` written in plain digits: `--max 0`, `-1`, `2.5`, `abc` all fail alike. */
 function parseInteger(flag: string, raw: string, min = 1): number {
+  if (/^\d{16,}$/.test(raw)) throw usageError(`--${flag} is too large (got '${raw}')`);
   const n = /^\d{1,15}$/.test(raw) ? Number(raw) : Number.NaN;
   if (!(n >= min)) throw usageError(`--${flag} must be an integer of at least ${min} (got '${raw}')`);
   return n;

@@ -162,7 +162,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   try {
     return await dispatch(head, tail, io, json);
   } catch (err) {
-    if (err instanceof OutputError) return outputFailed(err, io);
+    if (err instanceof OutputError) return outputFailed(err, io, json);
     const usage = err instanceof Usage ? err : null;
     const e = usage ? usage.error : toLemonError(err);
     try {
@@ -182,10 +182,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 }
 
 /** Exit 1; a closed stdout (EPIPE) quietly, anything else with one line on stderr if it still works. */
-function outputFailed(err: OutputError, io: CliIo): number {
+function outputFailed(err: OutputError, io: CliIo, json: boolean): number {
   if (err.stream === "stdout" && err.errno !== "EPIPE") {
     try {
-      io.err(`error [OPERATION_FAILED]: ${err.message}\n`);
+      renderError(new LemonError("OPERATION_FAILED", err.message), io, json);
     } catch {
       // stderr is gone too: the exit code is all that is left
     }

@@ -77,6 +77,7 @@ describe("parseTokens", () => {
       [["k", "--env", "--all"], "option '--env' needs a value"],
       [["k", "--max", "0"], "--max must be an integer of at least 1 (got '0')"],
       [["k", "--max", "1e3"], "--max must be an integer of at least 1 (got '1e3')"],
+      [["k", "--max", "999999999999999999999"], "--max is too large (got '999999999999999999999')"],
       [["k", "-t", "sse"], "--transport must be stdio or http (got 'sse')"],
       [[], "missing argument <KEY>"],
     ];

@@ -74,6 +74,9 @@ describe("process faults end cleanly (cli.md §1.2)", () => {
     expect(sh(box, '"$0" "$@" >/dev/full', ["skill", "list"]).stderr).toBe(
       "error [OPERATION_FAILED]: cannot write to stdout: ENOSPC\n",
     );
+    // With --json the failure is the JSON error envelope, like every other error.
+    const json = JSON.parse(sh(box, '"$0" "$@" >/dev/full', ["skill", "list", "--json"]).stderr);
+    expect(json).toEqual({ ok: false, error: { code: "OPERATION_FAILED", message: "cannot write to stdout: ENOSPC" } });
   });
 
   test("a closed pipe on stdout exits 1 quietly", async () => {
