@@ -1,6 +1,6 @@
 /**
  * @module schema/doc-meta
- * The listing fields a search snapshot stores per skill (search/builder.ts `DocMeta`): what a
+ * The listing fields a search snapshot stores per skill (search/search-doc.ts `DocMeta`): what a
  * snapshot's JSON must look like before an Entry is rebuilt from it without reading SKILL.md.
  */
 import { Type } from "@sinclair/typebox";

@@ -1,13 +1,13 @@
 /**
  * @module skills/search/doc-meta
- * The per-skill listing fields a snapshot stores (builder.ts `DocMeta`), validated on the way
+ * The per-skill listing fields a snapshot stores (search-doc.ts `DocMeta`), validated on the way
  * out, and the catalog record rebuilt from them without reading SKILL.md.
  */
 import { generatedCheck } from "../../schema/generated.ts";
 import { checkCode } from "../../schema/generated.macro.ts" with { type: "macro" };
 import type { ValidRecord } from "../load.ts";
 import type { SkillCandidate } from "../scan.ts";
-import type { DocMeta } from "./builder.ts";
+import type { DocMeta } from "./search-doc.ts";
 import type { Snapshot } from "./format.ts";
 
 /** schema/doc-meta.ts `DocMetaSchema`, compiled at bundle time. */

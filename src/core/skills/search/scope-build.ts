@@ -13,7 +13,8 @@
 import { loadCandidate } from "../load.ts";
 import type { SkillRoot } from "../roots.ts";
 import type { SkillCandidate } from "../scan.ts";
-import { buildSnapshot, freshDoc, identOf, type BuildPlan, type FreshDoc, type TokenMemo } from "./builder.ts";
+import { buildSnapshot, type BuildPlan } from "./builder.ts";
+import { freshDoc, identOf, type FreshDoc, type TokenMemo } from "./search-doc.ts";
 import { FILE_STRIDE, type Snapshot } from "./format.ts";
 import { STAT_FIELDS, type StatTable } from "./stat-many.ts";
 
