@@ -5,6 +5,7 @@
  * (`lemon skill`, `lemon mcp`) are tables of lazily loaded commands; a command the contract
  * defines but this version does not build is an `unavailable` row (cli.md §1.2).
  */
+import type { LemonError } from "../core/index.ts";
 import type { CliIo } from "./io.ts";
 
 type FlagType = "boolean" | "string" | "integer" | "list";
@@ -84,6 +85,8 @@ export interface LemonCommand {
   readonly args: readonly ArgSpec[];
   /** Tokens after `--` are allowed (and handed over as `tail`). */
   readonly takesTail: boolean;
+  /** A parse error of this command with a command-specific hint added (the tokens before `--`). */
+  readonly explain?: (err: LemonError, tokens: readonly string[]) => LemonError;
   run(parsed: Parsed, tail: readonly string[], io: CliIo): Promise<number>;
 }
 
@@ -105,9 +108,11 @@ export function defineCommand<const F extends Record<string, FlagSpec>, const P 
   flags?: F;
   args?: P;
   takesTail?: boolean;
+  explain?: (err: LemonError, tokens: readonly string[]) => LemonError;
   run(ctx: RunContext<F, P>): Promise<number | void>;
 }): LemonCommand {
   return {
+    ...(spec.explain !== undefined ? { explain: spec.explain } : {}),
     kind: "command",
     name: spec.name,
     description: spec.description,

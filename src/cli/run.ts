@@ -144,7 +144,8 @@ async function dispatch(head: string[], tail: string[], io: CliIo, json: boolean
   try {
     parsed = parseTokens(rest, node.flags, node.args, node.takesTail ? [] : tail);
   } catch (err) {
-    throw new Usage(path, node, toLemonError(err));
+    const e = toLemonError(err);
+    throw new Usage(path, node, node.explain?.(e, rest) ?? e);
   }
   try {
     return await node.run(parsed, node.takesTail ? tail : [], io);

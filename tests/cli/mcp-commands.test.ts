@@ -75,7 +75,8 @@ describe("lemon mcp add", () => {
     [["mcp", "add", "x", "--stdio", "a", "--timeout-ms", "400000"], "timeout_ms must not exceed 300000"],
     [["mcp", "add", "x", "--http", "ftp://h.example"], "invalid HTTP URL"],
     [["mcp", "add", "bad name", "--stdio", "a"], "name must be 1-64 characters of A-Z, a-z, 0-9, '_', '.', '-' and start with a letter or digit"],
-    [["mcp", "add", "x", "--stdio", "a", "--bogus"], "unknown option '--bogus'"],
+    // Before the program: no hint (after it, see "Claude's spelling …" below).
+    [["mcp", "add", "x", "--bogus", "--stdio", "a"], "unknown option '--bogus'"],
   ])("usage error %j → exit 2", async (argv, message) => {
     await using box = await sandbox();
     const stop = argv.indexOf("--");
@@ -263,5 +264,33 @@ describe("lemon mcp get / add-json (cli.md §3.2)", () => {
     expect(bad.code).toBe(2);
     expect((await box.cli(["mcp", "add-json", "git", '{"command":"uvx"}'])).code).toBe(1);
     expect((await box.cli(["mcp", "add-json", "git", '{"command":"uvx"}', "--replace"])).code).toBe(0);
+  });
+});
+
+describe("lemon mcp add: messages for common mistakes", () => {
+  test("Claude's spelling with a dash argument hints at --", async () => {
+    await using box = await sandbox();
+    const r = await box.cli(["mcp", "add", "x", "npx", "-y", "pkg"]);
+    expect([r.code, r.stdout]).toEqual([2, ""]);
+    expect(r.stderr).toBe("error [INVALID_PARAMS]: unknown option '-y'\nhint: pass arguments after --: lemon mcp add NAME -- npx -y pkg\n");
+    const s = await box.cli(["mcp", "add", "x", "--stdio", "npx", "-y", "pkg"]);
+    expect(s.stderr).toBe("error [INVALID_PARAMS]: unknown option '-y'\nhint: pass arguments after --: lemon mcp add NAME --stdio npx -- -y pkg\n");
+    // A flag value is no command: `-e K=V -y` has only NAME before the unknown option.
+    const plain = await box.cli(["mcp", "add", "x", "-e", "K=V", "--bogus"]);
+    expect(plain.stderr).not.toContain("pass arguments after --");
+    expect(plain.code).toBe(2);
+    const ok = await box.cli(["mcp", "add", "x", "--json", "--", "npx", "-y", "pkg"]);
+    expect(ok.code).toBe(0);
+  });
+
+  test("a .lemon that is a file: one clear CONFLICT line, nothing written", async () => {
+    await using box = await sandbox();
+    await box.write(join(box.project, ".lemon"), "not a dir\n");
+    const r = await box.cli(["mcp", "add", "x", "--stdio", "y"]);
+    expect([r.code, r.stdout]).toEqual([1, ""]);
+    expect(r.stderr).toBe(`error [CONFLICT]: ${join(box.project, ".lemon")} is not a directory\n`);
+    expect(await readFile(join(box.project, ".lemon"), "utf8")).toBe("not a dir\n");
+    const j = await box.cli(["mcp", "disable", "x", "--force", "--json"]);
+    expect(JSON.parse(j.stderr).error).toEqual({ code: "CONFLICT", message: `${join(box.project, ".lemon")} is not a directory` });
   });
 });

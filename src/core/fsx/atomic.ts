@@ -6,9 +6,9 @@
  * files of writers that died are removed; this writer's own temp is released on a signal.
  */
 import { mkdir, open, readdir, readlink, realpath, rename, rm } from "node:fs/promises";
-import { lstatSync, rmSync } from "node:fs";
+import { lstatSync, rmSync, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
-import { forbidden } from "../errors.ts";
+import { conflict, forbidden } from "../errors.ts";
 import { isInside } from "../paths.ts";
 import { holdPath, releasePath } from "./cleanup.ts";
 import { pidAlive } from "./pid.ts";
@@ -63,9 +63,30 @@ async function realOrPlanned(path: string, hops = 0): Promise<string> {
   return realOrPlanned(isAbsolute(link) ? link : resolve(realParent, link), hops + 1);
 }
 
-/** The file a write of `target` changes: its symlinks (the file's and its directories') resolved. */
+/** The nearest existing ancestor of `path` that is not a directory (a `.lemon` that is a file). */
+function fileInTheWay(path: string): string | null {
+  for (let p = dirname(path); p !== dirname(p); p = dirname(p)) {
+    try {
+      if (!statSync(p).isDirectory()) return p;
+    } catch {
+      // Missing (or unreadable): keep walking up to the component that blocks the path.
+    }
+  }
+  return null;
+}
+
+/**
+ * The file a write of `target` changes: its symlinks (the file's and its directories') resolved.
+ * A file where a directory must be is a CONFLICT naming it, not a raw ENOTDIR.
+ */
 export async function resolveWriteTarget(target: string): Promise<string> {
-  return realOrPlanned(resolve(target));
+  try {
+    return await realOrPlanned(resolve(target));
+  } catch (err) {
+    const blocker = (err as NodeJS.ErrnoException).code === "ENOTDIR" ? fileInTheWay(resolve(target)) : null;
+    if (blocker !== null) throw conflict(`${blocker} is not a directory`);
+    throw err;
+  }
 }
 
 /** `resolveWriteTarget`, refusing (FORBIDDEN) a real path outside `confineTo`'s real path. */

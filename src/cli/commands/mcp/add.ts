@@ -4,9 +4,10 @@
  * and Claude Code's spelling: `mcp add NAME CMD [ARGS…]`, `mcp add -t http NAME URL`, `-e`, `-H`,
  * `-s local|project|user`. The argument vector is never a shell string.
  */
+import type { LemonError } from "../../../core/index.ts";
 import type { McpServerConfig } from "../../../core/mcp/index.ts";
 import { usageError } from "../../args.ts";
-import { defineCommand, type FlagSpec } from "../../command.ts";
+import { COMMON_FLAGS, defineCommand, type FlagSpec } from "../../command.ts";
 import { hint, printJson } from "../../output.ts";
 import { addedLine, globalFlag, mcpApi } from "./shared.ts";
 
@@ -106,6 +107,39 @@ function target(flags: Spelled, words: readonly string[], tail: readonly string[
   return { transport, value: extra[0]!, args: [] };
 }
 
+const ALL_FLAGS: Readonly<Record<string, FlagSpec>> = { ...FLAGS, ...COMMON_FLAGS };
+
+/** Whether `tok` is a flag whose value is the next token (`-e K=V`, `--cwd DIR`), not a positional. */
+function takesNext(tok: string): boolean {
+  if (tok.includes("=")) return false;
+  const f = tok.startsWith("--")
+    ? (ALL_FLAGS[tok.slice(2)] ?? Object.values(ALL_FLAGS).find((x) => x.aliases?.includes(tok.slice(2))))
+    : Object.values(ALL_FLAGS).find((x) => x.short === tok.slice(1));
+  return f !== undefined && f.type !== "boolean";
+}
+
+/**
+ * Claude Code's spelling puts the program's own options on the line (`mcp add NAME npx -y pkg`);
+ * they are read as lemon's, so an unknown one after NAME and a program gets the way to pass them.
+ */
+function explain(err: LemonError, tokens: readonly string[]): LemonError {
+  const m = /^unknown option '(-[^']*)'$/.exec(err.message);
+  if (m === null || err.hint !== undefined) return err;
+  const at = tokens.findIndex((t) => t === m[1] || t.startsWith(`${m[1]}=`));
+  let words = 0;
+  let stdio = false;
+  for (let i = 0; i < at; i++) {
+    const tok = tokens[i]!;
+    if (tok === "--stdio" || tok.startsWith("--stdio=")) stdio = true;
+    if (!tok.startsWith("-") || tok === "-") words++;
+    else if (takesNext(tok)) i++;
+  }
+  // NAME plus the program (`--stdio` names the program itself).
+  if (words + (stdio ? 1 : 0) < 2) return err;
+  const form = stdio ? "lemon mcp add NAME --stdio npx -- -y pkg" : "lemon mcp add NAME -- npx -y pkg";
+  return usageError(err.message, `pass arguments after --: ${form}`);
+}
+
 export default defineCommand({
   name: "add",
   description: "Add an MCP server to lemon's mcp.json",
@@ -116,6 +150,7 @@ export default defineCommand({
   ],
   flags: FLAGS,
   takesTail: true,
+  explain,
   async run({ flags, args, words, tail, io }) {
     const t = target(flags, words, tail);
     const stdio = t.transport === "stdio";
