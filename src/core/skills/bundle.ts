@@ -39,8 +39,11 @@ export interface Bundle {
   /** Limit violations of §7.1, in discovery order; installs refuse the bundle when non-empty. */
   problems: BundleProblem[];
   totalBytes: number;
-  /** True when enumeration stopped at the hard walk cap (the bundle is far over every limit). */
-  truncated: boolean;
+  /**
+   * Why the listing misses part of the tree (walk caps, an unreadable directory), else null. Such a
+   * bundle has no honest hash and no complete audit: both refuse it (`assertComplete`).
+   */
+  incomplete: string | null;
 }
 
 /** install.md §7.1 limits. */
@@ -52,8 +55,8 @@ export const LIMITS = {
   maxRelPathBytes: 512,
 } as const;
 
-/** Enumeration stops here so a hostile tree cannot make an audit run forever. */
-const WALK_CAP = 20_000;
+/** Enumeration stops here (files and directories) so a hostile tree cannot make an audit run forever. */
+export const WALK_CAP = 20_000;
 const WALK_DEPTH_CAP = 40;
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001F\u007F]/u;
@@ -76,7 +79,8 @@ export async function enumerateBundle(dir: string, opts: EnumerateOptions = {}):
   const entries: BundleEntry[] = [];
   const problems: BundleProblem[] = [];
   let totalBytes = 0;
-  let truncated = false;
+  let seen = 0;
+  let incomplete: string | null = null;
   const pending: { abs: string; rel: string; depth: number }[] = [{ abs: dir, rel: "", depth: 0 }];
   while (pending.length > 0) {
     const cur = pending.pop()!;
@@ -85,8 +89,8 @@ export async function enumerateBundle(dir: string, opts: EnumerateOptions = {}):
       names = await readdir(cur.abs);
     } catch (err) {
       if (cur.rel === "") throw err;
-      problems.push({ code: "bundle_limits_exceeded", detail: `unreadable directory ${cur.rel}` });
-      continue;
+      incomplete = `unreadable directory ${JSON.stringify(cur.rel)}`;
+      break;
     }
     for (const name of names) {
       if (cur.rel === "" && name === ".git") continue;
@@ -94,8 +98,8 @@ export async function enumerateBundle(dir: string, opts: EnumerateOptions = {}):
       const rel = cur.rel === "" ? name : `${cur.rel}/${name}`;
       const abs = join(cur.abs, name);
       const depth = cur.depth + 1;
-      if (entries.length >= WALK_CAP) {
-        truncated = true;
+      if (++seen > WALK_CAP) {
+        incomplete = `more than ${WALK_CAP} entries to enumerate`;
         break;
       }
       if (!validName(name)) problems.push({ code: "bundle_limits_exceeded", detail: `invalid file name ${JSON.stringify(rel)}` });
@@ -105,8 +109,11 @@ export async function enumerateBundle(dir: string, opts: EnumerateOptions = {}):
       if (st.isDirectory()) {
         if (depth > LIMITS.maxDepth && !problems.some((p) => p.detail.startsWith("depth over")))
           problems.push({ code: "bundle_limits_exceeded", detail: `depth over ${LIMITS.maxDepth}` });
-        if (depth < WALK_DEPTH_CAP) pending.push({ abs, rel, depth });
-        else truncated = true;
+        if (depth >= WALK_DEPTH_CAP) {
+          incomplete = `directories nested more than ${WALK_DEPTH_CAP} deep`;
+          break;
+        }
+        pending.push({ abs, rel, depth });
         continue;
       }
       if (depth > LIMITS.maxDepth && !problems.some((p) => p.detail.startsWith("depth over")))
@@ -124,17 +131,28 @@ export async function enumerateBundle(dir: string, opts: EnumerateOptions = {}):
         problems.push({ code: "special_file_not_allowed", detail: rel });
       }
     }
-    if (truncated) break;
+    if (incomplete !== null) break;
   }
   const files = entries.filter((e) => e.kind === "file").length;
   if (files > LIMITS.maxFiles) problems.push({ code: "bundle_limits_exceeded", detail: `more than ${LIMITS.maxFiles} files` });
   if (totalBytes > LIMITS.maxTotalBytes) problems.push({ code: "bundle_limits_exceeded", detail: "more than 64 MiB in total" });
   entries.sort((a, b) => byteCompare(a.rel, b.rel));
-  return { dir, entries, problems, totalBytes, truncated };
+  return { dir, entries, problems, totalBytes, incomplete };
+}
+
+/**
+ * Refuses a bundle whose listing is incomplete (install.md §7.1 `bundle_limits_exceeded`): its hash
+ * would leave files out, so two different bundles could share it, and its audit would skip them.
+ */
+export function assertComplete(bundle: Bundle): void {
+  if (bundle.incomplete === null) return;
+  const message = `bundle_limits_exceeded: ${bundle.incomplete}`;
+  throw invalidRequest(message, { details: { reasons: [message] } });
 }
 
 /** Refuses a bundle an install must not accept (install.md §5 step 5, §7.1). */
 export function assertInstallable(bundle: Bundle): void {
+  assertComplete(bundle);
   const p = bundle.problems[0];
   if (p === undefined) return;
   const message = p.code === "bundle_limits_exceeded" ? `bundle_limits_exceeded: ${p.detail}` : `${p.code}: ${p.detail}`;
@@ -199,6 +217,7 @@ export function readEntry(bundle: Bundle, entry: BundleEntry, maxBytes: number =
 /** The bundle hash of a skill directory (install.md §7.2), computed from its current bytes. */
 export async function computeBundleHash(dir: string, opts: EnumerateOptions = {}): Promise<string> {
   const bundle = await enumerateBundle(dir, opts);
+  assertComplete(bundle);
   const lines = bundle.entries.map((e) => hashLine(e, e.kind === "file" ? readEntry(bundle, e, CHUNK).hash : ""));
   return bundleHashFromLines(lines);
 }

@@ -13,11 +13,14 @@ const MARKDOWN_EXT = /\.(md|markdown)$/i;
 
 /** install.md §7.3: scripts/, a shebang or a script extension make code; other .md is Markdown. */
 export function classifyLocation(rel: string, text: string): Location {
-  if (rel.startsWith("scripts/") || rel.includes("/scripts/")) return "code";
-  if (text.startsWith("#!")) return "code";
-  if (SCRIPT_EXT.test(rel)) return "code";
+  if (looksExecutable(rel, text)) return "code";
   if (MARKDOWN_EXT.test(rel)) return "markdown";
   return "code";
+}
+
+/** What the bundle would run (install.md §7.3): under scripts/, a shebang or a script extension. */
+export function looksExecutable(rel: string, text: string): boolean {
+  return rel.startsWith("scripts/") || rel.includes("/scripts/") || text.startsWith("#!") || SCRIPT_EXT.test(rel);
 }
 
 export interface LogicalLine {

@@ -9,15 +9,16 @@ import { basename, resolve } from "node:path";
 import type { Finding, SeverityCounts, Verdict } from "../../schema/finding.ts";
 import type { AuditRecord, LintIssueRecord } from "../../schema/audit-cache.ts";
 import type { Diagnostic } from "../../diagnostics.ts";
-import { conflict, invalidRequest, notFound } from "../../errors.ts";
+import { conflict, invalidRequest, LemonError, notFound } from "../../errors.ts";
 import { isoSeconds } from "../../fsx/atomic.ts";
 import { decodeUtf8 } from "../../text.ts";
-import { bundleHashFromLines, enumerateBundle, hashLine, LIMITS, readEntry, type Bundle, type BundleEntry } from "../bundle.ts";
+import { assertComplete, bundleHashFromLines, enumerateBundle, hashLine, LIMITS, readEntry, type Bundle, type BundleEntry } from "../bundle.ts";
 import { AuditCache, auditFingerprint, ENGINE_VERSION, type AuditKind } from "./cache.ts";
 import { builtinLint, BUILTIN_LINT_VERSION, lintFindings, lintRecords, type LintHook } from "./lint-bridge.ts";
 import { severityRank } from "./rules/types.ts";
 import { scanText } from "./scan.ts";
-import { bundleStructure, fileStructure } from "./structure.ts";
+import { looksExecutable } from "./context.ts";
+import { bundleStructure, fileStructure, sniffBinary } from "./structure.ts";
 import { formatFinding } from "./json.ts";
 
 export interface AuditReport {
@@ -58,6 +59,26 @@ export interface AuditOptions {
 function asText(bytes: Uint8Array): string | null {
   if (bytes.length > LIMITS.maxFileBytes || bytes.includes(0)) return null;
   return decodeUtf8(bytes);
+}
+
+const LOSSY = new TextDecoder("utf-8", { fatal: false, ignoreBOM: false });
+
+/**
+ * The text an interpreter or a reader would still see in a file that is not valid text: bash runs
+ * a script with a NUL or a stray 0xff byte, an agent reads past one. Code-looking files are always
+ * read this way; other files only when they are nearly all text (a real binary is not prose, and
+ * its random bytes would decode into spurious hidden characters).
+ */
+function lossyText(rel: string, bytes: Uint8Array): string | null {
+  const text = LOSSY.decode(bytes);
+  if (looksExecutable(rel, text)) return text;
+  if (sniffBinary(bytes) !== "other") return null;
+  let odd = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0xfffd || (c < 0x20 && c !== 9 && c !== 10 && c !== 12 && c !== 13)) odd++;
+  }
+  return odd <= Math.max(8, text.length / 100) ? text : null;
 }
 
 function byteCompare(a: string, b: string): number {
@@ -132,10 +153,16 @@ async function analyze(loaded: Loaded, dir: string, opts: AuditOptions): Promise
   for (const e of loaded.bundle.entries) {
     if (e.kind !== "file") continue;
     const b = bytesOf(loaded, e);
-    if (b === null) continue;
+    if (b === null) {
+      // Fail closed: what the rules never read could hold anything.
+      findings.push({ rule: "bundle_limits", category: "structure", severity: "critical", file: e.rel, line: 0,
+        message: "file over 16 MiB was not scanned", excerpt: "" });
+      continue;
+    }
     const text = asText(b);
     findings.push(...fileStructure(e, b, text !== null));
-    if (text !== null) findings.push(...scanText(e.rel, text));
+    const scanned = text ?? lossyText(e.rel, b);
+    if (scanned !== null) findings.push(...scanText(e.rel, scanned));
   }
   const lint =
     opts.lint === false
@@ -177,7 +204,10 @@ export async function auditBundle(dir: string, opts: AuditOptions = {}): Promise
   if (!st.isDirectory()) throw invalidRequest(`not a skill directory: ${path}`);
   const kind = opts.kind ?? "skill";
   const key = opts.key ?? basename(path);
-  const loaded = load(await enumerateBundle(path, { kind }));
+  const bundle = await enumerateBundle(path, { kind });
+  // Fail closed: a listing that misses files can neither be hashed honestly nor audited whole.
+  assertComplete(bundle);
+  const loaded = load(bundle);
   const fingerprint = auditFingerprint(loaded.bundleHash, opts.lint === false ? 0 : (opts.lintVersion ?? BUILTIN_LINT_VERSION));
   const own = opts.cache === undefined && opts.cacheFile !== undefined;
   const cache = opts.cache ?? (opts.cacheFile !== undefined ? await AuditCache.open(opts.cacheFile, nowOpt(opts)) : undefined);
@@ -248,6 +278,14 @@ export async function auditBundles(
 
 /** The hook `lint` takes for its `audit_warn`/`audit_block` codes (skills.md §15.1). */
 export async function auditForLint(dir: string, opts: Omit<AuditOptions, "lint"> = {}): Promise<{ verdict: Verdict; findings: string[] }> {
-  const r = await auditBundle(dir, { ...opts, lint: false });
+  let r: AuditReport;
+  try {
+    r = await auditBundle(dir, { ...opts, lint: false });
+  } catch (err) {
+    // A bundle too large to list whole is blocked for lint, not an error of the whole lint run.
+    if (err instanceof LemonError && err.message.startsWith("bundle_limits_exceeded:"))
+      return { verdict: "block", findings: [`[critical] bundle_limits: ${err.message} (.:0)`] };
+    throw err;
+  }
   return { verdict: r.verdict, findings: r.findings.filter((f) => f.severity === "critical" || f.severity === "high").map(formatFinding) };
 }

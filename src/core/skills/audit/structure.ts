@@ -69,7 +69,6 @@ export function bundleStructure(bundle: Bundle): Finding[] {
   for (const p of bundle.problems) {
     if (p.code === "bundle_limits_exceeded") out.push(finding("bundle_limits", "high", ".", `over the install limits: ${p.detail}`));
   }
-  if (bundle.truncated) out.push(finding("bundle_limits", "high", ".", "bundle too large to enumerate fully"));
   for (const e of bundle.entries) {
     const segments = e.rel.split("/");
     const name = segments[segments.length - 1]!;
