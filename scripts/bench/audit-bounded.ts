@@ -3,7 +3,8 @@
  * that touch many rules' keywords, no finding-worthy command) and audits it once, uncached.
  * Peak memory is the process's: run it under `/usr/bin/time -v` and read "Maximum resident set size".
  *
- *   /usr/bin/time -v npx bun scripts/bench/audit-bounded.ts [MiB] [lines|long|base64|hits] [--keep DIR]
+ *   /usr/bin/time -v npx bun scripts/bench/audit-bounded.ts [MiB] [lines|long|base64|hits|flow] [--keep DIR]
+ *   /usr/bin/time -v npx bun scripts/bench/audit-bounded.ts <count> files [--keep DIR]   (count tiny files)
  *
  * `--keep DIR` writes the skill to DIR and stops, for timing `lemon skill audit DIR` itself.
  */
@@ -35,7 +36,14 @@ try {
   const big = shape === "flow" ? join(dir, "scripts", "big.sh") : join(dir, "references", "big.md");
   await mkdir(join(dir, "scripts"), { recursive: true });
   await writeFile(join(dir, "SKILL.md"), "---\nname: big\ndescription: A skill with one very large reference file.\n---\n# Big\n\nSee references.\n");
-  const target = mib * 1024 * 1024;
+  if (shape === "files") {
+    // Many tiny files, each a line of shell, spread over folders of 1,000.
+    for (let i = 0; i < mib; i++) {
+      if (i % 1000 === 0) await mkdir(join(dir, "assets", String(i / 1000)), { recursive: true });
+      await writeFile(join(dir, "assets", String(Math.floor(i / 1000)), `f${i}.sh`), `echo ${i}\n`);
+    }
+  }
+  const target = shape === "files" ? 0 : mib * 1024 * 1024;
   // Written in chunks so the generator itself holds little: the peak RSS is the audit's.
   const out = Bun.file(big).writer();
   let size = 0;
@@ -62,7 +70,7 @@ try {
   const t = performance.now();
   const r = await auditBundle(dir);
   const ms = performance.now() - t;
-  console.log(`${mib} MiB ${shape} text file: ${ms.toFixed(0)} ms, verdict ${r.verdict}, ${r.findings.length} findings`);
+  console.log(`${shape === "files" ? `${mib} tiny files` : `${mib} MiB ${shape} text file`}: ${ms.toFixed(0)} ms, verdict ${r.verdict}, ${r.findings.length} findings`);
 } finally {
   if (keep === undefined) await rm(root, { recursive: true, force: true });
 }

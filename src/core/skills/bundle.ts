@@ -202,7 +202,10 @@ export function readEntry(bundle: Bundle, entry: BundleEntry, maxBytes: number =
   const r = readRegularFile(path, maxBytes);
   if (r.ok) {
     if (!same(r.stat)) throw swapped(entry.rel);
-    return { bytes: r.bytes, hash: sha256Hex(r.bytes) };
+    // A small file comes back as a view of a 64 KiB read buffer; kept as is, thousands of tiny
+    // files would pin gigabytes. A copy holds only its bytes.
+    const bytes = r.bytes.byteLength * 2 < r.bytes.buffer.byteLength ? new Uint8Array(r.bytes) : r.bytes;
+    return { bytes, hash: sha256Hex(bytes) };
   }
   if (r.problem !== "too_large") throw swapped(entry.rel);
   const fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));

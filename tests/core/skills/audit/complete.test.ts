@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { auditBundle, auditForLint, computeBundleHash } from "../../../../src/core/skills/audit/index.ts";
-import { WALK_CAP } from "../../../../src/core/skills/bundle.ts";
+import { enumerateBundle, readEntry, WALK_CAP } from "../../../../src/core/skills/bundle.ts";
 import { LemonError } from "../../../../src/core/errors.ts";
 
 const root = mkdtempSync(join(tmpdir(), "lemon-complete-"));
@@ -97,5 +97,17 @@ describe("files that are not valid text", () => {
     const bin = await auditBundle(skill({ "assets/blob.dat": noise }), { force: true });
     expect(bin.verdict).toBe("warn");
     expect(bin.findings.map((f) => f.rule)).toContain("unanalyzable_binary");
+  });
+});
+
+describe("memory of many small files", () => {
+  test("a tiny file's bytes do not pin a whole read buffer (19,000 of them cost 700 MB before)", async () => {
+    const dir = skill({ "a.sh": "echo 1\n" });
+    const bundle = await enumerateBundle(dir);
+    for (const e of bundle.entries) {
+      const { bytes } = readEntry(bundle, e);
+      expect(bytes).not.toBeNull();
+      expect(bytes!.buffer.byteLength).toBeLessThanOrEqual(Math.max(2 * bytes!.byteLength, 8192));
+    }
   });
 });
