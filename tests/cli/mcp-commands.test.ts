@@ -294,3 +294,18 @@ describe("lemon mcp add: messages for common mistakes", () => {
     expect(JSON.parse(j.stderr).error).toEqual({ code: "CONFLICT", message: `${join(box.project, ".lemon")} is not a directory` });
   });
 });
+
+describe("lemon mcp diagnostics on stderr", () => {
+  test("the path is printed once, before the message (cli.md §1.2)", async () => {
+    await using box = await sandbox();
+    await box.write(projectFile(box), '{"servers": [], "servers": []}');
+    const cursor = await box.write(join(box.project, ".cursor", "mcp.json"), JSON.stringify({ mcpServers: { "bad name": { command: "x" } } }));
+    const l = await box.cli(["mcp", "list"]);
+    expect(l.stderr.split("\n")[0]).toBe(`error: ${projectFile(box)}: duplicate key 'servers'`);
+    const a = await box.cli(["mcp", "list", "--all"]);
+    expect(a.stderr.split("\n").slice(0, 2)).toEqual([
+      `error: ${projectFile(box)}: duplicate key 'servers'`,
+      `warn: ${cursor}: servers[0]: name must be 1-64 characters of A-Z, a-z, 0-9, '_', '.', '-' and start with a letter or digit`,
+    ]);
+  });
+});

@@ -59,13 +59,13 @@ export async function readMcpAppConfig(file: string): Promise<{ config: McpAppCo
   const r = await readCapped(file);
   if (r.kind === "missing") return { config: {}, diagnostics };
   if (r.kind === "error") {
-    diagnostics.push(diagnostic("error", "read_error", `${file}: ${r.reason}`, { path: file, source: "lemon:config" }));
+    diagnostics.push(diagnostic("error", "read_error", r.reason, { path: file, source: "lemon:config" }));
     return { config: {}, diagnostics };
   }
   const parsed = await parseText(r.text, "toml");
   if (!parsed.ok) {
     diagnostics.push(
-      diagnostic("error", "parse_error", `${file}: ${parsed.reason}`, { path: file, source: "lemon:config" }),
+      diagnostic("error", "parse_error", parsed.reason, { path: file, source: "lemon:config" }),
     );
     return { config: {}, diagnostics };
   }

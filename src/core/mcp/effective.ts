@@ -86,7 +86,7 @@ export async function effectiveServers(ctx: LemonContext, opts: McpConfigOptions
           diagnostic(
             "warn",
             "duplicate_name",
-            `${s.file ?? s.source}: duplicate server name '${name}'; the first entry wins`,
+            `duplicate server name '${name}'; the first entry wins`,
             {
               source: s.source,
               key: name,

@@ -61,7 +61,7 @@ export function sourceEntries(
   const out: SourcedServer[] = [];
   entries.forEach((raw, index) => {
     const v = validateEntry(raw);
-    const where = file !== undefined ? `${file}: ${locator(index, raw)}` : locator(index, raw);
+    const where = locator(index, raw);
     if (!v.ok) {
       diagnostics.push(
         diagnostic("warn", "invalid_entry", `${where}: ${v.message}`, {
@@ -93,7 +93,7 @@ export async function readLemonFile(file: string, label: LemonSourceLabel): Prom
   const r = await readCapped(file);
   if (r.kind === "missing") return { ...base, exists: false, invalid: null, doc: null, servers: [] };
   if (r.kind === "error") {
-    diagnostics.push(diagnostic("error", "read_error", `${file}: ${r.reason}`, { path: file, source: label }));
+    diagnostics.push(diagnostic("error", "read_error", r.reason, { path: file, source: label }));
     return { ...base, exists: true, invalid: r.reason, doc: null, servers: [] };
   }
   const parsed = await parseText(r.text, "json");
@@ -101,7 +101,7 @@ export async function readLemonFile(file: string, label: LemonSourceLabel): Prom
   if (!parsed.ok || problem !== null) {
     const code = !parsed.ok && parsed.problem === "duplicate_key" ? "duplicate_key" : "parse_error";
     const reason = problem ?? "invalid";
-    diagnostics.push(diagnostic("error", code, `${file}: ${reason}`, { path: file, source: label }));
+    diagnostics.push(diagnostic("error", code, reason, { path: file, source: label }));
     return { ...base, exists: true, invalid: reason, doc: null, servers: [] };
   }
   const doc = parsed.value as McpJson;

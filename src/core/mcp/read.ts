@@ -4,6 +4,7 @@
  * the three formats (JSON, JSONC, TOML). Failures become reasons for a diagnostic that names the
  * file, never its content. smol-toml loads only when a TOML file is actually present.
  */
+import { statSync } from "node:fs";
 import { readRegularFile } from "../fsx/regular-file.ts";
 import { isJsonFormatError, parseJson } from "../json.ts";
 import { decodeUtf8, flattenLine } from "../text.ts";
@@ -15,8 +16,20 @@ export const MAX_IMPORT_BYTES = 64 * 1024 * 1024;
 
 export type ReadResult = { kind: "missing" } | { kind: "text"; text: string } | { kind: "error"; reason: string };
 
+const NOT_REGULAR: ReadResult = { kind: "error", reason: "not a regular file" };
+
+/** stat() never blocks, even on a FIFO; only asked once a file proved not regular. */
+function isDirectory(file: string): boolean {
+  try {
+    return statSync(file).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 /**
- * Missing (or a directory) → missing; bigger than `max` or unreadable → error. Synchronous on
+ * Missing (or a directory) → missing; bigger than `max`, unreadable or not a regular file (a
+ * FIFO, socket or device) → error, so the caller's diagnostic names the file. Synchronous on
  * purpose: ~30 small files per listing, and Bun's sync calls skip the thread-pool hop that makes
  * the promise API cost several milliseconds on the `mcp list` hot path.
  */
@@ -26,10 +39,12 @@ export async function readCapped(file: string, max = MAX_CONFIG_BYTES): Promise<
 
 export function readCappedSync(file: string, max = MAX_CONFIG_BYTES): ReadResult {
   // Never open() a FIFO for reading as is: it blocks until a writer comes (a cloned repository's
-  // `.lemon/mcp.json` could hang every `mcp list`). A non-regular file reads as missing.
+  // `.lemon/mcp.json` could hang every `mcp list`). readRegularFile opens non-blocking and reads
+  // regular files only; a directory in a file's place is as good as no file.
   const read = readRegularFile(file, max);
   if (!read.ok) {
-    if (read.problem === "missing" || read.problem === "not_regular") return { kind: "missing" };
+    if (read.problem === "missing") return { kind: "missing" };
+    if (read.problem === "not_regular") return isDirectory(file) ? { kind: "missing" } : NOT_REGULAR;
     if (read.problem === "too_large") return { kind: "error", reason: `file exceeds ${max} bytes` };
     if (read.errno === "EISDIR") return { kind: "missing" };
     return { kind: "error", reason: `cannot read file (${read.errno ?? "error"})` };

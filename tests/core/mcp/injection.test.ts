@@ -100,7 +100,7 @@ describe("header and env names and values", () => {
     );
     const set = await effectiveServers(ctxFor(box), {}, "project");
     expect(set.servers.map((s) => [s.name, s.source])).toEqual([["h", "mcp-json:project"]]);
-    expect(set.diagnostics.map((d) => d.message.replace(box.project, "C"))).toEqual([
+    expect(set.diagnostics.map((d) => `${d.path?.replace(box.project, "C")}: ${d.message}`)).toEqual([
       "C/.lemon/mcp.json: servers[0] 'h': header values must not contain CR, LF or NUL",
       "C/.cursor/mcp.json: servers[0] 'h': header names must be RFC 9110 tokens",
       "C/.cursor/mcp.json: servers[1] 'e': env names must match ^[A-Za-z_][A-Za-z0-9_]*$",
@@ -116,7 +116,7 @@ describe("header and env names and values", () => {
     const set = await effectiveServers(ctxFor(box, { KEY_ENV: "v\r\nX-Injected: 1" }), {}, "project");
     expect(set.servers).toEqual([]);
     expect(set.diagnostics.map((d) => d.message)).toEqual([
-      `${join(box.project, ".codex", "config.toml")}: servers[0] 'c': header values must not contain CR, LF or NUL`,
+      "servers[0] 'c': header values must not contain CR, LF or NUL",
     ]);
   });
 });

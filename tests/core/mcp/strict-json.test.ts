@@ -47,10 +47,10 @@ describe("lemon's own mcp.json", () => {
     const set = await effectiveServers(ctxFor(box), {}, "project");
     expect(set.servers).toEqual([]);
     expect(set.diagnostics.map((d) => [d.level, d.code, d.path, d.message])).toEqual([
-      ["error", "duplicate_key", file, `${file}: duplicate key 'servers'`],
+      ["error", "duplicate_key", file, "duplicate key 'servers'"],
     ]);
     const listed = await mcpConfig({ cwd: box.project, env: box.env }).list();
-    expect(listed.diagnostics.map((d) => d.message)).toEqual([`${file}: duplicate key 'servers'`]);
+    expect(listed.diagnostics.map((d) => d.message)).toEqual(["duplicate key 'servers'"]);
     expect(JSON.stringify(listed)).not.toContain(SECRET);
     await expectRefused(box, file, "duplicate key 'servers'");
   });
@@ -62,7 +62,7 @@ describe("lemon's own mcp.json", () => {
       '{"servers": [{"name": "a", "command": "x", "command": "y"}]}',
     );
     const set = await effectiveServers(ctxFor(box), {}, "project");
-    expect(set.diagnostics.map((d) => d.message)).toEqual([`${file}: duplicate key 'command'`]);
+    expect(set.diagnostics.map((d) => d.message)).toEqual(["duplicate key 'command'"]);
     await expectRefused(box, file, "duplicate key 'command'", true);
   });
 
@@ -74,7 +74,7 @@ describe("lemon's own mcp.json", () => {
     );
     const set = await effectiveServers(ctxFor(box), {}, "project");
     expect(set.diagnostics.map((d) => [d.code, d.message])).toEqual([
-      ["parse_error", `${file}: number 1e400 does not round-trip`],
+      ["parse_error", "number 1e400 does not round-trip"],
     ]);
     await expectRefused(box, file, "number 1e400 does not round-trip");
   });
@@ -89,7 +89,7 @@ describe("lemon's own mcp.json", () => {
     );
     const set = await effectiveServers(ctxFor(box), {}, "project");
     expect(set.diagnostics.map((d) => [d.code, d.message])).toEqual([
-      ["read_error", `${file}: file exceeds 1048576 bytes`],
+      ["read_error", "file exceeds 1048576 bytes"],
     ]);
     await expectRefused(box, file, "file exceeds 1048576 bytes");
   });
@@ -152,7 +152,7 @@ describe("imported files with a duplicate key are skipped, naming file and key",
     const set = await effectiveServers(ctxFor(box), {}, "project");
     expect(set.servers).toEqual([]);
     expect(set.diagnostics.map((d) => [d.level, d.code, d.source, d.path, d.message])).toEqual([
-      ["warn", "duplicate_key", `${provider}:project`, file, `${file}: duplicate key '${key}'`],
+      ["warn", "duplicate_key", `${provider}:project`, file, `duplicate key '${key}'`],
     ]);
     expect(JSON.stringify(set.diagnostics)).not.toContain(SECRET);
   });
@@ -167,7 +167,7 @@ describe("imported files with a duplicate key are skipped, naming file and key",
     await box.write(join(box.project, ".cursor", "mcp.json"), '{"mcpServers": {"ok": {"command": "x"}}}');
     const set = await effectiveServers(ctxFor(box, { LEMON_MCP_EXTERNAL_USER_DISCOVERY: "1" }), {}, "project");
     expect(set.servers.map((s) => s.name)).toEqual(["ok"]);
-    expect(set.diagnostics.map((d) => [d.code, d.message])).toEqual([["duplicate_key", `${file}: duplicate key 'n'`]]);
+    expect(set.diagnostics.map((d) => [d.code, d.message])).toEqual([["duplicate_key", "duplicate key 'n'"]]);
   });
 
   test("a sparse 64 MiB + 1 import is refused by size before it is read", async () => {

@@ -125,7 +125,7 @@ describe("foreign types and timeouts (mcp.md §4.2)", () => {
       ["e", "stdio"],
       ["f", "http"],
     ]);
-    expect(set.diagnostics.map((d) => d.message.replace(box.project, "C"))).toEqual([
+    expect(set.diagnostics.map((d) => `${d.path?.replace(box.project, "C")}: ${d.message}`)).toEqual([
       "C/.cursor/mcp.json: servers[6] 'g': type must be stdio, http, or sse",
     ]);
   });
@@ -154,7 +154,7 @@ describe("foreign types and timeouts (mcp.md §4.2)", () => {
     expect(by.cx!.server.entry.ready_timeout_ms).toBe(300000);
     expect(by.cx!.server.entry.tool_timeout_ms).toBe(30000);
     expect(by.cx!.warnings).toEqual(["ready_timeout_ms clamped to 300000 ms"]);
-    expect(set.diagnostics.map((d) => [d.level, d.code, d.message.replace(box.project, "C")])).toEqual([
+    expect(set.diagnostics.map((d) => [d.level, d.code, `${d.path?.replace(box.project, "C")}: ${d.message}`])).toEqual([
       ["warn", "invalid_entry", "C/.lemon/mcp.json: servers[0] 'own': timeout_ms must not exceed 300000"],
       ["warn", "clamped", "C/.omp/mcp.json: servers[0] 'slow': timeout_ms clamped to 300000 ms"],
       ["warn", "clamped", "C/.omp/mcp.json: servers[1] 'str': timeout_ms clamped to 300000 ms"],

@@ -67,14 +67,14 @@ export async function readProviderFile(
   const r = await readCapped(file, MAX_IMPORT_BYTES);
   if (r.kind === "missing") return { state: "missing" };
   if (r.kind === "error") {
-    diagnostics.push(diagnostic("warn", "read_error", `${file}: ${r.reason}`, { path: file, source }));
+    diagnostics.push(diagnostic("warn", "read_error", r.reason, { path: file, source }));
     return { state: "bad" };
   }
   const text = transform ? await transform(r.text) : r.text;
   const parsed = await parseText(text, format);
   if (!parsed.ok) {
     const code = parsed.problem === "duplicate_key" ? "duplicate_key" : "parse_error";
-    diagnostics.push(diagnostic("warn", code, `${file}: ${parsed.reason}`, { path: file, source }));
+    diagnostics.push(diagnostic("warn", code, parsed.reason, { path: file, source }));
     return { state: "bad" };
   }
   return { state: "ok", root: parsed.value };
@@ -90,14 +90,14 @@ export function serverMap(
 ): Obj | null {
   if (!isObject(root)) {
     diagnostics.push(
-      diagnostic("warn", "invalid_file", `${file}: top level must be an object`, { path: file, source }),
+      diagnostic("warn", "invalid_file", "top level must be an object", { path: file, source }),
     );
     return null;
   }
   const m = root[key];
   if (m === undefined) return null;
   if (!isObject(m)) {
-    diagnostics.push(diagnostic("warn", "invalid_file", `${file}: ${key} must be an object`, { path: file, source }));
+    diagnostics.push(diagnostic("warn", "invalid_file", `${key} must be an object`, { path: file, source }));
     return null;
   }
   return m;
@@ -190,7 +190,7 @@ export interface Candidate {
 /** Applies the acceptance rules; accepted entries go to `out.servers`, the rest to diagnostics. */
 export function accept(id: ProviderId, c: Candidate, out: ImportResult): void {
   const source = `${id}:${c.level}`;
-  const where = `${c.file}: servers[${c.index}]`;
+  const where = `servers[${c.index}]`;
   const at = { path: c.file, source };
   if (!isValidServerName(c.name)) {
     out.diagnostics.push(diagnostic("warn", "invalid_name", `${where}: ${NAME_MESSAGE}`, at));
@@ -261,7 +261,7 @@ export function badEntry(
 ): void {
   const loc = isValidServerName(name) ? `servers[${index}] '${name}'` : `servers[${index}]`;
   out.diagnostics.push(
-    diagnostic("warn", "invalid_entry", `${file}: ${loc}: invalid MCP server config`, {
+    diagnostic("warn", "invalid_entry", `${loc}: invalid MCP server config`, {
       path: file,
       source: `${id}:${level}`,
     }),

@@ -20,6 +20,8 @@ import {
   type Importer,
   type Obj,
 } from "./common.ts";
+import { diagnostic } from "../../diagnostics.ts";
+import { OUTSIDE_PROJECT, referencedFile } from "./confine.ts";
 import { withEnvFile } from "./envfile.ts";
 import type { ProviderId, SourceLevel } from "../types.ts";
 import { expandString } from "../expand.ts";
@@ -43,11 +45,17 @@ export async function loadEditorFile(
       if (typeof raw.envFile === "string" && raw.envFile !== "") {
         const vars = { env: ie.ctx.env, cwd: ie.cwd, homeDir: ie.ctx.homeDir };
         const path = resolve(ie.cwd, expandString(raw.envFile, "editor", vars, new Set()));
-        pending.push(
-          withEnvFile(m.env, path, { path: file, source: `${id}:${level}`, key: name }, out.diagnostics).then((env) => {
-            m.env = env;
-          }),
-        );
+        const at = { path: file, source: `${id}:${level}`, key: name };
+        // A project file's envFile must stay inside C (mcp.md §4.3; see confine.ts).
+        const ref = referencedFile(path, level, ie.cwd);
+        if (!ref.ok && ref.problem === "outside")
+          out.diagnostics.push(diagnostic("warn", "env_file", `server '${name}': envFile ${OUTSIDE_PROJECT}`, at));
+        else
+          pending.push(
+            withEnvFile(m.env, ref.ok ? ref.path : path, at, out.diagnostics).then((env) => {
+              m.env = env;
+            }),
+          );
       }
       mapped.push({ name, index, m });
     },

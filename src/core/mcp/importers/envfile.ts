@@ -43,8 +43,8 @@ export async function withEnvFile(
 ): Promise<unknown> {
   const r = await readCapped(envFile, MAX_ENV_FILE);
   if (r.kind !== "text") {
-    const why = r.kind === "missing" ? "envFile not found" : `envFile ${r.reason}`;
-    diagnostics.push(diagnostic("warn", "env_file", `${at.path}: server '${at.key}': ${why}`, at));
+    const why = r.kind === "missing" ? "envFile not found" : `envFile: ${r.reason}`;
+    diagnostics.push(diagnostic("warn", "env_file", `server '${at.key}': ${why}`, at));
     return env;
   }
   const fromFile = parseDotenv(r.text);

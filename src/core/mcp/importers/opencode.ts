@@ -19,6 +19,7 @@ import { envValue } from "../../context.ts";
 import { dirname, join, resolve } from "node:path";
 import { diagnostic, type Diagnostic } from "../../diagnostics.ts";
 import { readCapped } from "../read.ts";
+import { OUTSIDE_PROJECT, referencedFile } from "./confine.ts";
 import type { SourceLevel } from "../types.ts";
 import {
   accept,
@@ -37,15 +38,21 @@ import {
 
 const MAX_INCLUDED = 64 * 1024;
 
-/** `{env:VAR}` and `{file:path}` substitution of opencode's config loader. */
+/**
+ * `{env:VAR}` and `{file:path}` substitution of opencode's config loader. A project file's
+ * `{file:…}` must resolve inside C (mcp.md §4.3, see confine.ts): one that leads elsewhere is
+ * left as written, with a diagnostic, and never read.
+ */
 export async function substitute(
   text: string,
   file: string,
+  level: SourceLevel,
   ie: ImportEnv,
   diagnostics: Diagnostic[],
 ): Promise<string> {
   const withEnv = text.replace(/\{env:([^}]+)\}/g, (_m, name: string) => ie.ctx.env[name.trim()] ?? "");
   if (!withEnv.includes("{file:")) return withEnv;
+  const at = { path: file, source: `opencode:${level}` };
   const lines = withEnv.split("\n");
   const out: string[] = [];
   for (const line of lines) {
@@ -60,12 +67,14 @@ export async function substitute(
       last = (m.index ?? 0) + m[0].length;
       let p = (m[1] ?? "").trim();
       if (p === "~" || p.startsWith("~/")) p = join(ie.ctx.homeDir, p.slice(1));
-      const target = resolve(dirname(file), p);
-      const r = await readCapped(target, MAX_INCLUDED);
-      if (r.kind === "error")
-        diagnostics.push(
-          diagnostic("warn", "read_error", `${file}: included file ${r.reason}`, { path: file, source: "opencode" }),
-        );
+      const ref = referencedFile(resolve(dirname(file), p), level, ie.cwd);
+      if (!ref.ok && ref.problem === "outside") {
+        diagnostics.push(diagnostic("warn", "file_reference", `included file ${OUTSIDE_PROJECT}`, at));
+        result += m[0];
+        continue;
+      }
+      const r = ref.ok ? await readCapped(ref.path, MAX_INCLUDED) : ({ kind: "missing" } as const);
+      if (r.kind === "error") diagnostics.push(diagnostic("warn", "read_error", `included file: ${r.reason}`, at));
       const content = r.kind === "text" ? r.text.trim() : "";
       result += JSON.stringify(content).slice(1, -1);
     }
@@ -137,7 +146,7 @@ export const opencode: Importer = {
     const reads: FileRead[] = await Promise.all(
       jobs.map((j) =>
         readProviderFile(j.file, "jsonc", `opencode:${j.level}`, out.diagnostics, (text) =>
-          substitute(text, j.file, ie, out.diagnostics),
+          substitute(text, j.file, j.level, ie, out.diagnostics),
         ),
       ),
     );
@@ -150,7 +159,7 @@ export const opencode: Importer = {
       const source = `opencode:${job.level}`;
       if (!isObject(r.root)) {
         out.diagnostics.push(
-          diagnostic("warn", "invalid_file", `${job.file}: top level must be an object`, { path: job.file, source }),
+          diagnostic("warn", "invalid_file", "top level must be an object", { path: job.file, source }),
         );
         return;
       }
@@ -158,7 +167,7 @@ export const opencode: Importer = {
       if (mcp === undefined) return;
       if (!isObject(mcp)) {
         out.diagnostics.push(
-          diagnostic("warn", "invalid_file", `${job.file}: mcp must be an object`, { path: job.file, source }),
+          diagnostic("warn", "invalid_file", "mcp must be an object", { path: job.file, source }),
         );
         return;
       }
