@@ -48,7 +48,7 @@ const queues = new Map<string, Promise<void>>();
  * writer of the plain mkdir-then-write sequence (Windows, older lemon versions) between its two
  * steps, and a repository checkout dates a committed one to the checkout.
  */
-export const TORN_GRACE_MS = 5000;
+export const TORN_GRACE_MS = 3000;
 
 /**
  * POSIX rename(2) of a directory onto a missing path is atomic, so a lock can appear with its
