@@ -6,9 +6,9 @@
  * appears with its record already inside, so one without a complete record is torn (a writer
  * killed mid-way, or not lemon's) and is recovered once older than a short grace period.
  */
-import { lstatSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
-import { dirname } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { conflict } from "../errors.ts";
 import { parseJson } from "../json.ts";
 import { readRegularFile } from "./regular-file.ts";
@@ -199,7 +199,10 @@ function createLock(lockDir: string, record: string): boolean {
     return true;
   } catch (err) {
     rmSync(tmp, { recursive: true, force: true });
-    if (TAKEN.has((err as NodeJS.ErrnoException).code ?? "")) return false;
+    const code = (err as NodeJS.ErrnoException).code ?? "";
+    // ENOENT from the rename: the prepared directory was taken for a dead writer's (its pid
+    // belongs to another host sharing this directory); simply prepare a new one.
+    if (TAKEN.has(code) || (code === "ENOENT" && existsSync(dirname(lockDir)))) return false;
     throw err;
   }
 }
@@ -224,6 +227,37 @@ function removeOwnLock(lockDir: string, owner: LockOwner): void {
   rmSync(aside, { recursive: true, force: true });
 }
 
+/**
+ * Removes what a writer killed with -9 can leave beside a lock (rule 2's temp-file clean-up, for
+ * directories): a prepared `.tmp-<pid>-` directory of a pid not running, and a lock moved
+ * `.stale-` aside and not yet removed. Called while holding the lock; a `.stale-` directory is
+ * kept for the grace period, since its breaker may be about to put it back (see breakLock).
+ */
+function removeLeftovers(lockDir: string): void {
+  const dir = dirname(lockDir);
+  const prefix = `${basename(lockDir)}.`;
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!name.startsWith(prefix)) continue;
+    const rest = name.slice(prefix.length);
+    const path = join(dir, name);
+    let left = false;
+    if (rest.startsWith("tmp-")) {
+      const pid = Number(rest.slice(4).split("-")[0]);
+      left = Number.isSafeInteger(pid) && pid > 0 && pid !== process.pid && !pidAlive(pid);
+    } else if (rest.startsWith("stale-")) {
+      const st = lstatSync(path, { throwIfNoEntry: false });
+      left = st !== undefined && Date.now() - st.mtimeMs > TORN_GRACE_MS;
+    }
+    if (left) rmSync(path, { recursive: true, force: true });
+  }
+}
+
 type Attempt = { ok: true } | { ok: false; seen: Seen | null; state: OwnerState };
 
 async function tryAcquire(file: string, owner: LockOwner, dirMode: number): Promise<Attempt> {
@@ -241,6 +275,7 @@ async function tryAcquire(file: string, owner: LockOwner, dirMode: number): Prom
     }
   }
   holdPath(lockDir, () => removeOwnLock(lockDir, owner));
+  removeLeftovers(lockDir);
   return { ok: true };
 }
 

@@ -135,6 +135,25 @@ writeFileSync(done, "");
   }, 30000);
 });
 
+describe("what a kill -9 leaves beside a lock", () => {
+  test("a dead pid's prepared .tmp- directory and an old .stale- one are removed; others are kept", async () => {
+    await using box = await sandbox();
+    const file = join(box.root, "skills.json");
+    const dead = 2 ** 22 + 4321;
+    const remove = [`skills.json.lock.tmp-${dead}-abcdef`, "skills.json.lock.stale-0123456789ab"];
+    const keep = [`skills.json.lock.tmp-${process.ppid}-abcdef`, "skills.json.lock.stale-fresh", "skills.json.lock.bak"];
+    const other = `mcp.json.lock.tmp-${dead}-abcdef`;
+    for (const name of [...remove, ...keep, other]) {
+      await mkdir(join(box.root, name));
+      await writeFile(join(box.root, name, "owner.json"), "{}");
+    }
+    const old = new Date(Date.now() - TORN_GRACE_MS - 60_000);
+    for (const name of [...remove, other]) await utimes(join(box.root, name), old, old);
+    await (await acquireLock(file, { timeoutMs: 50 })).release();
+    expect(leftovers(box.root).sort()).toEqual([...keep, other].sort());
+  });
+});
+
 describe("a lock of another host committed to a cloned repository", () => {
   const record = { pid: 4242, host: "attacker-laptop", started_at: "2026-01-01T00:00:00Z", command: "skill disable" };
 
