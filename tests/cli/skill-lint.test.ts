@@ -197,3 +197,92 @@ describe("lint runs the security audit unless --no-audit", () => {
     await expect(lemon.skills.audit("ghost")).rejects.toMatchObject({ code: "NOT_FOUND" });
   });
 });
+
+describe("lint hardening (adversarial trial)", () => {
+  test("a SKILL.md symlink leaving its bundle is symlink_escape and is never parsed or echoed", async () => {
+    await using box = await sandbox();
+    const outside = await box.write(
+      "outside/creds.md",
+      "---\nname: LEAKED-NAME\ndescription: LEAKED-DESCRIPTION of the outside file\nreferences: [LEAKED-REF.md]\n---\nLEAKED-BODY\n",
+    );
+    const broken = await box.write("outside/broken.md", "---\nname: [LEAKED-YAML\n---\n");
+    const skills = join(box.root, "skills");
+    await box.link(outside, join(skills, "leak/SKILL.md"));
+    await box.link(broken, join(skills, "leak2/SKILL.md"));
+    await box.write(join(skills, "inside/real.md"), "---\nname: inside\ndescription: Linked to a file inside its own bundle.\n---\nbody\n");
+    await box.link("real.md", join(skills, "inside/SKILL.md"));
+    for (const path of [join(skills, "leak"), join(skills, "leak2"), skills]) {
+      const r = await box.cli(["skill", "lint", path, "--json", "--no-audit"]);
+      expect(r.code).toBe(1);
+      expect(r.stdout + r.stderr).not.toContain("LEAKED");
+      const doc = r.json() as { results: Result[] };
+      for (const res of doc.results.filter((x) => x.key.startsWith("leak"))) {
+        expect(res.issues.map((i) => i.code)).toEqual(["symlink_in_bundle", "symlink_escape"]);
+        expect(res.issues[1]).toMatchObject({
+          severity: "error",
+          file: "SKILL.md",
+          message: "SKILL.md is a symlink that resolves outside the skill directory",
+        });
+      }
+    }
+    const all = await lint(box, skills);
+    expect(all.codes("inside")).toEqual(["symlink_in_bundle"]);
+    // The catalog says the same about the same file.
+    await box.link(outside, join(box.project, ".lemon/skill/leak/SKILL.md"));
+    const found = await lint(box);
+    expect(found.codes("leak")).toEqual(["symlink_in_bundle", "symlink_escape"]);
+    const check = await box.cli(["skill", "check", "leak", "--json"]);
+    expect(check.stdout + check.stderr).not.toContain("LEAKED");
+    const inspect = await box.cli(["skill", "inspect", "leak", "--json"]);
+    expect(inspect.stderr).toContain("symlink_escape");
+    expect(inspect.stdout + inspect.stderr).not.toContain("LEAKED");
+  });
+
+  test("a directory name that is not safe text is an invalid_key error naming the key escaped", async () => {
+    await using box = await sandbox();
+    const skills = join(box.root, "skills");
+    await box.skill(skills, "dep\u200bloy", { name: "deploy", description: "Deploy the application to production." });
+    const r = await lint(box, skills);
+    expect(r.code).toBe(1);
+    const res = r.doc.results[0]!;
+    expect(res.valid).toBe(false);
+    expect(res.issues[0]).toMatchObject({ code: "invalid_key", severity: "error", file: "." });
+    expect(res.issues[0]!.message).toContain("'dep\\u200bloy'");
+  });
+
+  test("a YAML complex key is a parse_error, and nothing is printed on stderr (a real process)", async () => {
+    await using box = await sandbox();
+    const skills = join(box.root, "skills");
+    await box.skill(skills, "complex", "---\nname: complex\n? [a, b]: x\n---\nbody\n");
+    const main = join(import.meta.dir, "../../src/cli/main.ts");
+    const p = Bun.spawnSync([process.execPath, main, "skill", "lint", skills, "--json", "--no-audit"], {
+      cwd: box.project,
+      env: box.env,
+      stdin: "ignore",
+    });
+    expect(p.stderr.toString()).toBe("");
+    expect(p.exitCode).toBe(1);
+    const issue = JSON.parse(p.stdout.toString()).results[0].issues[0];
+    expect(issue).toMatchObject({ code: "parse_error", message: "invalid YAML frontmatter: mapping keys must be strings" });
+  });
+
+  test("a PATH with no SKILL.md within 3 levels is refused at once, as audit refuses it", async () => {
+    await using box = await sandbox();
+    const tree = join(box.root, "tree");
+    for (let i = 0; i < 30; i++) await box.write(join(tree, `d${i}`, "sub", "notes.md"), "nothing\n");
+    await box.write(join(tree, "a/b/c/SKILL.md"), "---\nname: c\n---\ntoo deep for lint\n");
+    const r = await box.cli(["skill", "lint", tree, "--json", "--no-audit"]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe("");
+    expect(JSON.parse(r.stderr).error).toMatchObject({
+      code: "INVALID_REQUEST",
+      message: `not a skill directory: ${tree} (no SKILL.md in it or up to 2 levels below)`,
+    });
+    const human = await box.cli(["skill", "lint", tree, "--no-audit"]);
+    expect(human.stderr).toStartWith("error [INVALID_REQUEST]: not a skill directory: ");
+    // Two levels below still counts (PATH/category/skill), and so does the audit's rule.
+    await box.skill(join(tree, "cat"), "ok", { name: "ok", description: "A skill one category level down." });
+    const fine = await lint(box, tree);
+    expect(fine.doc.results.map((x) => x.key)).toContain("ok");
+  });
+});

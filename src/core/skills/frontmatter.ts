@@ -80,10 +80,24 @@ async function parseYaml(header: string): Promise<Record<string, unknown> | stri
   return parseYamlReference(header);
 }
 
-/** The `yaml` package: YAML 1.2 core schema, duplicate keys rejected, at most 100 aliases. */
+/**
+ * The `yaml` package: YAML 1.2 core schema, duplicate keys rejected, at most 100 aliases. Keys are
+ * strings: a scalar key is its source text (`1:`, `null:` and `'1':` are the keys "1", "null" and
+ * "1", so the last two collide as duplicates instead of one silently replacing the other), and a
+ * collection, alias or tagged key is a parse error where the package would stringify it and warn.
+ * `logLevel: "error"` keeps the package from ever printing: stderr is the CLI's.
+ */
 export async function parseYamlReference(header: string): Promise<Record<string, unknown> | string> {
   const { parseDocument } = await import("yaml");
-  const doc = parseDocument(header, { schema: "core", uniqueKeys: true, prettyErrors: false, strict: true });
+  const doc = parseDocument(header, {
+    schema: "core",
+    uniqueKeys: true,
+    stringKeys: true,
+    prettyErrors: false,
+    strict: true,
+    logLevel: "error",
+  });
+  if (doc.errors.some((e) => e.code === "NON_STRING_KEY")) return MSG.yamlKeyNotString;
   const dupe = doc.errors.find((e) => e.code === "DUPLICATE_KEY");
   if (dupe) {
     const at = header.slice(dupe.pos[0]).split(/[:\n]/)[0]!.trim().replace(/^["']|["']$/g, "");

@@ -12,6 +12,8 @@ import type { ManifestWarning } from "./manifest.ts";
 import { invalidParams } from "../errors.ts";
 import { MSG } from "./messages.ts";
 import { readSkillFile } from "./skill-file.ts";
+import { holdsSkillFile, notSkillDirectory } from "./skill-dirs.ts";
+import { keyProblem } from "./skill-key.ts";
 import { enumerateBundle } from "./bundle.ts";
 
 /** Lint issue severities (skills.md §15.1). */
@@ -72,8 +74,10 @@ export async function lintSkillDir(dir: string, opts: LintOptions = {}): Promise
     return { key, path: dir, valid, issues };
   };
 
-  if (!KEY_RE.test(key) || key.length > 64)
-    add("invalid_key", "warn", MSG.lintInvalidKey(key), 1, ".");
+  // A name no skill can have (it would render as another key) is an error; an unusual spelling a warning.
+  const badKey = keyProblem(key);
+  if (badKey !== null) add("invalid_key", "error", badKey, 1, ".");
+  else if (!KEY_RE.test(key) || key.length > 64) add("invalid_key", "warn", MSG.lintInvalidKey(key), 1, ".");
   // The bundle's own walker (install.md §7.1): the symlinks lint names are the ones installs refuse.
   try {
     const links = (await enumerateBundle(dir)).entries.filter((e) => e.kind === "symlink").map((e) => e.rel);
@@ -84,7 +88,15 @@ export async function lintSkillDir(dir: string, opts: LintOptions = {}): Promise
     add("directory_unreadable", "error", MSG.lintDirUnreadable(key, code), 1, ".");
   }
 
-  const read = await readSkillFile(file);
+  const realDir = (() => {
+    try {
+      return realpathSync(dir);
+    } catch {
+      return resolve(dir);
+    }
+  })();
+  // The catalog's rule (skills.md §2.2): a SKILL.md link leaving the bundle is symlink_escape, never read.
+  const read = await readSkillFile(file, realDir);
   if (!read.ok) {
     const where = read.code === "missing_skill_file" ? "." : "SKILL.md";
     if (read.code === "invalid_manifest") {
@@ -114,13 +126,6 @@ export async function lintSkillDir(dir: string, opts: LintOptions = {}): Promise
       if (!REQUIRES_FIELDS.has(f))
         add("unknown_field", "info", MSG.lintUnknownField(`requires.${f}`), lineOfKey(headerLines, "requires"));
   }
-  const realDir = (() => {
-    try {
-      return realpathSync(dir);
-    } catch {
-      return resolve(dir);
-    }
-  })();
   for (const ref of m.references) {
     const p = typeof ref === "string" ? ref : "path" in ref ? ref.path : null;
     if (p === null) continue;
@@ -154,22 +159,20 @@ function hasEntry(dir: string, name: string): boolean {
   }
 }
 
+/** The names in a PATH argument, or why it cannot be listed (ENOENT / ENOTDIR: a bad argument). */
+function listPath(path: string): { names: string[] } | { unreadable: string } {
+  const errno = (err: unknown) => (err as NodeJS.ErrnoException).code ?? "error";
+  try {
+    if (!statSync(path).isDirectory()) return { unreadable: "ENOTDIR" };
+    return { names: readdirSync(path) };
+  } catch (err) {
+    return { unreadable: errno(err) };
+  }
+}
+
 /** Skill directories under a PATH argument: the dir itself, or its children plus one category level. */
-function expandLintPath(path: string): { dirs: string[]; unreadable: string | null } {
-  let st;
-  try {
-    st = statSync(path);
-  } catch (err) {
-    return { dirs: [], unreadable: (err as NodeJS.ErrnoException).code ?? "error" };
-  }
-  if (!st.isDirectory()) return { dirs: [], unreadable: "ENOTDIR" };
-  let names: string[];
-  try {
-    names = readdirSync(path);
-  } catch (err) {
-    return { dirs: [], unreadable: (err as NodeJS.ErrnoException).code ?? "error" };
-  }
-  if (names.includes("SKILL.md")) return { dirs: [path], unreadable: null };
+function expandLintPath(path: string, names: readonly string[]): string[] {
+  if (names.includes("SKILL.md")) return [path];
   const children = names.filter((n) => !n.startsWith(".")).sort();
   const dirs: string[] = [];
   for (const c of children) {
@@ -190,7 +193,7 @@ function expandLintPath(path: string): { dirs: string[]; unreadable: string | nu
     if (skills.length > 0) dirs.push(...skills);
     else dirs.push(p);
   }
-  return { dirs, unreadable: null };
+  return dirs;
 }
 
 /** Options of one lint run. */
@@ -217,16 +220,19 @@ export async function lintRun(
   }
   for (const raw of target.paths) {
     const abs = resolve(target.cwd, raw);
-    const { dirs, unreadable } = expandLintPath(abs);
-    if (unreadable === "ENOENT" || unreadable === "ENOTDIR")
-      throw invalidParams(`${raw}: ${unreadable === "ENOENT" ? "no such directory" : "not a directory"}`);
-    if (unreadable !== null) {
+    const listed = listPath(abs);
+    if ("unreadable" in listed) {
+      const unreadable = listed.unreadable;
+      if (unreadable === "ENOENT" || unreadable === "ENOTDIR")
+        throw invalidParams(`${raw}: ${unreadable === "ENOENT" ? "no such directory" : "not a directory"}`);
       const message = MSG.lintDirUnreadable(raw, unreadable);
       const issue: LintIssue = { code: "directory_unreadable", severity: "error", message, file: ".", line: 1 };
       results.push({ key: raw, path: abs, valid: false, issues: [issue] });
       continue;
     }
-    for (const d of dirs) results.push(await lintSkillDir(d, opts));
+    // The audit's rule for a PATH, checked before anything is expanded: `lint /` is refused, not walked.
+    if (!(await holdsSkillFile(abs, { followLinks: true }))) throw notSkillDirectory(abs);
+    for (const d of expandLintPath(abs, listed.names)) results.push(await lintSkillDir(d, opts));
   }
   return summarise(results, opts.strict === true);
 }

@@ -3,20 +3,20 @@
  * Reads one candidate's SKILL.md into a valid or invalid record. Never throws: every failure
  * becomes an invalid record with a diagnostic code and message (skills.md §2.2, §2.3).
  */
-import { lstatSync, realpathSync, statSync, type Stats } from "node:fs";
+import { statSync, type Stats } from "node:fs";
 import type { Manifest } from "../schema/manifest.ts";
-import { isInside } from "../paths.ts";
 import type { ManifestWarning } from "./manifest.ts";
 import { MSG } from "./messages.ts";
 import { readSkillFile, type SkillFileCode } from "./skill-file.ts";
 import { fingerprintOf } from "./fingerprint.ts";
+import { keyProblem } from "./skill-key.ts";
 import type { SkillCandidate } from "./scan.ts";
 
 /** Body characters a record keeps: all that relevance may use (skills.md §7.1 rule 7). */
 const BODY_EXCERPT_CHARS = 10_000;
 
-/** Why a candidate is invalid: the reader's codes (a missing file is unreadable here) or an escaping link. */
-export type InvalidCode = Exclude<SkillFileCode, "missing_skill_file"> | "symlink_escape";
+/** Why a candidate is invalid: the reader's codes (a missing file is unreadable here) or a key no skill can have. */
+export type InvalidCode = Exclude<SkillFileCode, "missing_skill_file"> | "invalid_key";
 
 interface RecordBase {
   candidate: SkillCandidate;
@@ -97,15 +97,10 @@ export async function loadCandidate(candidate: SkillCandidate, cache?: Map<strin
 }
 
 async function loadFresh(candidate: SkillCandidate, fp: string): Promise<SkillRecord> {
-  const file = candidate.skillFile;
-  try {
-    if (lstatSync(file).isSymbolicLink() && !isInside(realpathSync(file), candidate.realPath))
-      return invalid(candidate, fp, "symlink_escape", MSG.symlinkEscape);
-  } catch (err) {
-    const reason = (err as NodeJS.ErrnoException).code ?? "error";
-    return invalid(candidate, fp, "skill_file_unreadable", MSG.unreadable(reason));
-  }
-  const read = await readSkillFile(file);
+  // A key that renders like another is refused before its file is read (skill-key.ts).
+  const badKey = keyProblem(candidate.key);
+  if (badKey !== null) return invalid(candidate, fp, "invalid_key", badKey);
+  const read = await readSkillFile(candidate.skillFile, candidate.realPath);
   if (!read.ok) {
     // Scanned a moment ago: a SKILL.md gone since then is unreadable, not a directory without one.
     if (read.code === "missing_skill_file")

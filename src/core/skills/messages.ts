@@ -17,6 +17,7 @@ export const MSG = {
   tomlError: (detail: string) => `invalid TOML frontmatter: ${detail}`,
   yamlAliases: "invalid YAML frontmatter: more than 100 aliases",
   duplicateKeyYaml: (key: string) => `invalid YAML frontmatter: duplicate key '${key}'`,
+  yamlKeyNotString: "invalid YAML frontmatter: mapping keys must be strings",
   symlinkEscape: "SKILL.md is a symlink that resolves outside the skill directory",
   duplicateKey: (winner: string) => `shadowed by ${winner}`,
   duplicateRealPath: (first: string) => `same directory as ${first}; visited once`,

@@ -16,6 +16,7 @@ import { byKey, toEntry, toStatus, type BinLookup, type SkillEntry, type SkillSt
 import type { LintReport } from "./lint.ts";
 import type { SkillRecord } from "./load.ts";
 import { renderListing, renderRelevantBlock } from "./prompt.ts";
+import { escapeKey, keyProblem } from "./skill-key.ts";
 import { checkReport, inspection, type CheckReport, type SkillInspection } from "./reports.ts";
 import type { SkillRoot } from "./roots.ts";
 import { RelevanceEngine, type FindRelevantOptions } from "./search/relevance.ts";
@@ -92,10 +93,12 @@ export interface CatalogView {
 /** Keys are directory names: no separators or NUL, not `.`/`..`, at most 255 characters. */
 const KEY_PATTERN = /^[^/\\\0]+$/;
 
-/** INVALID_PARAMS unless `key` could name a skill directory. */
+/** INVALID_PARAMS unless `key` could name a skill directory whose name is a valid key (skill-key.ts). */
 function assertKey(key: string): void {
   const bad = typeof key !== "string" || key === "" || key === "." || key === "..";
-  if (bad || !KEY_PATTERN.test(key) || key.length > 255) throw invalidParams(`invalid skill key '${key}'`);
+  if (bad || !KEY_PATTERN.test(key) || key.length > 255) throw invalidParams(`invalid skill key '${escapeKey(key)}'`);
+  const problem = keyProblem(key);
+  if (problem !== null) throw invalidParams(problem);
 }
 
 /** Options of `enable` / `disable`. */

@@ -1,12 +1,16 @@
 /**
  * @module skills/skill-file
- * The one reader of a SKILL.md (skills.md §2.2, §4): regular file → size cap → bounded read →
+ * The one reader of a SKILL.md (skills.md §2.2, §4): a link kept inside the skill directory
+ * (else `symlink_escape`, nothing read) → regular file → size cap → bounded read →
  * content hash → strict UTF-8 → frontmatter parse → normalise → validate. The catalog (load.ts),
  * lint, the audit's lint rule (audit/lint-bridge.ts) and, through the catalog, the search
  * snapshot builder all read SKILL.md here, so a file means the same thing to each of them.
  * Never throws: every failure is a code of skills.md §2.3 / §15.1 and its message.
  */
+import { lstatSync, realpathSync } from "node:fs";
+import { dirname } from "node:path";
 import { sha256Hex } from "../hash.ts";
+import { isInside } from "../paths.ts";
 import type { Manifest } from "../schema/manifest.ts";
 import { decodeUtf8, MAX_SKILL_FILE_BYTES, parseSkillText, type FrontmatterKind } from "./frontmatter.ts";
 import { buildManifest, type ManifestWarning } from "./manifest.ts";
@@ -20,7 +24,8 @@ export type SkillFileCode =
   | "file_too_large"
   | "invalid_utf8"
   | "parse_error"
-  | "invalid_manifest";
+  | "invalid_manifest"
+  | "symlink_escape";
 
 /** A SKILL.md that parsed and validated. */
 export interface SkillFileOk {
@@ -66,9 +71,41 @@ const failed = (code: SkillFileCode, message: string, contentHash: string | null
   warnings: [],
 });
 
-/** Reads and parses the SKILL.md at `file` (symlinks followed; a FIFO or device is refused, never read). */
-export async function readSkillFile(file: string): Promise<SkillFile> {
-  const read = readRegularFile(file, MAX_SKILL_FILE_BYTES);
+const errnoOf = (err: unknown): string =>
+  err instanceof Error && "code" in err && typeof err.code === "string" ? err.code : "error";
+
+/**
+ * The path to read for `file`: itself, or the target of a SKILL.md symlink when that resolves inside
+ * the skill's real directory (skills.md §2.2). An escaping link is refused before a byte is read, so
+ * no caller can echo an outside file's name, references or parse error.
+ */
+function containedPath(file: string, skillDir: string | undefined): string | SkillFileFailed {
+  let link: boolean;
+  try {
+    link = lstatSync(file).isSymbolicLink();
+  } catch (err) {
+    const errno = errnoOf(err);
+    if (errno === "ENOENT" || errno === "ENOTDIR") return file;
+    return failed("skill_file_unreadable", MSG.unreadable(errno));
+  }
+  if (!link) return file;
+  try {
+    const target = realpathSync(file);
+    const dir = skillDir ?? realpathSync(dirname(file));
+    return isInside(target, dir) ? target : failed("symlink_escape", MSG.symlinkEscape);
+  } catch (err) {
+    return failed("skill_file_unreadable", MSG.unreadable(errnoOf(err)));
+  }
+}
+
+/**
+ * Reads and parses the SKILL.md at `file`. A symlink is followed only within `skillDir` (the skill
+ * directory's real path; default: that of the file's directory); a FIFO or device is refused, never read.
+ */
+export async function readSkillFile(file: string, skillDir?: string): Promise<SkillFile> {
+  const path = containedPath(file, skillDir);
+  if (typeof path !== "string") return path;
+  const read = readRegularFile(path, MAX_SKILL_FILE_BYTES);
   if (read.ok) return parseSkillBytes(read.bytes);
   if (read.problem === "missing") return failed("missing_skill_file", MSG.lintNoSkillFile);
   if (read.problem === "too_large") return failed("file_too_large", MSG.fileTooLarge);

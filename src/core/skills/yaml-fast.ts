@@ -3,13 +3,21 @@
  * Most SKILL.md headers are plain block mappings. Those are parsed with Bun's native YAML
  * parser (about 30× faster than loading and warming the `yaml` package on a cold start) after a
  * line scan proves they use nothing whose semantics could differ: no anchors, aliases, tags,
- * flow mappings, complex or merge keys, and no duplicate keys (Bun keeps the last silently).
- * Anything else returns null and goes through the `yaml` package, which stays the reference.
+ * flow mappings, complex or merge keys, no key the core schema reads as a non-string, and no
+ * duplicate keys (Bun keeps the last silently). Anything else returns null and goes through the
+ * `yaml` package, which stays the reference.
  */
 
 const BLOCK_SCALAR = /^[|>][-+0-9]*\s*(#.*)?$/;
 const KEY = /^("(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|[^\s#'"?\-&*!|>{[%@`][^#]*?|-[^\s#][^#]*?)\s*:(?:\s|$)/;
 const RISKY = /(^|[\s[,:])([&*!]\S|\{)|<<|^\s*[?%]|^\s*---|^\s*\.\.\.\s*$/;
+
+/**
+ * Plain keys the core schema reads as null, a boolean or a number. The reference parser keeps such a
+ * key's source text (`0x10`, `~`), Bun converts it (`16`, `null`): they go to the reference parser.
+ */
+const NON_STRING_KEY =
+  /^(?:~|null|Null|NULL|true|True|TRUE|false|False|FALSE|[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+|[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$/;
 
 function stripQuoted(s: string): string {
   return s.replace(/"(?:[^"\\]|\\.)*"|'(?:[^']|'')*'/g, '""');
@@ -60,6 +68,7 @@ export function isPlainHeader(header: string): boolean {
       continue;
     }
     const key = unquote(m[1]!);
+    if (!/^["']/.test(m[1]!) && NON_STRING_KEY.test(key)) return false;
     while (stack.length > 0 && stack[stack.length - 1]!.indent > col) stack.pop();
     if (fresh) {
       while (stack.length > 0 && stack[stack.length - 1]!.indent >= col) stack.pop();

@@ -1,4 +1,4 @@
-import { describe, expect, test } from "bun:test";
+import { describe, expect, spyOn, test } from "bun:test";
 import { parseSkillText, parseYamlReference } from "../../../src/core/skills/frontmatter.ts";
 import { parseSkillBytes } from "../../../src/core/skills/skill-file.ts";
 import { isPlainHeader } from "../../../src/core/skills/yaml-fast.ts";
@@ -129,6 +129,34 @@ describe("frontmatter parsing (skills.md §4.1)", () => {
     expect(Object.keys(r.data)).toContain("__proto__");
   });
 
+  test("mapping keys are strings: collection and alias keys are parse errors, never a warning", async () => {
+    const warned: unknown[] = [];
+    const emit = spyOn(process, "emitWarning").mockImplementation((w: string | Error) => void warned.push(w));
+    const warn = spyOn(console, "warn").mockImplementation((...a: unknown[]) => void warned.push(a));
+    try {
+      for (const h of ["? [a, b]: x", "? [a, b]\n: x", "name: x\n? {a: 1}\n: y", "metadata:\n  ? [q]\n  : 1", "a: &x k\n*x : 2", "!!int 3: a"]) {
+        const r = await failure(`---\n${h}\n---\nbody\n`);
+        expect([h, r.code, r.message]).toEqual([h, "parse_error", "invalid YAML frontmatter: mapping keys must be strings"]);
+      }
+    } finally {
+      emit.mockRestore();
+      warn.mockRestore();
+    }
+    expect(warned).toEqual([]);
+  });
+
+  test("scalar keys are read as their source text, so two spellings of one key are duplicates", async () => {
+    expect((await data("---\n1: a\nnull: b\n~: c\n0x10: d\nname: n\n---\n")).data).toEqual({
+      "1": "a",
+      null: "b",
+      "~": "c",
+      "0x10": "d",
+      name: "n",
+    });
+    expect((await failure("---\ntrue: a\n'true': b\n---\n")).message).toContain("duplicate key");
+    expect((await failure("---\n1: a\n\"1\": b\n---\n")).message).toContain("duplicate key");
+  });
+
   test("YAML 1.2 core schema: yes stays a string, octal 0o", async () => {
     expect((await data("---\na: yes\nb: 0o17\nc: ~\n---\n")).data).toEqual({ a: "yes", b: 15, c: null });
   });
@@ -161,5 +189,7 @@ describe("Bun.YAML fast path agrees with the reference parser", () => {
     expect(isPlainHeader("a: 1\na: 2")).toBe(false);
     expect(isPlainHeader("l:\n  - k: 1\n    k: 2")).toBe(false);
     expect(isPlainHeader("l:\n  - k: 1\n  - k: 2")).toBe(true);
+    for (const k of ["~", "null", "TRUE", "1", "0x10", "0o7", "1e3", ".5", ".inf"]) expect(isPlainHeader(`${k}: a`)).toBe(false);
+    expect(isPlainHeader("'0x10': a\nyes: b\nv1: c")).toBe(true);
   });
 });

@@ -6,7 +6,7 @@ import { defineCommand } from "../../command.ts";
 import { scopeFlags, scopeFrom, toolsFlag } from "../../args.ts";
 import { cliLemon } from "../../context.ts";
 import { formatTable, hint, printDiagnostics, printJson, printNoSkills, truncate } from "../../output.ts";
-import type { SkillEntry } from "../../../core/index.ts";
+import { escapeKey, type SkillEntry } from "../../../core/index.ts";
 
 export function stateLabel(e: SkillEntry): string {
   return e.hidden ? `${e.activation_state}, hidden` : e.activation_state;
@@ -36,9 +36,10 @@ export default defineCommand({
     if (flags.all) {
       for (const s of list.shadowed)
         rows.push([s.key, "shadowed", s.scope, s.root_label, `shadowed by ${s.shadowed_by}`]);
-      // The whole diagnostic with its path: it is what the user has to fix (issue 10 §6).
+      // The whole diagnostic with its path: it is what the user has to fix (issue 10 §6). The key is
+      // escaped: a column strips invisible characters, which may be exactly why it is invalid.
       for (const s of list.invalid)
-        rows.push([s.key, "invalid", s.scope, s.root_label, `${s.code}: ${s.message} (${s.path})`]);
+        rows.push([escapeKey(s.key), "invalid", s.scope, s.root_label, `${s.code}: ${s.message} (${s.path})`]);
     }
     io.out(formatTable(["KEY", "STATE", "SCOPE", "ROOT", "DESCRIPTION"], rows));
   },

@@ -6,14 +6,14 @@
  * lives under the agent dir (skills.md §1.2): nothing under the project can forge a verdict.
  */
 import { existsSync, realpathSync, statSync } from "node:fs";
-import { lstat, readdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { expandUserPath, type LemonContext } from "../../context.ts";
-import { invalidRequest, notFound } from "../../errors.ts";
+import { notFound } from "../../errors.ts";
 import { resolvePaths, type Scope } from "../../paths.ts";
 import type { SkillEntry } from "../entry.ts";
 import { resolveRoots, scopeId } from "../roots.ts";
 import { lintSkillDir } from "../lint.ts";
+import { holdsSkillFile, notSkillDirectory } from "../skill-dirs.ts";
 import { auditBundle, type AuditReport } from "./engine.ts";
 import type { LintHook } from "./lint-bridge.ts";
 
@@ -48,41 +48,6 @@ export function auditCacheFile(ctx: LemonContext, scope: Scope): string {
   return join(paths.auditCacheDir, `${scopeId(resolveRoots(ctx).project)}.json`);
 }
 
-/** Directory entries the SKILL.md search may read before it gives up on a path. */
-const SEARCH_ENTRIES = 5_000;
-
-/**
- * Whether `dir` holds `SKILL.md`, `*\/SKILL.md` or `*\/*\/SKILL.md` (install.md §4.7's depth ≤ 3;
- * `skills/*\/SKILL.md` is one of the latter): hidden dirs skipped, symlinks never followed, reads
- * bounded, so `lemon skill audit /` is refused at once instead of walking the file system.
- */
-async function holdsSkillFile(dir: string): Promise<boolean> {
-  let budget = SEARCH_ENTRIES;
-  const present = async (d: string) => {
-    try {
-      return !(await lstat(join(d, "SKILL.md"))).isDirectory();
-    } catch {
-      return false;
-    }
-  };
-  const subdirs = async (d: string): Promise<string[]> => {
-    if (budget <= 0) return [];
-    try {
-      const names = await readdir(d, { withFileTypes: true });
-      budget -= names.length;
-      return names.filter((n) => n.isDirectory() && !n.name.startsWith(".")).map((n) => join(d, n.name));
-    } catch {
-      return [];
-    }
-  };
-  if (await present(dir)) return true;
-  for (const level1 of await subdirs(dir)) {
-    if (await present(level1)) return true;
-    for (const level2 of await subdirs(level1)) if (await present(level2)) return true;
-  }
-  return false;
-}
-
 export async function auditTarget(
   ctx: LemonContext,
   target: string,
@@ -110,11 +75,7 @@ export async function auditTarget(
     if (same) {
       key = same.key;
       cacheFile = cacheOf(same);
-    } else if (!(await holdsSkillFile(dir))) {
-      throw invalidRequest(`not a skill directory: ${dir} (no SKILL.md in it or up to 2 levels below)`, {
-        hint: "pass a skill directory, the folder holding SKILL.md",
-      });
-    }
+    } else if (!(await holdsSkillFile(dir))) throw notSkillDirectory(dir);
   }
   return auditBundle(dir, {
     force: opts.force === true,
