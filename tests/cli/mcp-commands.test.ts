@@ -185,7 +185,7 @@ describe("lemon mcp list", () => {
       effective: [
         { name: "git", source: "lemon:project", type: "stdio", enabled: true, disabled_by: null, approval: "never", shadowed: [{ source: "cursor:project" }], warnings: [] },
         { name: "legacy#1", source: "lemon:project", type: "stdio", enabled: false, disabled_by: "entry", approval: "never", shadowed: [], warnings: [] },
-        { name: "cur", source: "cursor:project", type: "http", enabled: false, disabled_by: "lemon:project disabled_servers", approval: "never", shadowed: [], warnings: [] },
+        { name: "cur", source: "cursor:project", type: "http", enabled: false, disabled_by: "lemon:project disabled_servers", approval: "always", shadowed: [], warnings: [] },
       ],
       diagnostics: [],
     });

@@ -17,6 +17,7 @@ import { unnamedSlug } from "./names.ts";
 import { loadSources } from "./sources.ts";
 import type { McpConfigOptions } from "./settings.ts";
 import type { Approval, SourcedServer, Transport } from "./types.ts";
+import { approvalOf } from "./view.ts";
 
 export interface EffectiveServer {
   /** The configured name, or `<slug>#<n>` for an unnamed entry. */
@@ -113,7 +114,7 @@ export async function effectiveServers(ctx: LemonContext, opts: McpConfigOptions
       type: item.transport,
       enabled: decision.enabled,
       disabled_by: decision.enabled ? null : decision.by,
-      approval: item.entry.approval ?? "never",
+      approval: approvalOf(item.entry),
       shadowed: shadowed.map((s) => ({ source: s.source })),
       warnings: [...(item.warnings ?? []), ...expanded],
       server: item,

@@ -3,7 +3,13 @@
  * The redacted ServerView (cli.md §1.4): counts and filters only — never commands, arguments,
  * cwd, URLs, env/header values or unknown extension fields.
  */
-import type { McpServerConfig, ServerFilters, ServerView, Transport } from "./types.ts";
+import type { Approval, McpServerConfig, ServerFilters, ServerView, Transport } from "./types.ts";
+
+/**
+ * An entry's approval: `never` when absent, as mcp.md §3.1 says of lemon's own sources. Imports
+ * never reach here without one: they are given `always` when accepted (§4.2, importers/common.ts).
+ */
+export const approvalOf = (entry: McpServerConfig): Approval => entry.approval ?? "never";
 
 const count = (o: unknown) => (o && typeof o === "object" ? Object.keys(o).length : 0);
 const list = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : []);
@@ -23,7 +29,7 @@ export function serverView(entry: McpServerConfig, transport: Transport, index: 
     index,
     type: transport,
     enabled: entry.enabled !== false,
-    approval: entry.approval ?? "never",
+    approval: approvalOf(entry),
     env_count: count(entry.env),
     env_var_count: list(entry.env_vars).length,
     header_count: count(entry.headers),

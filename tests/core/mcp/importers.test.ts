@@ -107,8 +107,8 @@ describe("imports from the nine tools (project files)", () => {
     // mcp-json: globs and timeout
     expect(srv("desktop-fs").toolGlobs).toEqual({ enabled: [], disabled: ["write_*"] });
     expect(e("desktop-fs").timeout_ms).toBe(15000);
-    // approval defaults to never for imports
-    expect(byName(set.servers)["sentry"]!.approval).toBe("never");
+    // imports ask before a tool call unless the entry says otherwise (mcp.md §4.2)
+    expect(byName(set.servers)["sentry"]!.approval).toBe("always");
   });
 
   test("editor variables expand at connect time; unresolved ones stay literal and are reported", async () => {

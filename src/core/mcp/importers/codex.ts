@@ -23,6 +23,7 @@ import { envValue } from "../../context.ts";
 import { dirname, join, resolve } from "node:path";
 import {
   accept,
+  autoApprovals,
   badEntry,
   eachServer,
   loadEach,
@@ -38,6 +39,16 @@ import { isObject } from "../validate.ts";
 function secToMs(v: unknown): unknown {
   if (typeof v !== "number" || !Number.isFinite(v) || v <= 0) return v;
   return Math.round(v * 1000);
+}
+
+/**
+ * `[mcp_servers.<name>.tools.<tool>] approval_mode = "approve"`: Codex calls that tool without
+ * asking, so lemon maps it to `never` for exactly that tool (mcp.md §4.2). The server-wide
+ * `default_tools_approval_mode` is not a list of tools and leaves the import's `always`.
+ */
+function approvedTools(tools: unknown): Record<string, "never"> | undefined {
+  if (!isObject(tools)) return undefined;
+  return autoApprovals(Object.keys(tools).filter((t) => isObject(tools[t]) && tools[t].approval_mode === "approve"));
 }
 
 function fields(raw: Obj, dir: string, ie: ImportEnv): Obj {
@@ -75,6 +86,7 @@ function fields(raw: Obj, dir: string, ie: ImportEnv): Obj {
     ready_timeout_ms: raw.startup_timeout_sec !== undefined ? secToMs(raw.startup_timeout_sec) : raw.startup_timeout_ms,
     tool_timeout_ms: secToMs(raw.tool_timeout_sec),
     approval: raw.approval,
+    tool_approvals: approvedTools(raw.tools),
   };
 }
 

@@ -153,6 +153,16 @@ export function defined(o: Obj): McpServerConfig {
   return out;
 }
 
+/**
+ * The tools a foreign tool calls without asking (mcp.md §4.2), from lists such as Cline's
+ * `autoApprove` and Roo's `alwaysAllow`: exactly those become `tool_approvals: never`.
+ */
+export function autoApprovals(...lists: unknown[]): Record<string, "never"> | undefined {
+  const tools = lists.flatMap(strList);
+  // fromEntries defines own keys, so a tool named `__proto__` is a plain entry like any other.
+  return tools.length > 0 ? Object.fromEntries(tools.map((t) => [t, "never" as const])) : undefined;
+}
+
 /** The fields most JSON providers share (command, args, env, cwd, url, headers, type, enabled). */
 export function commonFields(raw: Obj): Obj {
   return {
@@ -166,6 +176,7 @@ export function commonFields(raw: Obj): Obj {
     enabled: mapEnabled(raw),
     // lemon's own approval field is honoured when an imported entry carries it (§4.2).
     approval: raw.approval,
+    tool_approvals: autoApprovals(raw.alwaysAllow, raw.autoApprove),
   };
 }
 
@@ -227,7 +238,9 @@ export function accept(id: ProviderId, c: Candidate, out: ImportResult): void {
     source,
     file: c.file,
     index: c.index,
-    entry: { ...v.entry, type: v.transport },
+    // The foreign tools ask before a tool call unless told otherwise, so imports do too (§4.2);
+    // lemon's own sources keep §3.1's default.
+    entry: { ...v.entry, type: v.transport, approval: v.entry.approval ?? "always" },
     transport: v.transport,
     vars: c.vars,
     imported: true,

@@ -23,6 +23,7 @@ import { OUTSIDE_PROJECT, referencedFile } from "./confine.ts";
 import type { SourceLevel } from "../types.ts";
 import {
   accept,
+  autoApprovals,
   badEntry,
   emptyResult,
   isObject,
@@ -114,6 +115,7 @@ function fields(raw: Obj): Obj {
     enabled: mapEnabled(raw),
     timeout_ms: msValue(raw.timeout),
     approval: raw.approval,
+    tool_approvals: autoApprovals(raw.alwaysAllow, raw.autoApprove),
   };
 }
 
