@@ -82,7 +82,8 @@ describe("approval of imported servers", () => {
 
   test("lemon's own sources: an entry without approval is never (mcp.md §3.1)", async () => {
     await using box = await sandbox();
-    await box.write(join(box.project, ".lemon", "mcp.json"), JSON.stringify({ servers: [{ name: "own", command: "x" }] }));
+    const own = JSON.stringify({ servers: [{ name: "own", command: "x" }] });
+    await box.write(join(box.project, ".lemon", "mcp.json"), own);
     const env = { LEMON_MCP_SERVERS: JSON.stringify([{ name: "envd", command: "x" }]) };
     const set = await effectiveServers(ctxFor(box, env), {}, "project");
     expect(set.servers.map((s) => [s.name, s.approval])).toEqual([
