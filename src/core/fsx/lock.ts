@@ -77,7 +77,8 @@ function readOwner(lockDir: string): LockOwner | null {
   const o = raw as Record<string, unknown>;
   if (typeof o.pid !== "number" || !Number.isSafeInteger(o.pid) || o.pid <= 0) return null;
   if (typeof o.host !== "string" || o.host === "" || typeof o.started_at !== "string") return null;
-  return { pid: o.pid, host: o.host, started_at: o.started_at, command: typeof o.command === "string" ? o.command : "" };
+  const command = typeof o.command === "string" ? o.command : "";
+  return { pid: o.pid, host: o.host, started_at: o.started_at, command };
 }
 
 /** One look at an existing lock: which directory (inode), when it last changed, and its owner. */
