@@ -254,8 +254,17 @@ describe("lint hardening (adversarial trial)", () => {
     await using box = await sandbox();
     const skills = join(box.root, "skills");
     await box.skill(skills, "complex", "---\nname: complex\n? [a, b]: x\n---\nbody\n");
-    const main = join(import.meta.dir, "../../src/cli/main.ts");
-    const p = Bun.spawnSync([process.execPath, main, "skill", "lint", skills, "--json", "--no-audit"], {
+    // main.ts exits right after the command, before a process warning's next-tick print: an embedder
+    // (or a longer command) lives on, so the script waits a turn of the event loop like one.
+    const src = join(import.meta.dir, "../../src/cli");
+    const script = await box.write(
+      "run-lint.ts",
+      `import { runCli } from ${JSON.stringify(join(src, "run.ts"))};\n` +
+        `import { processIo } from ${JSON.stringify(join(src, "io.ts"))};\n` +
+        `const code = await runCli(process.argv.slice(2), processIo());\n` +
+        "await new Promise((r) => setImmediate(r));\nprocess.exit(code);\n",
+    );
+    const p = Bun.spawnSync([process.execPath, script, "skill", "lint", skills, "--json", "--no-audit"], {
       cwd: box.project,
       env: box.env,
       stdin: "ignore",
