@@ -169,7 +169,8 @@ const TAKEN = new Set(["EEXIST", "ENOTEMPTY", "ENOTDIR"]);
 /**
  * Creates `<file>.lock/` with its complete owner record, or returns false when something is
  * there. All synchronous, so no signal handler runs between the steps; only a kill -9 can stop
- * it halfway, and then what is left is a `.tmp-` directory, never a lock without a record.
+ * it halfway, and then what is left is a `.tmp-` directory (see removeLeftovers), never a lock
+ * without a record.
  */
 function createLock(lockDir: string, record: string): boolean {
   if (!PREPARED_RENAME) {
