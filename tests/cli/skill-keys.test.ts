@@ -65,6 +65,12 @@ describe("a skill key must be safe text the prompt shows unchanged", () => {
     const row = all.stdout.split("\n").find((l) => l.includes("invalid"))!;
     expect(row).toStartWith("dep\\u200bloy  invalid");
     expect(row).toContain("invalid_key: skill key 'dep\\u200bloy' ");
+    const check = await box.cli(["skill", "check"]);
+    expect(check.stdout.split("\n").find((l) => l.includes("invalid"))).toStartWith("dep\\u200bloy  invalid  invalid_key: ");
+    const inspect = await box.cli(["skill", "inspect", "dep\u200bloy"]);
+    expect(inspect.stderr).toStartWith("error [INVALID_REQUEST]: skill 'dep\\u200bloy' is invalid: invalid_key: ");
+    const ghost = await box.cli(["skill", "inspect", "gh\u200bost"]);
+    expect(ghost.stderr).toStartWith("error [NOT_FOUND]: Skill 'gh\\u200bost' not found");
     const disable = await box.cli(["skill", "disable", "dep\u200bloy", "--local", "--force"]);
     expect(disable.code).toBe(2);
     expect(disable.stderr).toContain("'dep\\u200bloy'");

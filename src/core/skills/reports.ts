@@ -10,6 +10,7 @@ import type { Manifest, Reference } from "../schema/manifest.ts";
 import type { Discovery } from "./catalog.ts";
 import { byKey, type SkillEntry } from "./entry.ts";
 import type { InvalidRecord } from "./load.ts";
+import { escapeKey } from "./skill-key.ts";
 
 /** One row of `check` (cli.md §2.4). */
 export interface SkillCheck {
@@ -60,8 +61,11 @@ export interface SkillInspection extends SkillEntry {
   override_valid: boolean | null;
 }
 
+// Keys are escaped in messages: sanitising would strip the invisible characters that tell two apart.
 const notFoundError = (key: string) =>
-  notFound(`Skill '${key}' not found`, { hint: `run 'lemon skill list' or 'lemon skill search ${key}'` });
+  notFound(`Skill '${escapeKey(key)}' not found`, {
+    hint: `run 'lemon skill list' or 'lemon skill search ${escapeKey(key)}'`,
+  });
 
 function fromEntry(e: SkillEntry): SkillCheck {
   return {
@@ -129,7 +133,7 @@ export async function inspection(
   const entry = entries.find((e) => e.key === key);
   if (!rec || !entry) {
     const bad = discovery.invalid.find((r) => r.candidate.key === key);
-    if (bad) throw invalidRequest(`skill '${key}' is invalid: ${bad.code}: ${bad.message}`);
+    if (bad) throw invalidRequest(`skill '${escapeKey(key)}' is invalid: ${bad.code}: ${bad.message}`);
     throw notFoundError(key);
   }
   const m = rec.manifest;

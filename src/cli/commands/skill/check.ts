@@ -6,6 +6,7 @@ import { defineCommand } from "../../command.ts";
 import { toolsFlag } from "../../args.ts";
 import { cliLemon } from "../../context.ts";
 import { formatTable, printDiagnostics, printJson } from "../../output.ts";
+import { escapeKey } from "../../../core/index.ts";
 
 export default defineCommand({
   name: "check",
@@ -26,7 +27,8 @@ export default defineCommand({
         : missing.length > 0
           ? `missing ${missing.join(", ")}`
           : "";
-      return [c.key, c.state, detail];
+      // Escaped: a valid key is unchanged, an invalid one shows the characters the column would strip.
+      return [escapeKey(c.key), c.state, detail];
     });
     if (rows.length === 0) io.out("No skills found.\n");
     else io.out(formatTable(["KEY", "STATE", "DETAIL"], rows));
