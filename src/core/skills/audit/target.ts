@@ -23,7 +23,7 @@ const fullLint: LintHook = async (dir) => {
   return { valid: r.valid, issues: r.issues.filter((i) => i.code !== "audit_warn" && i.code !== "audit_block") };
 };
 /** Bump with changes to the linter's codes so cached audits are redone. */
-const FULL_LINT_VERSION = 2;
+const FULL_LINT_VERSION = 3;
 
 const looksLikePath = (s: string) => s.includes("/") || s.includes("\\") || s.startsWith(".") || s.startsWith("~");
 const isDir = (p: string) => {
