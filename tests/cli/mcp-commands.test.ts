@@ -309,3 +309,19 @@ describe("lemon mcp diagnostics on stderr", () => {
     ]);
   });
 });
+
+describe("lemon mcp get: diagnostics of the server's file", () => {
+  test("a refused {file:…} is reported on stderr and in --json", async () => {
+    await using box = await sandbox();
+    const secret = await box.write(join(box.root, "outside", "token"), `${SECRET}\n`);
+    const oc = await box.write(join(box.project, "opencode.jsonc"), JSON.stringify({ mcp: { leak: { type: "remote", url: `https://h.example/{file:${secret}}` } } }));
+    const g = await box.cli(["mcp", "get", "leak"]);
+    expect(g.code).toBe(0);
+    expect(g.stdout + g.stderr).not.toContain(SECRET);
+    expect(g.stderr).toBe(`warn: ${oc}: included file outside the project directory, not read\n`);
+    const j = await box.cli(["mcp", "get", "leak", "--json"]);
+    expect((j.json().server as { diagnostics: unknown[] }).diagnostics).toEqual([
+      { level: "warn", code: "file_reference", message: "included file outside the project directory, not read", path: oc, source: "opencode:project" },
+    ]);
+  });
+});

@@ -6,6 +6,7 @@
  * shows as written and no environment value is printed.
  */
 import type { LemonContext } from "../context.ts";
+import type { Diagnostic } from "../diagnostics.ts";
 import { notFound } from "../errors.ts";
 import type { Scope } from "../paths.ts";
 import { maskSecrets } from "../skills/audit/rules/secrets.ts";
@@ -43,6 +44,8 @@ export interface McpServerDetails {
    */
   trust: "trusted" | null;
   trust_reason: string | null;
+  /** The discovery diagnostics about this server or its file as a whole (a refused `{file:…}`). */
+  diagnostics: Diagnostic[];
 }
 
 /** Flags whose next argument is a credential (`--api-key VALUE`, `-token VALUE`). */
@@ -60,9 +63,11 @@ function safeUrl(url: string): string {
   return url.replace(/[?#].*$/, "").replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@]*@/i, "$1");
 }
 
+const WARNING_CODES = new Set(["unresolved_variable", "clamped"]);
+
 const sorted = (names: Iterable<string>) => [...new Set(names)].sort();
 
-export function serverDetails(s: EffectiveServer): McpServerDetails {
+export function serverDetails(s: EffectiveServer, diagnostics: Diagnostic[] = []): McpServerDetails {
   const e = s.server.entry;
   const stdio = s.type === "stdio";
   const project = s.source.endsWith(":project");
@@ -84,6 +89,7 @@ export function serverDetails(s: EffectiveServer): McpServerDetails {
     header_names: sorted(Object.keys(e.headers ?? {})),
     trust: project ? null : "trusted",
     trust_reason: project ? "project trust (mcp.md §4.4) is not available in this version" : null,
+    diagnostics,
   };
 }
 
@@ -97,5 +103,12 @@ export async function getServer(
   const set = await effectiveServers(ctx, opts, scope);
   const s = set.servers.find((x) => x.name === name);
   if (!s) throw notFound(`MCP server '${name}' not found`);
-  return serverDetails(s);
+  const file = s.server.file;
+  // Unresolved variables and clamped timeouts are already the server's `warnings`.
+  const own = set.diagnostics.filter(
+    (d) =>
+      !WARNING_CODES.has(d.code) &&
+      (d.key === name || (d.key === undefined && file !== undefined && d.path === file)),
+  );
+  return serverDetails(s, own);
 }

@@ -44,7 +44,12 @@ describe("opencode {file:…}", () => {
     );
     expect(JSON.stringify(set)).not.toContain(STOLEN);
     const api = mcpConfig({ cwd: box.project, env: box.env });
-    for (const name of ["abs", "rel", "link"]) expect(JSON.stringify(await api.get(name))).not.toContain(STOLEN);
+    for (const name of ["abs", "rel", "link"]) {
+      const got = await api.get(name);
+      expect(JSON.stringify(got)).not.toContain(STOLEN);
+      // `get` says why the URL still shows the placeholder.
+      expect(got.diagnostics.map((d) => d.code)).toEqual(["file_reference", "file_reference", "file_reference"]);
+    }
   });
 
   test("a server name made of an outside file is never read either", async () => {

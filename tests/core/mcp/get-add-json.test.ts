@@ -65,6 +65,7 @@ describe("mcp get", () => {
       header_names: [],
       trust: null,
       trust_reason: "project trust (mcp.md §4.4) is not available in this version",
+      diagnostics: [],
     });
     const web = await a.get("web");
     expect(web).toMatchObject({

@@ -5,7 +5,7 @@
  * trust, approval). Values of env entries and headers are never printed.
  */
 import { defineCommand } from "../../command.ts";
-import { formatRows, formatTable, printJson } from "../../output.ts";
+import { formatRows, formatTable, printDiagnostics, printJson } from "../../output.ts";
 import { globalFlag, mcpApi, nameArg } from "./shared.ts";
 
 export default defineCommand({
@@ -37,5 +37,6 @@ export default defineCommand({
     rows.push(["file", s.file ?? "(environment or module options)"]);
     for (const w of s.warnings) rows.push(["warning", w]);
     io.out(formatRows(rows, "  "));
+    printDiagnostics(io, flags.quiet, s.diagnostics);
   },
 });
