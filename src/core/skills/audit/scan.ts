@@ -10,7 +10,14 @@ import { classifyLocation, lineOfOffset, lineStarts, logicalLines, type Location
 import { decodePayloads, normalizeText } from "./normalize.ts";
 import { decodeExec, obfuscation, remoteExec, remoteHit } from "./rules/execution.ts";
 import { credentialRead, exfiltration, markdownExfil, sensitivePath } from "./rules/exfiltration.ts";
-import { frontmatterMarkup, hiddenBlocks, hiddenUnicode, MAY_HIDE, promptInjection } from "./rules/injection.ts";
+import {
+  frontmatterMarkup,
+  hiddenBlocks,
+  hiddenUnicode,
+  MAY_HIDE,
+  promptInjection,
+  remoteInstructionsAcrossLines,
+} from "./rules/injection.ts";
 import { awsSecretsNearKeyIds, hardcodedSecret, maskSecrets, pemKeys } from "./rules/secrets.ts";
 import { destructive, mining, pathTraversal, persistence, privilege, reverseShell, tunnelOrDropsite } from "./rules/system.ts";
 import { dataFlow, type Dialect } from "./rules/flow.ts";
@@ -38,6 +45,8 @@ export const LINE_RULES: readonly LineRule[] = [
 
 /** Rules that judge decoded payloads (the structure of a decoded blob says little about prose). */
 const DECODED_RULES = LINE_RULES.filter((r) => r !== sensitivePath && r !== obfuscation && r !== markdownExfil);
+
+const REMOTE_INSTRUCTIONS = "tells the agent to fetch remote instructions and follow them";
 
 /** Excerpts are ≤ 120 characters, one line, invisible characters removed, secrets masked. */
 export function excerptOf(line: string): string {
@@ -246,6 +255,9 @@ export function scanText(rel: string, text: string, location: Location = classif
     c.add(promptInjection, h, line, lineOf(line));
   }
   scanFlow(c, rel, raw, location);
+  if (/https?:\/\//i.test(text))
+    for (const line of remoteInstructionsAcrossLines(starts.length, lineAt))
+    c.add(promptInjection, { severity: "high", message: "tells the agent to fetch remote instructions and follow them" }, line, lineOf(line));
   if (rel === "SKILL.md")
     for (const line of frontmatterMarkup(lineAt))
       c.add(promptInjection, { severity: "high", message: "frontmatter carries prompt-structure markup" }, line, lineOf(line));

@@ -36,7 +36,7 @@ const HEADER_CONTEXT = /(?:^|\s)(?:-H|--header)\b|Authorization|Bearer|headers\s
 const DNS_EXFIL =
   /\b(?:dig|nslookup|host|drill|ping|resolvectl\s+query|Resolve-DnsName)\s+[^|;&]*?(?:\$\([^)]*\)|`[^`]*`|\$\{?[A-Za-z_]\w*\}?)[\w.-]*\.[A-Za-z0-9-]+\.[A-Za-z]{2,}/i;
 const DNS_CODE =
-  /\b(?:gethostbyname(?:_ex)?|getaddrinfo|resolver\.(?:resolve|query)|dns\.(?:lookup|resolve\w*|promises\.\w+)|Resolve-DnsName|InetAddress\.getByName|LookupHost|Dns\.GetHostEntry)\s*\(\s*(?:f["'][^"']*\{[^}]+\}[\w.-]*\.[\w-]+\.|["'`][^"'`]*\$\{[^}]+\}[\w.-]*\.[\w-]+\.|[A-Za-z_][\w.[\]'"]*\s*\+\s*["'`][\w.-]*\.[\w-]+\.|["'][^"']*\{\}[\w.-]*\.[\w-]+\.[^"']*["']\s*\.format\(|["'][^"']*%s[\w.-]*\.[\w-]+\.)/;
+  /\b(?:gethostbyname(?:_ex)?|getaddrinfo|resolver\.(?:resolve|query)|dns\.(?:lookup|resolve\w*|promises\.\w+)|Resolve-DnsName|InetAddress\.getByName|LookupHost|Dns\.GetHostEntry)\s*\(\s*(?:f["'][^"']*\{[^}]+\}[\w.-]*\.[\w-]+\.|["'`][^"'`]*\$\{[^}]+\}[\w.-]*\.[\w-]+\.|[A-Za-z_](?:[\w.[\]:()]|"[^"\n]{0,80}"|'[^'\n]{0,80}')*\s*\+\s*["'`][\w.-]*\.[\w-]+\.|["'][^"']*\{\}[\w.-]*\.[\w-]+\.[^"']*["']\s*\.format\(|["'][^"']*%s[\w.-]*\.[\w-]+\.)/;
 
 export function hostOf(url: string): { host: string; https: boolean } {
   const m = /^(https?):\/\/(?:[^@/]*@)?(\[[^\]]*\]|[^/:?#]+)/i.exec(url);
@@ -123,9 +123,17 @@ export const exfiltration: LineRule = {
   },
 };
 
-const MD_IMAGE = /!\[[^\]]*\]\(\s*<?(https?:\/\/[^)\s>]+)|<img\b[^>]*\bsrc\s*=\s*["']?(https?:\/\/[^"'\s>]+)/gi;
-const MD_LINK =
-  /(?<!!)\[[^\]]*\]\(\s*<?(https?:\/\/[^)\s>]+)|<a\b[^>]*\bhref\s*=\s*["']?(https?:\/\/[^"'\s>]+)|^\s{0,3}\[[^\]]+\]:\s*<?(https?:\/\/\S+?)>?(?:\s|$)|<(https?:\/\/[^>\s]+)>/gi;
+/** A URL up to `)`, space or `>`, where a `{{ … }}`/`${ … }` template may hold spaces of its own. */
+const LINK_URL = String.raw`https?:\/\/(?:\{\{[^}\n]{0,80}\}\}|\$\{[^}\n]{0,80}\}|[^)\s>])+`;
+const MD_IMAGE = new RegExp(
+  String.raw`!\[[^\]]*\]\(\s*<?(${LINK_URL})|<img\b[^>]*\bsrc\s*=\s*["']?(https?:\/\/[^"'\s>]+)`,
+  "gi",
+);
+const MD_LINK = new RegExp(
+  String.raw`(?<!!)\[[^\]]*\]\(\s*<?(${LINK_URL})|<a\b[^>]*\bhref\s*=\s*["']?(https?:\/\/[^"'\s>]+)|` +
+    String.raw`^\s{0,3}\[[^\]]+\]:\s*<?(https?:\/\/\S+?)>?(?:\s|$)|<(https?:\/\/[^>\s]+)>`,
+  "gi",
+);
 /** A bare URL in prose whose query carries conversation data: the agent is asked to visit it. */
 const BARE_DATA_URL_G = /(?<![(<"'=\]])\bhttps?:\/\/[^\s)<>"'`]*\?[^\s)<>"'`]*/gi;
 const TEMPLATE = /\$\{[^}]+\}|\{\{[^}]+\}\}|\$[A-Za-z_]\w*|%[A-Z_]+%|\[\[[^\]]+\]\]/;

@@ -39,7 +39,7 @@ type Taint = "cred" | "env" | "rc";
 
 /** `NAME=…`, `export NAME=…`, `const name = …`, `name: str = …` (not `==`, `=>`, `<=`). */
 const ASSIGN =
-  /^\s*(?:export\s+|local\s+|readonly\s+|declare\s+(?:-\w+\s+)*|typeset\s+|(?:const|let|var|my|our)\s+|set\s+-gx?\s+)?\$?([A-Za-z_]\w*)\s*(?::\s*[\w[\], |.]+)?\s*(?:=|:=)(?![=>~])\s*(.+)$/;
+  /^\s*(?:export\s+|local\s+|readonly\s+|declare\s+(?:-\w+\s+)*|typeset\s+|(?:const|let|var|my|our)\s+|set\s+-gx?\s+)?\$?([A-Za-z_]\w*)\s*(?::\s*[\w[\], |.]+)?\s*(?:=|:=)(?![=>]|~\s)\s*(.+)$/;
 /** `const { GITHUB_TOKEN, HOME: home } = process.env`: the secret-named bindings carry the secret. */
 const DESTRUCTURE = /^\s*(?:const|let|var)\s*\{([^}]+)\}\s*=\s*(?:process\.env|Deno\.env\.toObject\(\))\s*;?\s*$/;
 const SECRET_NAME = /TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIAL/i;
@@ -145,7 +145,7 @@ function sourceOf(expr: string): Taint | null {
  * count only inside a call or after `=`, so a function or block body is never one statement.
  */
 function statements(lines: readonly LogicalLine[], dialect: Dialect): LogicalLine[] {
-  if (dialect === "shell") return lines.slice();
+  if (dialect === "shell") return lines.flatMap(shellCommands);
   const out: LogicalLine[] = [];
   for (let i = 0; i < lines.length; i++) {
     const first = lines[i]!;
@@ -169,6 +169,37 @@ function statements(lines: readonly LogicalLine[], dialect: Dialect): LogicalLin
     i = j;
   }
   return out;
+}
+
+/**
+ * One shell line as its commands: `a=…; b=$(… $a); curl … $b` flows like three lines. Splits at
+ * `;`, `&&` and `||` outside quotes and `$(…)`/backticks; a line without them stays whole.
+ */
+function shellCommands(l: LogicalLine): LogicalLine[] {
+  const t = l.text;
+  if (!/;|&&|\|\|/.test(t) || t.length > 4096) return [l];
+  const out: LogicalLine[] = [];
+  let quote = "";
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < t.length; i++) {
+    const c = t[i]!;
+    if (c === "\\") i++;
+    else if (quote !== "") {
+      if (c === quote) quote = "";
+    } else if (c === "'" || c === '"' || c === "`") quote = c;
+    else if (c === "(") depth++;
+    else if (c === ")") depth = Math.max(0, depth - 1);
+    else if (depth === 0 && (c === ";" || ((c === "&" || c === "|") && t[i + 1] === c))) {
+      if (/^\s*;/.test(t.slice(i + 1)) || /\b(?:case|esac)\b/.test(t)) return [l];
+      out.push({ ...l, text: t.slice(start, i) });
+      if (c !== ";") i++;
+      start = i + 1;
+    }
+  }
+  if (out.length === 0) return [l];
+  out.push({ ...l, text: t.slice(start) });
+  return out.filter((x) => x.text.trim() !== "");
 }
 
 function onlyLoopback(text: string): boolean {

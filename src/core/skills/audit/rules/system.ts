@@ -80,17 +80,40 @@ const PATH_HIJACK =
 const SUDO_HIJACK =
   /\balias\s+(?:sudo|su|doas|passwd|ssh|gpg)=(?!["'](?:sudo|doas)\s*["'](?:\s|$)|(?:sudo|doas)\s*$)|(?:^|[\s;&])(?:function\s+)?(?:sudo|su|doas|passwd)\s*\(\s*\)\s*\{|(?:>|\btee\s+(?:-a\s+)?|\b(?:cp|mv|install|ln)\s+(?:-\S+\s+)*\S+\s+)["']?\S*\/(?:bin|\.local\/bin|sbin)\/(?:sudo|su|doas|passwd|ssh)["']?(?:\s|$)/;
 
+/**
+ * A file copied, moved or linked into a bin directory under the name of a command people run
+ * every day: whatever comes first on PATH runs instead of the real one (`ln -sf x ~/.local/bin/git`).
+ */
+const SHADOWED = [
+  "git|ssh|scp|sftp|gpg|curl|wget|python[0-9.]*|pip[0-9.]*|node|npm|npx|pnpm|yarn|bun|deno",
+  "ls|cat|cp|mv|rm|cd|bash|sh|zsh|env|which|make|docker|kubectl|aws|gcloud|az|gh|op|vault",
+  "terraform|ssh-agent|ssh-add|go|cargo|rustc|java|code|vim|nano|less",
+].join("|");
+/** Shell writes (`>`, `tee`, `cp`/`mv`/`install`/`ln SRC`) aimed at the path that follows. */
+const SHELL_WRITE_TO = String.raw`(?:(?:^|[\s;&|)])>>?\s*|\btee\s+(?:-a\s+)?|\b(?:cp|mv|install|ln)\s+(?:-\S+\s+)*\S+\s+)`;
+const BIN_SHADOW = new RegExp(
+  String.raw`${SHELL_WRITE_TO}["']?\S*\/(?:\.local\/bin|bin|sbin)\/(?:${SHADOWED})["']?(?=\s|$|[;&|)])`,
+);
+/** A git hook written into a repository: it runs on the next commit, checkout or push. */
+const GIT_HOOK = new RegExp(
+  String.raw`(?:${SHELL_WRITE_TO}|\b(?:writeFile|writeFileSync|write_text|open)\s*\(\s*)["'\`]?\S*\.git\/hooks\/[\w-]+|` +
+    String.raw`\bgit\s+config\s+(?:--\w+\s+)*core\.hooksPath\s+\S`,
+);
+
 export const persistence: LineRule = {
   rule: "persistence",
-  keywords: ["path=", "path ", "$profile", "alias ", "sudo", "su(", "doas", "passwd", ".kshrc", "conf.d", "authorized_keys", "sudoers", ".bashrc", ".zshrc", ".profile", "bash_profile", "zprofile", "bash_login", "zshenv", "zlogin", "config.fish", "/etc/", "cron", "systemd", "systemctl", "launch", "init.d", "autostart", "agents.md", "claude.md", "cursorrules", ".claude", ".codex", ".lemon", "gemini", "copilot-instructions", "git config", "schtasks", "reg add", "\\run"],
+  keywords: ["path=", "path ", "$profile", "alias ", "sudo", "su(", "doas", "passwd", ".kshrc", "conf.d", "authorized_keys", "sudoers", ".bashrc", ".zshrc", ".profile", "bash_profile", "zprofile", "bash_login", "zshenv", "zlogin", "config.fish", "/etc/", "cron", "systemd", "systemctl", "launch", "init.d", "autostart", "agents.md", "claude.md", "cursorrules", ".claude", ".codex", ".lemon", "gemini", "copilot-instructions", "git config", "schtasks", "reg add", "\\run", "bin/", ".git/hooks", "hookspath"],
   category: "persistence",
-  quick: /PATH|PROFILE|alias\s|sudo|\bsu\s*\(|doas|passwd|\.kshrc|conf\.d|authorized_keys|sudoers|\.bashrc|\.zshrc|\.profile|bash_profile|zprofile|bash_login|zshenv|zlogin|config\.fish|\/etc\/|cron|systemd|systemctl|Launch|launchctl|init\.d|autostart|AGENTS\.md|CLAUDE\.md|cursorrules|\.claude|\.codex|\.lemon|GEMINI|copilot-instructions|git config|schtasks|reg add|\\Run/i,
+  quick: /bin\/|\.git\/hooks|hooksPath|PATH|PROFILE|alias\s|sudo|\bsu\s*\(|doas|passwd|\.kshrc|conf\.d|authorized_keys|sudoers|\.bashrc|\.zshrc|\.profile|bash_profile|zprofile|bash_login|zshenv|zlogin|config\.fish|\/etc\/|cron|systemd|systemctl|Launch|launchctl|init\.d|autostart|AGENTS\.md|CLAUDE\.md|cursorrules|\.claude|\.codex|\.lemon|GEMINI|copilot-instructions|git config|schtasks|reg add|\\Run/i,
   check(line, ctx) {
     if (PERSIST_WRITE.test(line)) return { severity: byLocation(ctx), message: "writes a login, sudo, ssh or autostart file" };
     if (SERVICE.test(line)) return { severity: byLocation(ctx), message: "installs a scheduled job or service" };
     if (RC_IN_CODE.test(line) && CODE_WRITES.test(line)) return { severity: byLocation(ctx), message: "writes a shell start-up file" };
     if (SUDO_HIJACK.test(line)) return { severity: byLocation(ctx), message: "shadows sudo or another credential prompt" };
     if (PATH_HIJACK.test(line)) return { severity: byLocation(ctx), message: "puts a temporary or relative directory first on PATH" };
+    if (BIN_SHADOW.test(line))
+      return { severity: byLocation(ctx), message: "shadows a common command in a bin directory" };
+    if (GIT_HOOK.test(line)) return { severity: "high", message: "installs a git hook" };
     if (AGENT_WRITE.test(line)) return { severity: "high", message: "writes into agent configuration" };
     if (/\bgit\s+config\s+--global\b/.test(line)) return { severity: "medium", message: "changes global git configuration" };
     return null;
