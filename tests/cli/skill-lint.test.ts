@@ -248,6 +248,9 @@ describe("lint hardening (adversarial trial)", () => {
     expect(res.valid).toBe(false);
     expect(res.issues[0]).toMatchObject({ code: "invalid_key", severity: "error", file: "." });
     expect(res.issues[0]!.message).toContain("'dep\\u200bloy'");
+    expect(res.issues[1]!.message).toBe("name 'deploy' differs from the key 'dep\\u200bloy'");
+    const human = await box.cli(["skill", "lint", skills, "--no-audit"]);
+    expect(human.stdout).toStartWith("dep\\u200bloy  FAIL  ");
   });
 
   test("a YAML complex key is a parse_error, and nothing is printed on stderr (a real process)", async () => {

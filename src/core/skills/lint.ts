@@ -13,7 +13,7 @@ import { invalidParams } from "../errors.ts";
 import { MSG } from "./messages.ts";
 import { readSkillFile } from "./skill-file.ts";
 import { holdsSkillFile, notSkillDirectory } from "./skill-dirs.ts";
-import { keyProblem } from "./skill-key.ts";
+import { escapeKey, keyProblem } from "./skill-key.ts";
 import { enumerateBundle } from "./bundle.ts";
 
 /** Lint issue severities (skills.md §15.1). */
@@ -112,7 +112,7 @@ export async function lintSkillDir(dir: string, opts: LintOptions = {}): Promise
   const m = read.manifest;
   if (m.name === null) add("missing_name", "warn", MSG.lintNoName);
   else if (m.name !== key)
-    add("name_mismatch", "info", MSG.lintNameMismatch(m.name, key), lineOfKey(headerLines, "name"));
+    add("name_mismatch", "info", MSG.lintNameMismatch(m.name, escapeKey(key)), lineOfKey(headerLines, "name"));
   if (m.description === null) add("missing_description", "warn", MSG.lintNoDescription);
   else if (charCount(m.description) < 20)
     add("short_description", "warn", MSG.lintShortDescription, lineOfKey(headerLines, "description"));

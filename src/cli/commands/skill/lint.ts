@@ -5,6 +5,7 @@
 import { defineCommand } from "../../command.ts";
 import { cliLemon } from "../../context.ts";
 import { formatRows, printJson } from "../../output.ts";
+import { escapeKey } from "../../../core/index.ts";
 
 export default defineCommand({
   name: "lint",
@@ -28,7 +29,10 @@ export default defineCommand({
       return report.ok ? 0 : 1;
     }
     // Columns line up across the whole report: key, verdict and path; severity, code and message.
-    const heads = formatRows(report.results.map((r) => [r.key, r.valid ? "ok" : "FAIL", r.path])).split("\n");
+    // Keys escaped: a column strips invisible characters, which may be why a key is invalid.
+    const heads = formatRows(report.results.map((r) => [escapeKey(r.key), r.valid ? "ok" : "FAIL", r.path])).split(
+      "\n",
+    );
     const issues = formatRows(
       report.results.flatMap((r) => r.issues.map((i) => [i.severity, i.code, i.message])),
       "  ",
