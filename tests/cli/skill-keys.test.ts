@@ -54,7 +54,7 @@ describe("a skill key must be safe text the prompt shows unchanged", () => {
     expect(hits.map((h) => h.key)).toEqual(["deploy"]);
   });
 
-  test("CLI: prompt and list show one deploy; list --all shows the invalid key escaped; toggles refuse it", async () => {
+  test("CLI: prompt and list show one deploy; --all, check, inspect show the key escaped; toggles refuse it", async () => {
     await using box = await sandbox();
     await twoDeploys(box, "dep\u200bloy");
     const prompt = await box.cli(["skill", "prompt"]);
@@ -66,9 +66,11 @@ describe("a skill key must be safe text the prompt shows unchanged", () => {
     expect(row).toStartWith("dep\\u200bloy  invalid");
     expect(row).toContain("invalid_key: skill key 'dep\\u200bloy' ");
     const check = await box.cli(["skill", "check"]);
-    expect(check.stdout.split("\n").find((l) => l.includes("invalid"))).toStartWith("dep\\u200bloy  invalid  invalid_key: ");
+    const checkRow = check.stdout.split("\n").find((l) => l.includes("invalid"));
+    expect(checkRow).toStartWith("dep\\u200bloy  invalid  invalid_key: ");
     const inspect = await box.cli(["skill", "inspect", "dep\u200bloy"]);
-    expect(inspect.stderr).toStartWith("error [INVALID_REQUEST]: skill 'dep\\u200bloy' is invalid: invalid_key: ");
+    const invalidError = "error [INVALID_REQUEST]: skill 'dep\\u200bloy' is invalid: invalid_key: ";
+    expect(inspect.stderr).toStartWith(invalidError);
     const ghost = await box.cli(["skill", "inspect", "gh\u200bost"]);
     expect(ghost.stderr).toStartWith("error [NOT_FOUND]: Skill 'gh\\u200bost' not found");
     const disable = await box.cli(["skill", "disable", "dep\u200bloy", "--local", "--force"]);
@@ -85,7 +87,8 @@ describe("a skill key must be safe text the prompt shows unchanged", () => {
     await box.skill(root, "y".repeat(129), { name: "long", description: DESC });
     const lemon = createLemon({ cwd: box.project, env: box.env, curator: false });
     const list = await lemon.skills.list({ all: true });
-    expect(list.skills.map((s) => s.key).sort()).toEqual(["a&b", "café", "my skill", "x".repeat(128), "日本語"].sort());
+    const valid = ["a&b", "café", "my skill", "x".repeat(128), "日本語"];
+    expect(list.skills.map((s) => s.key).sort()).toEqual(valid.sort());
     expect(list.invalid.map((s) => [s.key, s.code])).toEqual([["y".repeat(129), "invalid_key"]]);
   });
 });

@@ -16,8 +16,14 @@ const RISKY = /(^|[\s[,:])([&*!]\S|\{)|<<|^\s*[?%]|^\s*---|^\s*\.\.\.\s*$/;
  * Plain keys the core schema reads as null, a boolean or a number. The reference parser keeps such a
  * key's source text (`0x10`, `~`), Bun converts it (`16`, `null`): they go to the reference parser.
  */
-const NON_STRING_KEY =
-  /^(?:~|null|Null|NULL|true|True|TRUE|false|False|FALSE|[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+|[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$/;
+const NON_STRING_KEY = new RegExp(
+  `^(?:${[
+    "~|null|Null|NULL|true|True|TRUE|false|False|FALSE",
+    "[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+",
+    "[-+]?(?:\\.[0-9]+|[0-9]+(?:\\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?",
+    "[-+]?\\.(?:inf|Inf|INF)|\\.(?:nan|NaN|NAN)",
+  ].join("|")})$`,
+);
 
 function stripQuoted(s: string): string {
   return s.replace(/"(?:[^"\\]|\\.)*"|'(?:[^']|'')*'/g, '""');
