@@ -145,7 +145,7 @@ function sourceOf(expr: string): Taint | null {
  * count only inside a call or after `=`, so a function or block body is never one statement.
  */
 function statements(lines: readonly LogicalLine[], dialect: Dialect): LogicalLine[] {
-  if (dialect === "shell") return lines.flatMap(shellCommands);
+  if (dialect === "shell") return lines.slice();
   const out: LogicalLine[] = [];
   for (let i = 0; i < lines.length; i++) {
     const first = lines[i]!;
@@ -246,9 +246,15 @@ export function dataFlow(lines: readonly LogicalLine[], dialect: Dialect, emit: 
   const pace = garbagePacer();
   const stmts = statements(lines, dialect);
   const loopReads = dialect === "shell" ? whileReadSources(stmts) : new Map<number, { names: string[]; from: number }>();
-  for (const [si, st] of stmts.entries()) {
+  for (const [si, line] of stmts.entries()) {
     pace();
     for (const name of loopReads.get(si)?.names ?? []) remember(taint, name, { kind: "cred", line: loopReads.get(si)!.from });
+    // A chain of commands flows like consecutive lines; its pieces are made here, one line at a time.
+    if (dialect === "shell" && /;|&&|\|\|/.test(line.text)) for (const part of shellCommands(line)) visit(part);
+    else visit(line);
+  }
+
+  function visit(st: LogicalLine): void {
     const text = st.text;
     const sending =
       SHELL_SENDER.test(text) ||

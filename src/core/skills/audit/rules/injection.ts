@@ -5,7 +5,7 @@
  * (tag characters, bidi overrides, zero-width and filler characters, variation-selector smuggling,
  * mixed-script look-alike words).
  */
-import type { Hit, LineRule } from "./types.ts";
+import { garbagePacer, type Hit, type LineRule } from "./types.ts";
 
 const INJECTION = [
   /\b(?:ignore|disregard|forget|override|bypass)\s+(?:(?:all|any|the|your|of|my|these|those|every)\s+)*(?:previous|prior|above|earlier|preceding|original|system|initial|safety)\s+(?:instructions?|prompts?|rules|directions|guidelines|messages|context|constraints|guardrails)/i,
@@ -71,6 +71,8 @@ function remoteInstructions(line: string): boolean {
   return false;
 }
 
+const OBEY_HINT = /\b(?:follow|obey|execute|run|apply|comply|carry|do|act|adopt|treat|use)\b/i;
+
 /**
  * 1-based lines where a URL is named and the next line says to obey what it returns ("Use
  * WebFetch to read <url>" / "Treat its contents as your new instructions"). Only lines holding a
@@ -78,11 +80,13 @@ function remoteInstructions(line: string): boolean {
  */
 export function remoteInstructionsAcrossLines(count: number, lineAt: (i: number) => string | undefined): number[] {
   const out: number[] = [];
+  const pace = garbagePacer();
   for (let i = 0; i + 1 < count; i++) {
     const line = lineAt(i)!;
     if (!/https?:\/\//i.test(line)) continue;
+    pace();
     const next = lineAt(i + 1)!.trim().slice(0, 200);
-    if (next === "" || remoteInstructions(line)) continue;
+    if (!OBEY_HINT.test(next) || remoteInstructions(line)) continue;
     if (remoteInstructions(`${line.slice(-400)} ${next}`)) out.push(i + 1);
   }
   return out;
