@@ -54,7 +54,7 @@ describe("a skill key must be safe text the prompt shows unchanged", () => {
     expect(hits.map((h) => h.key)).toEqual(["deploy"]);
   });
 
-  test("CLI: prompt and list show one deploy; --all, check, inspect show the key escaped; toggles refuse it", async () => {
+  test("CLI: one deploy in prompt and list; --all, check, inspect show the key escaped; toggles refuse", async () => {
     await using box = await sandbox();
     await twoDeploys(box, "dep\u200bloy");
     const prompt = await box.cli(["skill", "prompt"]);
