@@ -71,8 +71,6 @@ describe("a skill key must be safe text the prompt shows unchanged", () => {
     const inspect = await box.cli(["skill", "inspect", "dep\u200bloy"]);
     const invalidError = "error [INVALID_REQUEST]: skill 'dep\\u200bloy' is invalid: invalid_key: ";
     expect(inspect.stderr).toStartWith(invalidError);
-    const ghost = await box.cli(["skill", "inspect", "gh\u200bost"]);
-    expect(ghost.stderr).toStartWith("error [NOT_FOUND]: Skill 'gh\\u200bost' not found");
     const disable = await box.cli(["skill", "disable", "dep\u200bloy", "--local", "--force"]);
     expect(disable.code).toBe(2);
     expect(disable.stderr).toContain("'dep\\u200bloy'");

@@ -61,11 +61,8 @@ export interface SkillInspection extends SkillEntry {
   override_valid: boolean | null;
 }
 
-// Keys are escaped in messages: sanitising would strip the invisible characters that tell two apart.
 const notFoundError = (key: string) =>
-  notFound(`Skill '${escapeKey(key)}' not found`, {
-    hint: `run 'lemon skill list' or 'lemon skill search ${escapeKey(key)}'`,
-  });
+  notFound(`Skill '${key}' not found`, { hint: `run 'lemon skill list' or 'lemon skill search ${key}'` });
 
 function fromEntry(e: SkillEntry): SkillCheck {
   return {
@@ -133,6 +130,7 @@ export async function inspection(
   const entry = entries.find((e) => e.key === key);
   if (!rec || !entry) {
     const bad = discovery.invalid.find((r) => r.candidate.key === key);
+    // Escaped: sanitising the message would strip what may be exactly why the key is invalid.
     if (bad) throw invalidRequest(`skill '${escapeKey(key)}' is invalid: ${bad.code}: ${bad.message}`);
     throw notFoundError(key);
   }
