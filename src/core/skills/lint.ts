@@ -76,7 +76,7 @@ export async function lintSkillDir(dir: string, opts: LintOptions = {}): Promise
 
   // A name no skill can have (it would render as another key) is an error; an unusual spelling a warning.
   const badKey = keyProblem(key);
-  if (badKey !== null) add("invalid_key", "error", badKey, 1, ".");
+  if (badKey !== null) add("invalid_key", "error", MSG.keyInvalid(badKey), 1, ".");
   else if (!KEY_RE.test(key) || key.length > 64) add("invalid_key", "warn", MSG.lintInvalidKey(key), 1, ".");
   // The bundle's own walker (install.md §7.1): the symlinks lint names are the ones installs refuse.
   try {

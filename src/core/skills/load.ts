@@ -99,7 +99,7 @@ export async function loadCandidate(candidate: SkillCandidate, cache?: Map<strin
 async function loadFresh(candidate: SkillCandidate, fp: string): Promise<SkillRecord> {
   // A key that renders like another is refused before its file is read (skill-key.ts).
   const badKey = keyProblem(candidate.key);
-  if (badKey !== null) return invalid(candidate, fp, "invalid_key", badKey);
+  if (badKey !== null) return invalid(candidate, fp, "invalid_key", MSG.keyInvalid(badKey));
   const read = await readSkillFile(candidate.skillFile, candidate.realPath);
   if (!read.ok) {
     // Scanned a moment ago: a SKILL.md gone since then is unreadable, not a directory without one.

@@ -19,6 +19,7 @@ export const MSG = {
   duplicateKeyYaml: (key: string) => `invalid YAML frontmatter: duplicate key '${key}'`,
   yamlKeyNotString: "invalid YAML frontmatter: mapping keys must be strings",
   symlinkEscape: "SKILL.md is a symlink that resolves outside the skill directory",
+  keyInvalid: (problem: string) => `${problem}; rename the directory`,
   duplicateKey: (winner: string) => `shadowed by ${winner}`,
   duplicateRealPath: (first: string) => `same directory as ${first}; visited once`,
   scanLimit: (n: number) => `scan stopped after ${n} directory entries`,
