@@ -84,15 +84,22 @@ export async function enumerateBundle(dir: string, opts: EnumerateOptions = {}):
   const pending: { abs: string; rel: string; depth: number }[] = [{ abs: dir, rel: "", depth: 0 }];
   while (pending.length > 0) {
     const cur = pending.pop()!;
-    let names: string[];
+    let names: Buffer[];
     try {
-      names = await readdir(cur.abs);
+      // Raw names: a decoded one would turn bytes that are not UTF-8 into U+FFFD, so two different
+      // names could hash alike and neither could be opened again by its decoded spelling.
+      names = await readdir(cur.abs, { encoding: "buffer" });
     } catch (err) {
       if (cur.rel === "") throw err;
       incomplete = `unreadable directory ${JSON.stringify(cur.rel)}`;
       break;
     }
-    for (const name of names) {
+    for (const raw of names) {
+      const name = raw.toString("utf8");
+      if (!Buffer.from(name, "utf8").equals(raw)) {
+        incomplete = `file name not valid UTF-8 in ${cur.rel === "" ? "." : JSON.stringify(cur.rel)}`;
+        break;
+      }
       if (cur.rel === "" && name === ".git") continue;
       if (cur.rel === "" && name === ".draft_meta.json" && opts.kind === "draft") continue;
       const rel = cur.rel === "" ? name : `${cur.rel}/${name}`;
@@ -105,7 +112,9 @@ export async function enumerateBundle(dir: string, opts: EnumerateOptions = {}):
       if (!validName(name)) problems.push({ code: "bundle_limits_exceeded", detail: `invalid file name ${JSON.stringify(rel)}` });
       if (Buffer.byteLength(rel, "utf8") > LIMITS.maxRelPathBytes)
         problems.push({ code: "bundle_limits_exceeded", detail: `relative path over ${LIMITS.maxRelPathBytes} bytes` });
-      const st = await lstat(abs);
+      const st = await lstat(abs).catch(() => {
+        throw conflict(`${rel} changed while the bundle was read; retry`);
+      });
       if (st.isDirectory()) {
         if (depth > LIMITS.maxDepth && !problems.some((p) => p.detail.startsWith("depth over")))
           problems.push({ code: "bundle_limits_exceeded", detail: `depth over ${LIMITS.maxDepth}` });
@@ -207,6 +216,9 @@ export function readEntry(bundle: Bundle, entry: BundleEntry, maxBytes: number =
     const bytes = r.bytes.byteLength * 2 < r.bytes.buffer.byteLength ? new Uint8Array(r.bytes) : r.bytes;
     return { bytes, hash: sha256Hex(bytes) };
   }
+  // Fail closed, as for an unreadable directory: a file nobody can read cannot be hashed or audited.
+  if (r.problem === "unreadable")
+    throw invalidRequest(`bundle_limits_exceeded: unreadable file ${JSON.stringify(entry.rel)}`);
   if (r.problem !== "too_large") throw swapped(entry.rel);
   const fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   try {

@@ -56,6 +56,19 @@ describe("bundles too large to list whole", () => {
     await refusal(computeBundleHash(dir));
   });
 
+  test("a file name that is not UTF-8 is refused, not decoded into a name that collides or cannot be opened", async () => {
+    const dir = skill();
+    writeFileSync(Buffer.concat([Buffer.from(`${dir}/`), Buffer.from([0xff]), Buffer.from(".sh")]), PAYLOAD);
+    const other = skill();
+    writeFileSync(Buffer.concat([Buffer.from(`${other}/`), Buffer.from([0xfe]), Buffer.from(".sh")]), PAYLOAD);
+    for (const d of [dir, other]) {
+      const e = await refusal(auditBundle(d, { force: true }));
+      expect(e.message).toBe("bundle_limits_exceeded: file name not valid UTF-8 in .");
+      await refusal(computeBundleHash(d));
+      expect((await auditForLint(d)).verdict).toBe("block");
+    }
+  });
+
   test("a payload at depth 30 (over the install limit, within the walk) is found and blocks", async () => {
     const dir = skill({ [`${"d/".repeat(30)}evil.sh`]: PAYLOAD });
     const r = await auditBundle(dir, { force: true });
