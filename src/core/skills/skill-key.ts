@@ -42,9 +42,7 @@ export function keyProblem(key: string): string | null {
   const shown = `skill key '${escapeKey(key)}'`;
   if (unseenIn(key)) return `${shown} holds control, invisible or formatting characters`;
   // Safe text (§4.4) beyond that is only "not blank": a name of spaces is trimmed away like edge spaces.
-  if (flattenLine(key) !== key || !isSafeText(key))
-    return `${shown} has leading or trailing spaces`;
-  if (clampChars(key, MAX_KEY_CHARS) !== key)
-    return `${shown} is longer than ${MAX_KEY_CHARS} characters`;
+  if (flattenLine(key) !== key || !isSafeText(key)) return `${shown} has leading or trailing spaces`;
+  if (clampChars(key, MAX_KEY_CHARS) !== key) return `${shown} is longer than ${MAX_KEY_CHARS} characters`;
   return null;
 }
