@@ -275,7 +275,8 @@ describe("lint hardening (adversarial trial)", () => {
     expect(p.stderr.toString()).toBe("");
     expect(p.exitCode).toBe(1);
     const issue = JSON.parse(p.stdout.toString()).results[0].issues[0];
-    expect(issue).toMatchObject({ code: "parse_error", message: "invalid YAML frontmatter: mapping keys must be strings" });
+    const message = "invalid YAML frontmatter: mapping keys must be strings";
+    expect(issue).toMatchObject({ code: "parse_error", message });
   });
 
   test("a PATH with no SKILL.md within 3 levels is refused at once, as audit refuses it", async () => {
@@ -296,5 +297,11 @@ describe("lint hardening (adversarial trial)", () => {
     await box.skill(join(tree, "cat"), "ok", { name: "ok", description: "A skill one category level down." });
     const fine = await lint(box, tree);
     expect(fine.doc.results.map((x) => x.key)).toContain("ok");
+    // A root of links into a store (a common layout) is a parent of skills, not refused.
+    await box.skill(join(box.root, "store"), "linked", { name: "linked", description: "A skill reached by a link." });
+    await box.link(join(box.root, "store/linked"), join(box.root, "links/linked"));
+    await box.link(join(box.root, "store"), join(box.root, "links2/cat"));
+    expect((await lint(box, join(box.root, "links"))).doc.results.map((x) => x.key)).toEqual(["linked"]);
+    expect((await lint(box, join(box.root, "links2"))).doc.results.map((x) => x.key)).toEqual(["linked"]);
   });
 });
