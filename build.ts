@@ -103,7 +103,9 @@ export async function buildTarget(t: Target, opts: BuildOptions): Promise<BuildR
   const dir = join(opts.outdir, `lemon-${t.name}`);
   const binary = join(dir, t.exe);
   const workers = presentWorkers(opts.root);
-  const entrypoints = [MAIN_ENTRY, CLI_ENTRY.source, ...workers.present.map((w) => w.source)].map((p) => join(opts.root, p));
+  const entrypoints = [MAIN_ENTRY, CLI_ENTRY.source, ...workers.present.map((w) => w.source)].map((p) =>
+    join(opts.root, p),
+  );
   try {
     await rm(dir, { recursive: true, force: true });
     await mkdir(dir, { recursive: true });
@@ -138,7 +140,8 @@ export async function buildTarget(t: Target, opts: BuildOptions): Promise<BuildR
   } catch (err) {
     // Resolution and syntax errors throw an AggregateError instead of returning success: false.
     const e = err as { message?: string; errors?: unknown[] };
-    const detail = Array.isArray(e.errors) && e.errors.length > 0 ? e.errors.map(String).join("\n") : String(e.message ?? err);
+    const detail =
+      Array.isArray(e.errors) && e.errors.length > 0 ? e.errors.map(String).join("\n") : String(e.message ?? err);
     return { target: t, ok: false, error: detail };
   }
 }
@@ -170,7 +173,10 @@ function parseCli(argv: string[], root: string): Cli {
       const t = findTarget(name);
       if (!t) throw new Error(`unknown target '${name}'; known: ${TARGETS.map((x) => x.name).join(", ")}`);
       named.push(t);
-    } else throw new Error(`unknown option '${a}'; usage: bun build.ts [--single | --target NAME …] [--outdir DIR] [--no-archive]`);
+    } else
+      throw new Error(
+        `unknown option '${a}'; usage: bun build.ts [--single | --target NAME …] [--outdir DIR] [--no-archive]`,
+      );
   }
   const targets = single ? [hostTarget()] : named.length > 0 ? named : [...TARGETS];
   const explicit = new Set(single || named.length > 0 ? targets.map((t) => t.name) : []);

@@ -72,7 +72,8 @@ export function hostTarget(): Target {
   const os = process.platform === "win32" ? "windows" : process.platform;
   const name = `${os}-${process.arch}${hostIsMusl() ? "-musl" : ""}`;
   const t = findTarget(name);
-  if (!t) throw new Error(`no build target for this machine (${name}); known: ${TARGETS.map((x) => x.name).join(", ")}`);
+  if (!t)
+    throw new Error(`no build target for this machine (${name}); known: ${TARGETS.map((x) => x.name).join(", ")}`);
   return t;
 }
 

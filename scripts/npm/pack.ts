@@ -58,11 +58,16 @@ async function main(argv: string[]): Promise<number> {
     else if (a === "--pack") pack = true;
     else if (a === "--allow-missing") allowMissing = true;
     else {
-      console.error(`pack: unknown option '${a}'; usage: bun scripts/npm/pack.ts [--dist DIR] [--pack] [--allow-missing]`);
+      console.error(
+        `pack: unknown option '${a}'; usage: bun scripts/npm/pack.ts [--dist DIR] [--pack] [--allow-missing]`,
+      );
       return 2;
     }
   }
-  const built = TARGETS.filter((t) => existsSync(join(dist, `lemon-${t.name}`, t.exe)) && existsSync(join(dist, `lemon-${t.name}`, "package.json")));
+  const built = TARGETS.filter(
+    (t) =>
+      existsSync(join(dist, `lemon-${t.name}`, t.exe)) && existsSync(join(dist, `lemon-${t.name}`, "package.json")),
+  );
   const missing = TARGETS.filter((t) => !built.includes(t));
   for (const t of missing) console.error(`missing target ${t.name}: run 'bun build.ts --target ${t.name}'`);
   if (missing.length > 0 && !allowMissing) return 1;

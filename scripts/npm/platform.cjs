@@ -14,8 +14,8 @@ const fs = require("node:fs");
 function isMusl() {
   if (process.platform !== "linux") return false;
   try {
-    const report = process.report && process.report.getReport();
-    if (report && report.header && report.header.glibcVersionRuntime) return false;
+    const report = process.report?.getReport();
+    if (report?.header?.glibcVersionRuntime) return false;
   } catch {
     // fall through to the loader check
   }

@@ -109,6 +109,8 @@ export function defineCommand<const F extends Record<string, FlagSpec>, const P 
   args?: P;
   takesTail?: boolean;
   explain?: (err: LemonError, tokens: readonly string[]) => LemonError;
+  /** Resolves to the exit code, or nothing for success. */
+  // biome-ignore lint/suspicious/noConfusingVoidType: a command that returns nothing succeeded, so void is the point
   run(ctx: RunContext<F, P>): Promise<number | void>;
 }): LemonCommand {
   return {

@@ -6,7 +6,7 @@
  */
 import { LemonError, TARGET, toLemonError, VERSION } from "../core/index.ts";
 import { parseTokens, usageError } from "./args.ts";
-import { COMMON_FLAGS, type CommandGroup, type CommandRow, type LemonCommand } from "./command.ts";
+import { COMMON_FLAGS, type CommandGroup, type CommandRow, type LemonCommand, type Parsed } from "./command.ts";
 import { root } from "./commands/index.ts";
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, exitCodeFor } from "./exit.ts";
 import { OutputError, type CliIo } from "./io.ts";
@@ -135,12 +135,11 @@ async function dispatch(head: string[], tail: string[], io: CliIo, json: boolean
   const { path, node, rest } = found;
   if (node.kind === "group") {
     const tok = rest.find((t) => !isCommon(t));
-    if (tok !== undefined && tok.startsWith("-"))
-      throw new Usage(path, node, usageError(`unknown option '${tok.split("=")[0]}'`));
+    if (tok?.startsWith("-")) throw new Usage(path, node, usageError(`unknown option '${tok.split("=")[0]}'`));
     const missing = path.length === 0 ? "missing command" : `missing command for 'lemon ${path.join(" ")}'`;
     throw new Usage(path, node, usageError(missing));
   }
-  let parsed;
+  let parsed: Parsed;
   try {
     parsed = parseTokens(rest, node.flags, node.args, node.takesTail ? [] : tail);
   } catch (err) {

@@ -11,4 +11,6 @@ export const VERSION: string = typeof LEMON_VERSION === "string" ? LEMON_VERSION
 
 /** "linux-x64", "darwin-arm64", … of the running binary (or of the host in source runs). */
 export const TARGET: string =
-  typeof LEMON_TARGET === "string" ? LEMON_TARGET : `${process.platform === "win32" ? "windows" : process.platform}-${process.arch}`;
+  typeof LEMON_TARGET === "string"
+    ? LEMON_TARGET
+    : `${process.platform === "win32" ? "windows" : process.platform}-${process.arch}`;

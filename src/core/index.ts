@@ -249,7 +249,7 @@ export function createLemon(options: LemonOptions = {}): Lemon {
     renderRelevant: (entries) => {
       try {
         checkArg(entries, "array", "renderRelevant: entries");
-        entries.forEach((e, i) => checkArg(e, "object", `renderRelevant: entries[${i}]`));
+        for (const [i, e] of entries.entries()) checkArg(e, "object", `renderRelevant: entries[${i}]`);
         return renderRelevantBlock(entries);
       } catch (err) {
         throw toLemonError(err);

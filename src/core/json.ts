@@ -33,7 +33,6 @@ export class JsonFormatError extends LemonError {
     if (extra.key !== undefined) this.key = extra.key;
     if (extra.offset !== undefined) this.offset = extra.offset;
   }
-
 }
 
 /** Checks fields rather than the prototype, like `LemonError.is`. */

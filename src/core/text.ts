@@ -122,7 +122,9 @@ export function xmlEscape(s: string): string {
 /** One line of untrusted text: invisible characters removed, whitespace runs folded, trimmed. */
 export function flattenLine(s: string): string {
   if (PLAIN.test(s)) return s.trim();
-  return stripInvisible(s).replace(/[\r\n\t]+/g, " ").trim();
+  return stripInvisible(s)
+    .replace(/[\r\n\t]+/g, " ")
+    .trim();
 }
 
 /** The prompt pipeline of skills.md §6.1: flatten, clamp, XML-escape. */

@@ -59,12 +59,19 @@ describe("CLI conventions (cli.md §1, §6)", () => {
     const r = await box.cli(["skill", "list", "--bogus", "--json"]);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe("");
-    expect(JSON.parse(r.stderr)).toEqual({ ok: false, error: { code: "INVALID_PARAMS", message: "unknown option '--bogus'" } });
+    expect(JSON.parse(r.stderr)).toEqual({
+      ok: false,
+      error: { code: "INVALID_PARAMS", message: "unknown option '--bogus'" },
+    });
     const nf = await box.cli(["skill", "inspect", "nope", "--json"]);
     expect(nf.code).toBe(1);
     expect(JSON.parse(nf.stderr)).toEqual({
       ok: false,
-      error: { code: "NOT_FOUND", message: "Skill 'nope' not found", hint: "run 'lemon skill list' or 'lemon skill search nope'" },
+      error: {
+        code: "NOT_FOUND",
+        message: "Skill 'nope' not found",
+        hint: "run 'lemon skill list' or 'lemon skill search nope'",
+      },
     });
   });
 
@@ -72,7 +79,9 @@ describe("CLI conventions (cli.md §1, §6)", () => {
     await using box = await sandbox();
     const r = await box.cli(["skill", "inspect", "nope"]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toBe("error [NOT_FOUND]: Skill 'nope' not found\nhint: run 'lemon skill list' or 'lemon skill search nope'\n");
+    expect(r.stderr).toBe(
+      "error [NOT_FOUND]: Skill 'nope' not found\nhint: run 'lemon skill list' or 'lemon skill search nope'\n",
+    );
   });
 
   test("messages are sanitised: control, bidi and ANSI never reach the terminal", async () => {

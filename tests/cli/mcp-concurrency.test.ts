@@ -11,15 +11,22 @@ test("20 concurrent `lemon mcp add` processes on one file: all entries present, 
   await using box = await sandbox();
   const env = { ...box.env, LEMON_MCP_EXTERNAL_DISCOVERY: "0" } as Record<string, string>;
   const procs = Array.from({ length: 20 }, (_, i) =>
-    Bun.spawn([BUN, MAIN, "mcp", "add", `srv-${i}`, "--stdio", "node", "--env", `K=${i}`, "--json", "--", `server-${i}.js`], {
-      cwd: box.project,
-      env,
-      stdout: "pipe",
-      stderr: "pipe",
-    }),
+    Bun.spawn(
+      [BUN, MAIN, "mcp", "add", `srv-${i}`, "--stdio", "node", "--env", `K=${i}`, "--json", "--", `server-${i}.js`],
+      {
+        cwd: box.project,
+        env,
+        stdout: "pipe",
+        stderr: "pipe",
+      },
+    ),
   );
   const results = await Promise.all(
-    procs.map(async (p) => ({ code: await p.exited, out: await new Response(p.stdout).text(), err: await new Response(p.stderr).text() })),
+    procs.map(async (p) => ({
+      code: await p.exited,
+      out: await new Response(p.stdout).text(),
+      err: await new Response(p.stderr).text(),
+    })),
   );
   for (const r of results) expect({ code: r.code, err: r.err }).toEqual({ code: 0, err: "" });
   const file = join(box.project, ".lemon", "mcp.json");

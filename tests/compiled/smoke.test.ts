@@ -40,7 +40,10 @@ async function project(): Promise<Sandbox> {
   await box.skill(join(box.root, "dotenv-root"), "dotenv-leak");
   // If bunfig.toml were loaded: its preload throws before lemon runs; tsconfig.json paths likewise.
   await box.write(join(box.project, "bunfig.toml"), 'preload = ["./boom.ts"]\n');
-  await box.write(join(box.project, "tsconfig.json"), JSON.stringify({ compilerOptions: { paths: { "*": ["./boom.ts"] } } }));
+  await box.write(
+    join(box.project, "tsconfig.json"),
+    JSON.stringify({ compilerOptions: { paths: { "*": ["./boom.ts"] } } }),
+  );
   await box.write(join(box.project, "boom.ts"), 'throw new Error("bunfig.toml was loaded");\n');
   await box.skill(join(box.project, ".lemon", "skill"), "smoke-project");
   await box.skill(join(box.agentDir, "skill"), "smoke-global");
@@ -48,7 +51,13 @@ async function project(): Promise<Sandbox> {
 }
 
 function run(box: Sandbox, argv: string[]): Run {
-  const p = Bun.spawnSync([binary, ...argv], { cwd: box.project, env: box.env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const p = Bun.spawnSync([binary, ...argv], {
+    cwd: box.project,
+    env: box.env,
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   return { code: p.exitCode ?? -1, stdout: p.stdout.toString(), stderr: p.stderr.toString() };
 }
 

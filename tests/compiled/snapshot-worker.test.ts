@@ -22,15 +22,54 @@ async function project(): Promise<Sandbox> {
   const box = await sandbox();
   const root = join(box.project, ".lemon", "skill");
   const topics = [
-    "pdf forms", "spreadsheet formulas", "slide decks", "kubernetes manifests", "terraform modules", "grafana dashboards",
-    "sql indexes", "react hooks", "vue components", "python packaging", "go channels", "rust lifetimes", "bash scripts",
-    "git rebase", "github actions", "gitlab pipelines", "helm charts", "istio routing", "prometheus alerts", "stripe billing",
-    "oauth login", "jwt tokens", "graphql schemas", "rest pagination", "websocket reconnects", "redis caching",
-    "kafka consumers", "airflow dags", "dbt models", "spark joins", "pandas merges", "matplotlib charts", "latex papers",
-    "citation styles", "email drafts", "meeting notes", "release notes", "changelogs", "code review", "threat models",
+    "pdf forms",
+    "spreadsheet formulas",
+    "slide decks",
+    "kubernetes manifests",
+    "terraform modules",
+    "grafana dashboards",
+    "sql indexes",
+    "react hooks",
+    "vue components",
+    "python packaging",
+    "go channels",
+    "rust lifetimes",
+    "bash scripts",
+    "git rebase",
+    "github actions",
+    "gitlab pipelines",
+    "helm charts",
+    "istio routing",
+    "prometheus alerts",
+    "stripe billing",
+    "oauth login",
+    "jwt tokens",
+    "graphql schemas",
+    "rest pagination",
+    "websocket reconnects",
+    "redis caching",
+    "kafka consumers",
+    "airflow dags",
+    "dbt models",
+    "spark joins",
+    "pandas merges",
+    "matplotlib charts",
+    "latex papers",
+    "citation styles",
+    "email drafts",
+    "meeting notes",
+    "release notes",
+    "changelogs",
+    "code review",
+    "threat models",
   ];
   for (const [i, t] of topics.entries())
-    await box.skill(root, `topic-${String(i).padStart(2, "0")}`, { name: `topic-${i}`, description: `Guidance for ${t}.` }, `# ${t}\n\nSteps for ${t}.\n`);
+    await box.skill(
+      root,
+      `topic-${String(i).padStart(2, "0")}`,
+      { name: `topic-${i}`, description: `Guidance for ${t}.` },
+      `# ${t}\n\nSteps for ${t}.\n`,
+    );
   await box.skill(
     root,
     "docker-cleanup",
@@ -55,7 +94,10 @@ describe(`snapshot worker in the compiled binary (${host.name})`, () => {
     const stderr = p.stderr.toString();
     expect(stderr).toBe("");
     expect(p.exitCode).toBe(0);
-    const doc = JSON.parse(p.stdout.toString()) as { ok: boolean; results: { rank: number; skill: { key: string; scope: string } }[] };
+    const doc = JSON.parse(p.stdout.toString()) as {
+      ok: boolean;
+      results: { rank: number; skill: { key: string; scope: string } }[];
+    };
     expect(doc.ok).toBe(true);
     expect(doc.results[0]).toMatchObject({ rank: 1, skill: { key: "docker-cleanup", scope: "project" } });
 
@@ -66,7 +108,13 @@ describe(`snapshot worker in the compiled binary (${host.name})`, () => {
     for (const f of snaps) expect(new TextDecoder().decode(readFileSync(join(dir, f)).subarray(0, 7))).toBe("LEMSNAP");
 
     // A second run opens the snapshot the worker wrote and answers the same.
-    const again = Bun.spawnSync([binary, "skill", "relevant", "free disk space taken by old docker images", "--json"], { cwd: box.project, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+    const again = Bun.spawnSync([binary, "skill", "relevant", "free disk space taken by old docker images", "--json"], {
+      cwd: box.project,
+      env,
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     expect(again.exitCode).toBe(0);
     expect(JSON.parse(again.stdout.toString())).toEqual(doc);
   });

@@ -44,7 +44,15 @@ describe("parseJson: valid documents", () => {
 
   test("ordinary numbers pass, including exponents and the largest safe integers", () => {
     expect(parseJson("[0,-0,1.5,-2.25e-3,1e21,1E23,9007199254740991,-9007199254740991,3.141592653589793]")).toEqual([
-      0, -0, 1.5, -2.25e-3, 1e21, 1e23, 9007199254740991, -9007199254740991, 3.141592653589793,
+      0,
+      -0,
+      1.5,
+      -2.25e-3,
+      1e21,
+      1e23,
+      9007199254740991,
+      -9007199254740991,
+      Math.PI,
     ]);
     expect(parseJson("[9007199254740992,1e300,0.0e5,18446744073709552000]")).toEqual([2 ** 53, 1e300, 0, 2 ** 64]);
   });

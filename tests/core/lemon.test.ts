@@ -10,7 +10,13 @@ describe("createLemon", () => {
     const agentDir = join(box.root, "agent");
     await box.skill(join(agentDir, "skill"), "g", { description: "a global skill in a custom agent dir" });
     const when = new Date("2026-03-04T05:06:07Z");
-    await using lemon = createLemon({ cwd: box.project, env: { PATH: process.env.PATH }, homeDir: box.home, agentDir, now: () => when });
+    await using lemon = createLemon({
+      cwd: box.project,
+      env: { PATH: process.env.PATH },
+      homeDir: box.home,
+      agentDir,
+      now: () => when,
+    });
     expect(lemon.context.agentDir).toBe(agentDir);
     expect(lemon.context.isolated).toBe(true);
     expect((await lemon.skills.list()).skills.map((s) => s.key)).toEqual(["g"]);
@@ -20,7 +26,9 @@ describe("createLemon", () => {
 
   test("two instances share nothing: each sees its own options and its own cache", async () => {
     await using box = await sandbox();
-    const file = await box.skill(join(box.project, ".lemon/skill"), "s", { description: "first text of the shared skill" });
+    const file = await box.skill(join(box.project, ".lemon/skill"), "s", {
+      description: "first text of the shared skill",
+    });
     const a = createLemon({ cwd: box.project, env: box.env });
     const b = createLemon({ cwd: box.project, env: { ...box.env, LEMON_AGENT_DIR: join(box.root, "other") } });
     expect((await a.skills.get("s"))!.description).toBe("first text of the shared skill");
@@ -36,7 +44,12 @@ describe("createLemon", () => {
   test("mcp.config edits lemon's own file and lists it redacted", async () => {
     await using box = await sandbox();
     await using lemon = createLemon({ cwd: box.project, env: box.env });
-    const view = await lemon.mcp.config.add({ name: "everything", type: "stdio", command: "node", args: ["server.js", "--secret=x"] });
+    const view = await lemon.mcp.config.add({
+      name: "everything",
+      type: "stdio",
+      command: "node",
+      args: ["server.js", "--secret=x"],
+    });
     expect(view).toMatchObject({ name: "everything", type: "stdio", enabled: true });
     expect(JSON.stringify(view)).not.toContain("server.js");
     const listing = await lemon.mcp.config.list();
@@ -58,10 +71,20 @@ describe("bad input rejects with LemonError INVALID_PARAMS, never a TypeError (c
     throw new Error("did not throw");
   }
   // Values a JavaScript caller (or a caller past `as`) can hand over.
-  const wild = <T,>(v: unknown): T => v as T;
+  const wild = <T>(v: unknown): T => v as T;
 
   test("createLemon options", async () => {
-    for (const options of [{ cwd: 42 }, { env: "x" }, { env: { A: 1 } }, { availableTools: "read" }, { now: 5 }, { log: {} }, { home: [] }, { skillRoots: { claude: 3 } }, "x"])
+    for (const options of [
+      { cwd: 42 },
+      { env: "x" },
+      { env: { A: 1 } },
+      { availableTools: "read" },
+      { now: 5 },
+      { log: {} },
+      { home: [] },
+      { skillRoots: { claude: 3 } },
+      "x",
+    ])
       expect([options, await codeOf(() => createLemon(wild(options)))]).toEqual([options, "INVALID_PARAMS"]);
   });
 

@@ -17,7 +17,10 @@ const pick = (facts: Facts) => platform.candidates(TARGETS, facts).map((t) => t.
 
 describe("npm launcher platform choice", () => {
   test("glibc x64 with AVX2 prefers the regular build, baseline as fallback", () => {
-    expect(pick({ platform: "linux", arch: "x64", musl: false, avx2: true })).toEqual(["linux-x64", "linux-x64-baseline"]);
+    expect(pick({ platform: "linux", arch: "x64", musl: false, avx2: true })).toEqual([
+      "linux-x64",
+      "linux-x64-baseline",
+    ]);
   });
   test("x64 without AVX2 gets only the baseline build", () => {
     expect(pick({ platform: "linux", arch: "x64", musl: false, avx2: false })).toEqual(["linux-x64-baseline"]);

@@ -18,7 +18,10 @@ export interface Sandbox extends AsyncDisposable {
   /** Writes `<dir>/<key>/SKILL.md` with a simple frontmatter, or the given text. */
   skill(dir: string, key: string, fm?: Record<string, unknown> | string, body?: string): Promise<string>;
   link(target: string, path: string): Promise<void>;
-  cli(argv: string[], opts?: { cwd?: string; env?: Record<string, string | undefined>; answers?: string[] }): Promise<CliResult>;
+  cli(
+    argv: string[],
+    opts?: { cwd?: string; env?: Record<string, string | undefined>; answers?: string[] },
+  ): Promise<CliResult>;
 }
 
 export interface CliResult {
@@ -66,7 +69,13 @@ export async function sandbox(opts: { git?: boolean } = {}): Promise<Sandbox> {
       if (typeof fm === "string") text = fm;
       else {
         const front = fm ?? { name: key, description: `Use this skill when working on ${key} tasks.` };
-        text = "---\n" + Object.entries(front).map(([k, v]) => `${k}: ${yamlValue(v)}`).join("\n") + "\n---\n" + body;
+        text =
+          "---\n" +
+          Object.entries(front)
+            .map(([k, v]) => `${k}: ${yamlValue(v)}`)
+            .join("\n") +
+          "\n---\n" +
+          body;
       }
       return box.write(join(abs(dir), key, "SKILL.md"), text);
     },
@@ -76,7 +85,11 @@ export async function sandbox(opts: { git?: boolean } = {}): Promise<Sandbox> {
       await symlink(target, p);
     },
     async cli(argv, o = {}) {
-      const m = memoryIo({ env: { ...env, ...(o.env ?? {}) }, cwd: o.cwd ?? project, ...(o.answers ? { answers: o.answers } : {}) });
+      const m = memoryIo({
+        env: { ...env, ...(o.env ?? {}) },
+        cwd: o.cwd ?? project,
+        ...(o.answers ? { answers: o.answers } : {}),
+      });
       const code = await runCli(argv, m.io);
       const stdout = m.stdout();
       const stderr = m.stderr();

@@ -98,7 +98,6 @@ export async function confinedTarget(target: string, confineTo: string | null): 
   return real;
 }
 
-
 /**
  * Creates `dir` with `mode` and any missing ancestors 0755 (rule 6): a secrets directory is
  * 0700 without making the agent directory above it 0700 too. An existing `dir` keeps its mode.

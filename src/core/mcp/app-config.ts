@@ -64,9 +64,7 @@ export async function readMcpAppConfig(file: string): Promise<{ config: McpAppCo
   }
   const parsed = await parseText(r.text, "toml");
   if (!parsed.ok) {
-    diagnostics.push(
-      diagnostic("error", "parse_error", parsed.reason, { path: file, source: "lemon:config" }),
-    );
+    diagnostics.push(diagnostic("error", "parse_error", parsed.reason, { path: file, source: "lemon:config" }));
     return { config: {}, diagnostics };
   }
   const root = isObject(parsed.value) ? parsed.value : {};

@@ -107,8 +107,7 @@ export async function getServer(
   // Unresolved variables and clamped timeouts are already the server's `warnings`.
   const own = set.diagnostics.filter(
     (d) =>
-      !WARNING_CODES.has(d.code) &&
-      (d.key === name || (d.key === undefined && file !== undefined && d.path === file)),
+      !WARNING_CODES.has(d.code) && (d.key === name || (d.key === undefined && file !== undefined && d.path === file)),
   );
   return serverDetails(s, own);
 }

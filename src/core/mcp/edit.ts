@@ -55,8 +55,7 @@ function locate(doc: McpJson, name: string): Location[] {
   (doc.servers ?? []).forEach((raw, index) => {
     if (isObject(raw) && raw.name === name) out.push({ where: "servers", index });
   });
-  if (doc.mcpServers && Object.prototype.hasOwnProperty.call(doc.mcpServers, name))
-    out.push({ where: "mcpServers", key: name });
+  if (doc.mcpServers && Object.hasOwn(doc.mcpServers, name)) out.push({ where: "mcpServers", key: name });
   return out;
 }
 

@@ -84,16 +84,11 @@ export async function effectiveServers(ctx: LemonContext, opts: McpConfigOptions
     for (const s of shadowed)
       if (s.source === item.source)
         diagnostics.push(
-          diagnostic(
-            "warn",
-            "duplicate_name",
-            `duplicate server name '${name}'; the first entry wins`,
-            {
-              source: s.source,
-              key: name,
-              ...(s.file !== undefined ? { path: s.file } : {}),
-            },
-          ),
+          diagnostic("warn", "duplicate_name", `duplicate server name '${name}'; the first entry wins`, {
+            source: s.source,
+            key: name,
+            ...(s.file !== undefined ? { path: s.file } : {}),
+          }),
         );
     let decision: Decision = null;
     if (mcpOff) decision = { enabled: false, by: "mcp disabled" };

@@ -8,7 +8,12 @@ import { isValid } from "../schema/check.ts";
 import { readSnapshotFile, writeSnapshotFile } from "../skills/search/file.ts";
 import { buildScope } from "../skills/search/scope-build.ts";
 import { parseQuery, scoreSnapshot } from "../skills/search/score.ts";
-import { WorkerRequest, type BuildRequest, type ScoreRequest, type WorkerReply } from "../skills/search/worker-protocol.ts";
+import {
+  WorkerRequest,
+  type BuildRequest,
+  type ScoreRequest,
+  type WorkerReply,
+} from "../skills/search/worker-protocol.ts";
 import type { SkillCandidate } from "../skills/scan.ts";
 
 declare const self: Worker;
@@ -24,7 +29,16 @@ async function build(req: BuildRequest): Promise<WorkerReply> {
   const identity = new Uint8Array(Buffer.from(req.identity, "hex"));
   if (req.watch.byteLength % 8 !== 0) throw new Error("watch stats are not whole Float64 values");
   const watch = new Float64Array(req.watch.slice().buffer);
-  const r = await buildScope({ roots, candidates, fingerprints: req.fingerprints, identity, scan: req.scan, watch, paths: req.paths, previous });
+  const r = await buildScope({
+    roots,
+    candidates,
+    fingerprints: req.fingerprints,
+    identity,
+    scan: req.scan,
+    watch,
+    paths: req.paths,
+    previous,
+  });
   const writeError = req.file !== null ? await writeSnapshotFile(req.file, r.bytes) : null;
   return { type: "built", id: req.id, bytes: r.bytes, writeError, reused: r.reused, loaded: r.loaded };
 }

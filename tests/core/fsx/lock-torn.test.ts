@@ -26,7 +26,7 @@ describe("torn lock directories", () => {
   for (const [label, record] of [
     ["an empty owner.json (kill -9 between mkdir and write)", ""],
     ["no owner.json", null],
-    ["an owner.json that is not JSON", "{\"pid\": 12"],
+    ["an owner.json that is not JSON", '{"pid": 12'],
     ["an owner.json without pid and host", "{}"],
     ["an owner.json with a pid that is no pid", JSON.stringify({ pid: 0, host: hostname(), started_at: "x" })],
   ] as const) {

@@ -5,7 +5,7 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 import { acquireLock, type LockOwner } from "../../../src/core/fsx/lock.ts";
 import { isoSeconds } from "../../../src/core/fsx/atomic.ts";
-import { LemonError } from "../../../src/core/errors.ts";
+import type { LemonError } from "../../../src/core/errors.ts";
 import { sandbox } from "../../support/sandbox.ts";
 
 /** Above the largest pid Linux hands out (2^22). */

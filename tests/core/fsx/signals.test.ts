@@ -41,7 +41,11 @@ async function readyLine(stream: ReadableStream<Uint8Array>): Promise<string> {
 }
 
 describe("signals release held locks and temp files (skills.md §1.3 rule 2)", () => {
-  for (const [signal, code] of [["SIGTERM", 143], ["SIGINT", 130], ["SIGHUP", 129]] as const) {
+  for (const [signal, code] of [
+    ["SIGTERM", 143],
+    ["SIGINT", 130],
+    ["SIGHUP", 129],
+  ] as const) {
     test(`a child killed with ${signal} removes its lock and temp file and exits ${code}`, async () => {
       await using box = await sandbox();
       const script = await box.write("holder.ts", HOLDER);

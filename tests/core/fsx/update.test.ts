@@ -46,10 +46,15 @@ describe("update transactions", () => {
   test("a change made underneath during the update is detected", async () => {
     await using box = await sandbox();
     const file = await box.write("skills.json", "{}");
-    const err = (await update(file, skillsJsonCodec, (c) => {
-      writeFileSync(file, '{"disabled":["other"]}');
-      return { next: { ...c, disabled: ["mine"] }, result: 1 };
-    }, { confineTo: null }).catch((e) => e)) as LemonError;
+    const err = (await update(
+      file,
+      skillsJsonCodec,
+      (c) => {
+        writeFileSync(file, '{"disabled":["other"]}');
+        return { next: { ...c, disabled: ["mine"] }, result: 1 };
+      },
+      { confineTo: null },
+    ).catch((e) => e)) as LemonError;
     expect(err.code).toBe("CONFLICT");
     expect(err.message).toBe(`${file} changed while it was being updated; retry`);
     expect(readFileSync(file, "utf8")).toBe('{"disabled":["other"]}');

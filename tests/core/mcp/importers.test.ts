@@ -108,7 +108,7 @@ describe("imports from the nine tools (project files)", () => {
     expect(srv("desktop-fs").toolGlobs).toEqual({ enabled: [], disabled: ["write_*"] });
     expect(e("desktop-fs").timeout_ms).toBe(15000);
     // imports ask before a tool call unless the entry says otherwise (mcp.md §4.2)
-    expect(byName(set.servers)["sentry"]!.approval).toBe("always");
+    expect(byName(set.servers).sentry!.approval).toBe("always");
   });
 
   test("editor variables expand at connect time; unresolved ones stay literal and are reported", async () => {
@@ -321,8 +321,6 @@ describe("bad input in provider files", () => {
     await box.write(file, `{"pad": "${"x".repeat(1024 * 1024)}", "servers": [{"name": "a", "command": "x"}]}`);
     const set = await effectiveServers(ctxFor(box), {}, "project");
     expect(set.servers).toEqual([]);
-    expect(set.diagnostics.map((d) => [d.code, d.message])).toEqual([
-      ["read_error", "file exceeds 1048576 bytes"],
-    ]);
+    expect(set.diagnostics.map((d) => [d.code, d.message])).toEqual([["read_error", "file exceeds 1048576 bytes"]]);
   });
 });

@@ -88,9 +88,7 @@ describe("lemon's own mcp.json", () => {
       body.slice(0, -2) + `${" ".repeat(20_000_000)}""}`,
     );
     const set = await effectiveServers(ctxFor(box), {}, "project");
-    expect(set.diagnostics.map((d) => [d.code, d.message])).toEqual([
-      ["read_error", "file exceeds 1048576 bytes"],
-    ]);
+    expect(set.diagnostics.map((d) => [d.code, d.message])).toEqual([["read_error", "file exceeds 1048576 bytes"]]);
     await expectRefused(box, file, "file exceeds 1048576 bytes");
   });
 
@@ -160,7 +158,7 @@ describe("imported files with a duplicate key are skipped, naming file and key",
   test("a big ~/.claude.json with a duplicate key deep in its history is skipped; the rest still load", async () => {
     await using box = await sandbox();
     const history = JSON.stringify({ projects: { "/elsewhere": { history: ["x".repeat(2_000_000)] } } }).slice(1, -1);
-    const file = await box.write(
+    const _file = await box.write(
       join(box.home, ".claude.json"),
       `{${history}, "mcpServers": {"u": {"command": "x"}}, "tips": {"n": 1, "n": 2}}`,
     );

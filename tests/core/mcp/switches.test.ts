@@ -154,11 +154,13 @@ describe("foreign types and timeouts (mcp.md §4.2)", () => {
     expect(by.cx!.server.entry.ready_timeout_ms).toBe(300000);
     expect(by.cx!.server.entry.tool_timeout_ms).toBe(30000);
     expect(by.cx!.warnings).toEqual(["ready_timeout_ms clamped to 300000 ms"]);
-    expect(set.diagnostics.map((d) => [d.level, d.code, `${d.path?.replace(box.project, "C")}: ${d.message}`])).toEqual([
-      ["warn", "invalid_entry", "C/.lemon/mcp.json: servers[0] 'own': timeout_ms must not exceed 300000"],
-      ["warn", "clamped", "C/.omp/mcp.json: servers[0] 'slow': timeout_ms clamped to 300000 ms"],
-      ["warn", "clamped", "C/.omp/mcp.json: servers[1] 'str': timeout_ms clamped to 300000 ms"],
-      ["warn", "clamped", "C/.codex/config.toml: servers[0] 'cx': ready_timeout_ms clamped to 300000 ms"],
-    ]);
+    expect(set.diagnostics.map((d) => [d.level, d.code, `${d.path?.replace(box.project, "C")}: ${d.message}`])).toEqual(
+      [
+        ["warn", "invalid_entry", "C/.lemon/mcp.json: servers[0] 'own': timeout_ms must not exceed 300000"],
+        ["warn", "clamped", "C/.omp/mcp.json: servers[0] 'slow': timeout_ms clamped to 300000 ms"],
+        ["warn", "clamped", "C/.omp/mcp.json: servers[1] 'str': timeout_ms clamped to 300000 ms"],
+        ["warn", "clamped", "C/.codex/config.toml: servers[0] 'cx': ready_timeout_ms clamped to 300000 ms"],
+      ],
+    );
   });
 });

@@ -89,9 +89,7 @@ export function serverMap(
   diagnostics: Diagnostic[],
 ): Obj | null {
   if (!isObject(root)) {
-    diagnostics.push(
-      diagnostic("warn", "invalid_file", "top level must be an object", { path: file, source }),
-    );
+    diagnostics.push(diagnostic("warn", "invalid_file", "top level must be an object", { path: file, source }));
     return null;
   }
   const m = root[key];
@@ -217,12 +215,10 @@ export function accept(id: ProviderId, c: Candidate, out: ImportResult): void {
   }
   if (mentionsInput(entry)) {
     out.diagnostics.push(
-      diagnostic(
-        "warn",
-        "unresolved_input",
-        `${loc}: uses an \${input:…} variable, which lemon does not prompt for`,
-        { ...at, key: c.name },
-      ),
+      diagnostic("warn", "unresolved_input", `${loc}: uses an \${input:…} variable, which lemon does not prompt for`, {
+        ...at,
+        key: c.name,
+      }),
     );
     return;
   }

@@ -168,9 +168,7 @@ export const opencode: Importer = {
       const mcp = r.root.mcp;
       if (mcp === undefined) return;
       if (!isObject(mcp)) {
-        out.diagnostics.push(
-          diagnostic("warn", "invalid_file", "mcp must be an object", { path: job.file, source }),
-        );
+        out.diagnostics.push(diagnostic("warn", "invalid_file", "mcp must be an object", { path: job.file, source }));
         return;
       }
       for (const [name, raw] of Object.entries(mcp)) {

@@ -115,8 +115,11 @@ export function buildSnapshot(plan: BuildPlan): Uint8Array {
   // The effective key index: the old one's surviving rows merged with the newly effective keys.
   const wasEffective = (old: number) => prev !== null && (pd[old * DOC_STRIDE + 4]! & FLAG_EFFECTIVE) !== 0;
   const newKeys: { b: Uint8Array; doc: number }[] = [];
-  for (let i = 0; i < nReused; i++) if (flags[i]! & FLAG_EFFECTIVE && !wasEffective(plan.reused[i]!.old)) newKeys.push({ b: utf8(plan.reused[i]!.key), doc: i });
-  for (let j = 0; j < nFresh; j++) if (flags[nReused + j]! & FLAG_EFFECTIVE) newKeys.push({ b: utf8(plan.fresh[j]!.doc.meta.key), doc: nReused + j });
+  for (let i = 0; i < nReused; i++)
+    if (flags[i]! & FLAG_EFFECTIVE && !wasEffective(plan.reused[i]!.old))
+      newKeys.push({ b: utf8(plan.reused[i]!.key), doc: i });
+  for (let j = 0; j < nFresh; j++)
+    if (flags[nReused + j]! & FLAG_EFFECTIVE) newKeys.push({ b: utf8(plan.fresh[j]!.doc.meta.key), doc: nReused + j });
   const keyTable = mergeTable(
     prev ? { off: prev.keys.off, bytes: prev.keys.bytes, docs: prev.keyDoc, size: prev.keys.size } : null,
     (old) => {
@@ -159,7 +162,11 @@ export function buildSnapshot(plan: BuildPlan): Uint8Array {
   ];
   let cap = align8(HEADER_BYTES + SECTION_COUNT * 8);
   for (const [, len] of sizes) cap = align8(cap + len);
-  cap += align8((termCap + 1) * 4) + align8((prev ? prev.terms.bytes.length : 0) + freshBytes) + align8(termCap * TERM_STRIDE * 4) + metaCap;
+  cap +=
+    align8((termCap + 1) * 4) +
+    align8((prev ? prev.terms.bytes.length : 0) + freshBytes) +
+    align8(termCap * TERM_STRIDE * 4) +
+    metaCap;
   if (cap > 0xffff_ffff) throw new Error("snapshot larger than 4 GiB");
   const out = Buffer.allocUnsafeSlow(cap) as Uint8Array;
   const offsets = new Uint32Array(SECTION_COUNT);
@@ -174,7 +181,8 @@ export function buildSnapshot(plan: BuildPlan): Uint8Array {
     out.fill(0, at + len, pos);
     return at;
   };
-  const put = (sec: Section, v: ArrayBufferView) => out.set(new Uint8Array(v.buffer, v.byteOffset, v.byteLength), place(sec, v.byteLength));
+  const put = (sec: Section, v: ArrayBufferView) =>
+    out.set(new Uint8Array(v.buffer, v.byteOffset, v.byteLength), place(sec, v.byteLength));
   const u32At = (at: number, len: number) => new Uint32Array(out.buffer, out.byteOffset + at, len);
 
   // Documents: rows, field lengths; JSON and ident strings straight into BLOB.
@@ -257,7 +265,7 @@ export function buildSnapshot(plan: BuildPlan): Uint8Array {
     docs[d + 4] = flags[i]!;
     docs[d + 5] = l[0]! | (l[1]! << 16);
     docs[d + 6] = l[2]! | (l[3]! << 16);
-    l.forEach((v, f) => (lens[i * FIELD_COUNT + f] = v));
+    for (let f = 0; f < l.length; f++) lens[i * FIELD_COUNT + f] = l[f]!;
   }
 
   // Norms: 1 / (1 - b + b * len / avg) per document and field.

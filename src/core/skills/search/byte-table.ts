@@ -74,7 +74,11 @@ export interface Table {
  * few new rows (sorted here): byte order, then document order. `oldToNew` is monotone, so the
  * surviving old rows stay sorted.
  */
-export function mergeTable(old: { off: Uint32Array; bytes: Uint8Array; docs: Uint32Array; size: number } | null, keep: (oldDoc: number) => number, added: { b: Uint8Array; doc: number }[]): Table {
+export function mergeTable(
+  old: { off: Uint32Array; bytes: Uint8Array; docs: Uint32Array; size: number } | null,
+  keep: (oldDoc: number) => number,
+  added: { b: Uint8Array; doc: number }[],
+): Table {
   added.sort((a, b) => byBytes(a, b) || a.doc - b.doc);
   const oldSize = old ? old.size : 0;
   const cap = oldSize + added.length;

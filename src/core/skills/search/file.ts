@@ -17,7 +17,7 @@ export function readSnapshotFile(file: string): Snapshot | null {
   let size: number;
   try {
     const st = statSync(file, { throwIfNoEntry: false });
-    if (!st || !st.isFile()) return null;
+    if (!st?.isFile()) return null;
     size = st.size;
   } catch {
     return null;

@@ -180,7 +180,11 @@ export class Snapshot {
     this.identity = parts.identity;
     this.meta = parts.meta;
     this.docs = u32(s[Section.Docs]!);
-    this.norms = new Float32Array(s[Section.Norms]!.buffer, s[Section.Norms]!.byteOffset, s[Section.Norms]!.byteLength >>> 2);
+    this.norms = new Float32Array(
+      s[Section.Norms]!.buffer,
+      s[Section.Norms]!.byteOffset,
+      s[Section.Norms]!.byteLength >>> 2,
+    );
     this.blob = s[Section.Blob]!;
     this.terms = new StringTable(u32(s[Section.TermOff]!), s[Section.TermBytes]!);
     this.termInfo = u32(s[Section.TermInfo]!);
@@ -190,9 +194,21 @@ export class Snapshot {
     this.labels = new StringTable(u32(s[Section.LabelOff]!), s[Section.LabelBytes]!);
     this.labelDoc = u32(s[Section.LabelDoc]!);
     this.scan = s[Section.Scan]!;
-    this.watch = new Float64Array(s[Section.Watch]!.buffer, s[Section.Watch]!.byteOffset, s[Section.Watch]!.byteLength >>> 3);
-    this.files = new Float64Array(s[Section.Files]!.buffer, s[Section.Files]!.byteOffset, s[Section.Files]!.byteLength >>> 3);
-    this.candDoc = new Int32Array(s[Section.CandDoc]!.buffer, s[Section.CandDoc]!.byteOffset, s[Section.CandDoc]!.byteLength >>> 2);
+    this.watch = new Float64Array(
+      s[Section.Watch]!.buffer,
+      s[Section.Watch]!.byteOffset,
+      s[Section.Watch]!.byteLength >>> 3,
+    );
+    this.files = new Float64Array(
+      s[Section.Files]!.buffer,
+      s[Section.Files]!.byteOffset,
+      s[Section.Files]!.byteLength >>> 3,
+    );
+    this.candDoc = new Int32Array(
+      s[Section.CandDoc]!.buffer,
+      s[Section.CandDoc]!.byteOffset,
+      s[Section.CandDoc]!.byteLength >>> 2,
+    );
     this.paths = s[Section.Paths]!;
   }
 
@@ -237,7 +253,8 @@ export class Snapshot {
   docsForLabel(label: string): number[] {
     const a = utf8(label);
     const out: number[] = [];
-    for (let i = this.labels.lowerBound(a); i < this.labels.size && this.labels.compare(a, i) === 0; i++) out.push(this.labelDoc[i]!);
+    for (let i = this.labels.lowerBound(a); i < this.labels.size && this.labels.compare(a, i) === 0; i++)
+      out.push(this.labelDoc[i]!);
     return out;
   }
 }
@@ -282,7 +299,11 @@ export function openSnapshot(raw: Uint8Array, mapped: boolean): Snapshot | strin
     wordLen(Section.Files) !== (wordLen(Section.CandDoc) / 4) * FILE_STRIDE * 8
   )
     return "inconsistent tables";
-  const snap = new Snapshot(bytes, mapped && bytes === raw, { identity: bytes.subarray(8, 8 + IDENTITY_BYTES), meta, sec });
+  const snap = new Snapshot(bytes, mapped && bytes === raw, {
+    identity: bytes.subarray(8, 8 + IDENTITY_BYTES),
+    meta,
+    sec,
+  });
   if (!tablesInBounds(snap)) return "inconsistent tables";
   return snap;
 }

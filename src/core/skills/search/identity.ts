@@ -19,7 +19,17 @@ import type { Diagnostic } from "../../diagnostics.ts";
 import { canonicalRoots, scopeId, type SkillRoot } from "../roots.ts";
 import type { SkillCandidate } from "../scan.ts";
 import { fromUtf8, utf8, type Snapshot } from "./format.ts";
-import { Kind, STAT_FIELDS, existsUnresolved, fingerprintAt, kindAt, put, statMany, statOne, type StatTable } from "./stat-many.ts";
+import {
+  Kind,
+  STAT_FIELDS,
+  existsUnresolved,
+  fingerprintAt,
+  kindAt,
+  put,
+  statMany,
+  statOne,
+  type StatTable,
+} from "./stat-many.ts";
 
 // A scope is its root list; the audit cache names project scopes the same way (roots.ts).
 export { canonicalRoots, scopeId };
@@ -62,7 +72,8 @@ const CANDIDATE_FIELDS = 4;
 
 /** `dir` with a trailing separator, as `join` would prefix a child of it. */
 const prefixOf = (dir: string) => join(dir, "_").slice(0, -1);
-const under = (prefix: string, category: string, key: string) => (category === "" ? prefix + key : prefix + category + sep + key);
+const under = (prefix: string, category: string, key: string) =>
+  category === "" ? prefix + key : prefix + category + sep + key;
 
 interface ScanHeader {
   roots: string;
@@ -75,14 +86,25 @@ interface ScanHeader {
  * The scan as one NUL-separated string (no path may hold a NUL): a JSON header, the watched
  * paths, then the candidate fields. Splitting it back is one decode and one split.
  */
-function encodeScan(rootsJson: string, roots: readonly SkillRoot[], watch: readonly string[], candidates: readonly SkillCandidate[], diagnostics: Diagnostic[]): Uint8Array {
+function encodeScan(
+  rootsJson: string,
+  roots: readonly SkillRoot[],
+  watch: readonly string[],
+  candidates: readonly SkillCandidate[],
+  diagnostics: Diagnostic[],
+): Uint8Array {
   const header: ScanHeader = { roots: rootsJson, watch: watch.length, candidates: candidates.length, diagnostics };
   const parts: string[] = [JSON.stringify(header), ...watch];
   const realPrefix = roots.map((r) => prefixOf(r.realPath));
   for (const c of candidates) {
     const root = roots.indexOf(c.root);
     const category = c.category ?? "";
-    parts.push(String(root), category, c.key, c.realPath === under(realPrefix[root]!, category, c.key) ? "" : c.realPath);
+    parts.push(
+      String(root),
+      category,
+      c.key,
+      c.realPath === under(realPrefix[root]!, category, c.key) ? "" : c.realPath,
+    );
   }
   return utf8(parts.join("\0"));
 }
@@ -108,7 +130,12 @@ function decodeScan(bytes: Uint8Array): DecodedScan | null {
 function isHeader(v: unknown): v is ScanHeader {
   if (typeof v !== "object" || v === null) return false;
   const h = v as Record<string, unknown>;
-  return typeof h.roots === "string" && Number.isInteger(h.watch) && Number.isInteger(h.candidates) && Array.isArray(h.diagnostics);
+  return (
+    typeof h.roots === "string" &&
+    Number.isInteger(h.watch) &&
+    Number.isInteger(h.candidates) &&
+    Array.isArray(h.diagnostics)
+  );
 }
 
 const skillFileOf = (path: string) => path + sep + "SKILL.md";
@@ -139,7 +166,13 @@ function candidatesOf(d: DecodedScan, roots: readonly SkillRoot[], paths: readon
   return out;
 }
 
-function digestOf(rootsJson: string, lockfile: string, scan: Uint8Array, watch: StatTable, files: StatTable): Uint8Array {
+function digestOf(
+  rootsJson: string,
+  lockfile: string,
+  scan: Uint8Array,
+  watch: StatTable,
+  files: StatTable,
+): Uint8Array {
   const lock = new Float64Array(STAT_FIELDS);
   put(lock, 0, statOne(lockfile));
   const h = new Bun.CryptoHasher("sha256");
@@ -245,11 +278,20 @@ function decodeStored(scan: Uint8Array, roots: readonly SkillRoot[]): Decoded {
   const d = decodeScan(scan);
   const dirs = d ? pathsOf(d, roots) : null;
   if (!d || !dirs) throw new Error("the snapshot's stored scan does not decode");
-  return { candidates: candidatesOf(d, roots, dirs), diagnostics: d.header.diagnostics, watched: d.fields.slice(1, 1 + d.header.watch) };
+  return {
+    candidates: candidatesOf(d, roots, dirs),
+    diagnostics: d.header.diagnostics,
+    watched: d.fields.slice(1, 1 + d.header.watch),
+  };
 }
 
 /** The stats-only check against the scan stored in `previous`; null when a full scan is needed. */
-async function leanIdentity(roots: readonly SkillRoot[], rootsJson: string, lockfile: string, previous: Snapshot): Promise<ScopeIdentity | null> {
+async function leanIdentity(
+  roots: readonly SkillRoot[],
+  rootsJson: string,
+  lockfile: string,
+  previous: Snapshot,
+): Promise<ScopeIdentity | null> {
   const stored = storedScan(previous, rootsJson);
   if (!stored) return null;
   const { header, paths } = stored;
@@ -263,7 +305,16 @@ async function leanIdentity(roots: readonly SkillRoot[], rootsJson: string, lock
     // Gone or a directory now: the candidate set changed. A dangling link still counts (load reports it).
     if (k === Kind.Dir || (k === Kind.Missing && !existsUnresolved(paths[nWatch + i]!))) return null;
   }
-  return identity(rootsJson, lockfile, previous.scan, watch, files, true, () => decodeStored(previous.scan, roots), paths);
+  return identity(
+    rootsJson,
+    lockfile,
+    previous.scan,
+    watch,
+    files,
+    true,
+    () => decodeStored(previous.scan, roots),
+    paths,
+  );
 }
 
 /** The full scan, its watched paths stat'ed as the scan reaches them, then every SKILL.md. */
@@ -280,15 +331,32 @@ async function fullIdentity(roots: readonly SkillRoot[], rootsJson: string, lock
   });
   const files = await statMany(candidates.map((c) => c.skillFile));
   const scan = encodeScan(rootsJson, roots, watched, candidates, diagnostics);
-  return identity(rootsJson, lockfile, scan, Float64Array.from(stats), files, false, () => ({ candidates, diagnostics, watched }));
+  return identity(rootsJson, lockfile, scan, Float64Array.from(stats), files, false, () => ({
+    candidates,
+    diagnostics,
+    watched,
+  }));
 }
 
 /** The identity of a scope, reusing `previous`'s scan when its watched stats still hold. */
-export async function computeIdentity(roots: readonly SkillRoot[], lockfile: string, previous: Snapshot | null = null): Promise<ScopeIdentity> {
+export async function computeIdentity(
+  roots: readonly SkillRoot[],
+  lockfile: string,
+  previous: Snapshot | null = null,
+): Promise<ScopeIdentity> {
   const rootsJson = canonicalRoots(roots);
   // No root exists: nothing to scan (roots are re-resolved every check interval, so one created
   // later is seen), and the scan code is not even loaded.
-  if (!roots.some((r) => r.exists)) return identity(rootsJson, lockfile, encodeScan(rootsJson, roots, [], [], []), new Float64Array(0), new Float64Array(0), false, () => ({ candidates: [], diagnostics: [], watched: [] }));
+  if (!roots.some((r) => r.exists))
+    return identity(
+      rootsJson,
+      lockfile,
+      encodeScan(rootsJson, roots, [], [], []),
+      new Float64Array(0),
+      new Float64Array(0),
+      false,
+      () => ({ candidates: [], diagnostics: [], watched: [] }),
+    );
   if (previous) {
     const lean = await leanIdentity(roots, rootsJson, lockfile, previous);
     if (lean) return lean;

@@ -14,7 +14,11 @@ import { readSnapshotFile, snapshotPath } from "./file.ts";
 import { computeIdentity, sameIdentity, scopeId, type ScopeIdentity } from "./identity.ts";
 
 /** A scope's records from a snapshot that `identity` proved current; null when they do not line up. */
-export async function scopeFromSnapshot(snap: Snapshot, identity: ScopeIdentity, cache?: RecordCache): Promise<ScopeLoad | null> {
+export async function scopeFromSnapshot(
+  snap: Snapshot,
+  identity: ScopeIdentity,
+  cache?: RecordCache,
+): Promise<ScopeLoad | null> {
   const candidates = identity.candidates();
   if (snap.candDoc.length !== candidates.length) return null;
   const fingerprints = identity.fingerprints();

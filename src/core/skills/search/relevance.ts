@@ -61,7 +61,14 @@ export class RelevanceEngine {
   }
 
   /** The scope snapshots of a cwd (checked or rebuilt as §7.3 says). */
-  async snapshots(ctx: LemonContext, refresh: boolean): Promise<{ roots: { project: SkillRoot[]; global: SkillRoot[] }; project: Snapshot | null; global: Snapshot | null }> {
+  async snapshots(
+    ctx: LemonContext,
+    refresh: boolean,
+  ): Promise<{
+    roots: { project: SkillRoot[]; global: SkillRoot[] };
+    project: Snapshot | null;
+    global: Snapshot | null;
+  }> {
     const roots = this.#rootsFor(ctx, refresh);
     const paths = resolvePaths(ctx);
     const [project, global] = await Promise.all([
@@ -79,7 +86,8 @@ export class RelevanceEngine {
     const [snaps, disabled] = await Promise.all([this.snapshots(ctx, opts.refresh === true), this.#disabled(ctx)]);
     const out: SkillEntry[] = [];
     if (snaps.project) collect(snaps.project, snaps.roots.project, parsed, max, ctx, disabled, null, out);
-    if (out.length < max && snaps.global) collect(snaps.global, snaps.roots.global, parsed, max, ctx, disabled, snaps.project, out);
+    if (out.length < max && snaps.global)
+      collect(snaps.global, snaps.roots.global, parsed, max, ctx, disabled, snaps.project, out);
     return out;
   }
 
@@ -148,10 +156,23 @@ function collect(
   }
 }
 
-function entryOf(snap: Snapshot, doc: number, roots: readonly SkillRoot[], ctx: LemonContext, disabled: ReadonlySet<string>): SkillEntry | null {
+function entryOf(
+  snap: Snapshot,
+  doc: number,
+  roots: readonly SkillRoot[],
+  ctx: LemonContext,
+  disabled: ReadonlySet<string>,
+): SkillEntry | null {
   const m = docMeta(snap, doc);
   const root = m ? roots[m.root] : undefined;
   if (!m || !root) return null;
-  const candidate = { key: m.key, root, path: m.path, realPath: m.real_path, category: m.category, skillFile: m.skill_file };
+  const candidate = {
+    key: m.key,
+    root,
+    path: m.path,
+    realPath: m.real_path,
+    category: m.category,
+    skillFile: m.skill_file,
+  };
   return toEntry(recordFromMeta(m, candidate), ctx, disabled);
 }

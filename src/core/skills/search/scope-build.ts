@@ -45,7 +45,8 @@ const BATCH = 64;
 export function fileRows(files: StatTable): Float64Array {
   const n = files.length / STAT_FIELDS;
   const out = new Float64Array(n * FILE_STRIDE);
-  for (let i = 0; i < n; i++) for (let k = 0; k < FILE_STRIDE; k++) out[i * FILE_STRIDE + k] = files[i * STAT_FIELDS + k]!;
+  for (let i = 0; i < n; i++)
+    for (let k = 0; k < FILE_STRIDE; k++) out[i * FILE_STRIDE + k] = files[i * STAT_FIELDS + k]!;
   return out;
 }
 
@@ -56,13 +57,18 @@ function rowsOfFingerprints(fps: readonly string[]): Float64Array {
     if (fp === "") return;
     const parts = fp.split(":");
     // NaN never compares equal: a fingerprint of another shape always reloads.
-    for (let k = 0; k < FILE_STRIDE; k++) out[i * FILE_STRIDE + k] = parts.length === FILE_STRIDE ? Number(parts[k]) : Number.NaN;
+    for (let k = 0; k < FILE_STRIDE; k++)
+      out[i * FILE_STRIDE + k] = parts.length === FILE_STRIDE ? Number(parts[k]) : Number.NaN;
   });
   return out;
 }
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  return a === b || (a.length === b.length && Buffer.from(a.buffer, a.byteOffset, a.length).equals(Buffer.from(b.buffer, b.byteOffset, b.length)));
+  return (
+    a === b ||
+    (a.length === b.length &&
+      Buffer.from(a.buffer, a.byteOffset, a.length).equals(Buffer.from(b.buffer, b.byteOffset, b.length)))
+  );
 }
 
 /** Reuse marks for the candidates: a previous document, UNCHANGED_INVALID, or LOAD. */
@@ -95,7 +101,13 @@ function reuseByStats(scan: Uint8Array, rows: Float64Array, previous: Snapshot |
 }
 
 /** How many candidates a build would have to load (the rest are reused or known invalid). */
-export function pendingLoads(scan: Uint8Array, files: StatTable, candidates: () => readonly SkillCandidate[], fingerprints: () => readonly string[], previous: Snapshot | null): number {
+export function pendingLoads(
+  scan: Uint8Array,
+  files: StatTable,
+  candidates: () => readonly SkillCandidate[],
+  fingerprints: () => readonly string[],
+  previous: Snapshot | null,
+): number {
   const marks = reuseByStats(scan, fileRows(files), previous);
   if (marks) return marks.reduce((n, m) => (m === LOAD ? n + 1 : n), 0);
   const idents = previousIdents(previous);
@@ -150,7 +162,11 @@ export async function buildScope(input: ScopeBuildInput): Promise<ScopeBuildResu
     const batch = toLoad.slice(b, b + BATCH);
     const recs = await Promise.all(batch.map((i) => loadCandidate(candidates[i]!)));
     recs.forEach((rec, j) => {
-      if (rec.valid) slots[batch[j]!] = { kind: "fresh", doc: freshDoc(rec, Math.max(0, input.roots.indexOf(rec.candidate.root)), memo) };
+      if (rec.valid)
+        slots[batch[j]!] = {
+          kind: "fresh",
+          doc: freshDoc(rec, Math.max(0, input.roots.indexOf(rec.candidate.root)), memo),
+        };
     });
   }
   const seen = new Set<string>();
@@ -171,8 +187,18 @@ export async function buildScope(input: ScopeBuildInput): Promise<ScopeBuildResu
   reused.sort((a, b) => a.old - b.old);
   // Each candidate's new document: reused ones by their place in old-id order, then fresh ones.
   const candDoc = new Int32Array(candidates.length).fill(UNCHANGED_INVALID);
-  reused.forEach((r, i) => (candDoc[r.cand] = i));
-  freshCand.forEach((c, j) => (candDoc[c] = reused.length + j));
-  const plan: BuildPlan = { identity: input.identity, scan: input.scan, watch: input.watch, files: rows, candDoc, paths: input.paths, previous, reused, fresh };
+  for (let i = 0; i < reused.length; i++) candDoc[reused[i]!.cand] = i;
+  for (let j = 0; j < freshCand.length; j++) candDoc[freshCand[j]!] = reused.length + j;
+  const plan: BuildPlan = {
+    identity: input.identity,
+    scan: input.scan,
+    watch: input.watch,
+    files: rows,
+    candDoc,
+    paths: input.paths,
+    previous,
+    reused,
+    fresh,
+  };
   return { bytes: buildSnapshot(plan), reused: reused.length, loaded: toLoad.length };
 }

@@ -243,7 +243,11 @@ export function scoreSnapshot(snap: Snapshot, q: ParsedQuery, limit: number): Hi
     const isExact = exact[d] === exactEpoch;
     if (isExact) exact[d] = 0;
     // Most documents lose to the worst hit kept: reject them without touching the heap.
-    else if (heap.length === limit && (worstExact || s < worstScore || (s === worstScore && docs[row + 7]! > worstRank))) continue;
+    else if (
+      heap.length === limit &&
+      (worstExact || s < worstScore || (s === worstScore && docs[row + 7]! > worstRank))
+    )
+      continue;
     consider(docs, heap, limit, d, s, isExact);
     if (heap.length === limit) {
       const w = heap[0]!;

@@ -6,7 +6,8 @@
  */
 import type { SkillEntry } from "../entry.ts";
 
-export const ONLINE_SEARCH_UNAVAILABLE = "online skill search is not available in this version; showing local results only";
+export const ONLINE_SEARCH_UNAVAILABLE =
+  "online skill search is not available in this version; showing local results only";
 
 export interface SearchOptions {
   cwd?: string;

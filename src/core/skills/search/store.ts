@@ -85,7 +85,8 @@ export class SnapshotStore {
 
   #stateOf(id: string): ScopeState {
     let st = this.#states.get(id);
-    if (!st) this.#states.set(id, (st = { checkedAt: 0, checked: false, current: null, identity: null, inflight: null }));
+    if (!st)
+      this.#states.set(id, (st = { checkedAt: 0, checked: false, current: null, identity: null, inflight: null }));
     return st;
   }
 
@@ -187,7 +188,11 @@ export class SnapshotStore {
       idn = await computeIdentity(req.roots, req.lockfile, null);
       if (idn.count === 0) return (st.current = null);
     }
-    return this.#use(st, await this.#build(id, file, idn, req.roots, previous, req.refresh ? null : disk() ? file : null), idn);
+    return this.#use(
+      st,
+      await this.#build(id, file, idn, req.roots, previous, req.refresh ? null : disk() ? file : null),
+      idn,
+    );
   }
 
   #use(st: ScopeState, snap: Snapshot, idn: ScopeIdentity): Snapshot {
@@ -208,7 +213,10 @@ export class SnapshotStore {
     const mode = this.#opts.workerMode ?? "auto";
     const useWorker =
       mode === "always" ||
-      (mode === "auto" && typeof Worker === "function" && pendingLoads(idn.scan, idn.files, idn.candidates, idn.fingerprints, previous) >= (this.#opts.workerThreshold ?? 256));
+      (mode === "auto" &&
+        typeof Worker === "function" &&
+        pendingLoads(idn.scan, idn.files, idn.candidates, idn.fingerprints, previous) >=
+          (this.#opts.workerThreshold ?? 256));
     if (useWorker) {
       try {
         // The worker reads the previous file and writes the new one itself: a write of this file
@@ -239,7 +247,10 @@ export class SnapshotStore {
         return snap;
       } catch (err) {
         if (mode === "always") throw err;
-        this.#opts.log({ level: "warn", message: `snapshot worker unavailable, building in-process: ${(err as Error).message}` });
+        this.#opts.log({
+          level: "warn",
+          message: `snapshot worker unavailable, building in-process: ${(err as Error).message}`,
+        });
       }
     }
     const r = await buildScope({
@@ -261,6 +272,9 @@ export class SnapshotStore {
   }
 
   #warnWrite(file: string, reason: string): void {
-    this.#opts.log({ level: "warn", message: `search snapshot ${file} could not be written (${reason}); using it from memory` });
+    this.#opts.log({
+      level: "warn",
+      message: `search snapshot ${file} could not be written (${reason}); using it from memory`,
+    });
   }
 }

@@ -108,7 +108,7 @@ function bagDistance(counts: Int32Array, qlen: number, bytes: Uint8Array, s: num
   for (let k = 0; k < matched; k++) counts[used[k]!]!++;
   const extra = e - s - matched;
   const missing = qlen - matched;
-  return extra > missing ? extra : missing;
+  return Math.max(extra, missing);
 }
 
 export interface Resolved {
@@ -161,7 +161,7 @@ export function resolveTerm(snap: Snapshot, q: QueryTerm, out: Resolved[], reach
     const i = buckets.ids[k]!;
     const s = off[i]!;
     const e = off[i + 1]!;
-    const bound = best < max ? best : max;
+    const bound = Math.min(best, max);
     // Bag distance (bytes in one word and not the other) never exceeds the edit distance.
     if (bagDistance(counts, qlen, bytes, s, e) > bound) continue;
     const d = editDistance(qb, bytes, s, e, bound);
@@ -173,5 +173,6 @@ export function resolveTerm(snap: Snapshot, q: QueryTerm, out: Resolved[], reach
   }
   for (let k = 0; k < qlen; k++) counts[qb[k]!] = 0;
   found.sort((a, b) => b.df - a.df || a.id - b.id);
-  for (let k = 0; k < found.length && k < 2; k++) out.push({ id: found[k]!.id, weight: q.weight * reach.fuzzyWeight * (best === 1 ? 1 : 0.7), slot: q.slot });
+  for (let k = 0; k < found.length && k < 2; k++)
+    out.push({ id: found[k]!.id, weight: q.weight * reach.fuzzyWeight * (best === 1 ? 1 : 0.7), slot: q.slot });
 }

@@ -13,14 +13,15 @@ const ASCII_WORD = /[a-z0-9]+/g;
 const NON_ASCII = /[^\x00-\x7f]/;
 const MARKS = /\p{M}+/gu;
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
-const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}ー]+|[^\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}ー]+/gu;
+const CJK_RUN =
+  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}ー]+|[^\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}ー]+/gu;
 
 /** Longest term kept; longer runs (hashes, base64) are noise and bloat the dictionary. */
 export const MAX_TERM_CHARS = 40;
 
 const STOP_WORDS: ReadonlySet<string> = new Set(
+  // English function words
   (
-    // English function words
     "a an the and or but nor if then else so than too very of to in on at by for with without from into onto " +
     "about above below over under up down out off as is am are was were be been being have has had having do does did " +
     "doing will would shall should can could may might must it its it's this that these those there here where when " +
@@ -120,7 +121,9 @@ export function tokenize(text: string): string[] {
  */
 export function nameTerms(text: string): string[] {
   const folded = fold(text);
-  const words = [...folded.matchAll(NON_ASCII.test(folded) ? WORD : ASCII_WORD)].map((m) => m[0]).filter((w) => !STOP_WORDS.has(w));
+  const words = [...folded.matchAll(NON_ASCII.test(folded) ? WORD : ASCII_WORD)]
+    .map((m) => m[0])
+    .filter((w) => !STOP_WORDS.has(w));
   const out = tokenize(text);
   if (words.length > 1 && words.length <= 8) {
     for (let i = 0; i + 1 < words.length; i++) out.push(words[i]! + words[i + 1]!);

@@ -5,7 +5,13 @@
  */
 import { isValid } from "../../schema/check.ts";
 import { snapshotWorker, type WorkerLocation } from "../../workers/spec.ts";
-import { WorkerReply, type BuildRequest, type BuiltReply, type ScoreRequest, type ScoredReply } from "./worker-protocol.ts";
+import {
+  WorkerReply,
+  type BuildRequest,
+  type BuiltReply,
+  type ScoreRequest,
+  type ScoredReply,
+} from "./worker-protocol.ts";
 
 type Pending = { resolve: (r: WorkerReply) => void; reject: (e: Error) => void };
 type Omit2<T> = T extends unknown ? Omit<T, "id"> : never;

@@ -74,7 +74,9 @@ export type BuiltReply = Static<typeof BuiltReply>;
 export const ScoredReply = Type.Object({
   type: Type.Literal("scored"),
   id: Type.Integer(),
-  hits: Type.Array(Type.Object({ doc: Type.Integer(), score: Type.Number(), exact: Type.Boolean(), key: Type.String() })),
+  hits: Type.Array(
+    Type.Object({ doc: Type.Integer(), score: Type.Number(), exact: Type.Boolean(), key: Type.String() }),
+  ),
 });
 export type ScoredReply = Static<typeof ScoredReply>;
 

@@ -8,7 +8,9 @@ import { fold } from "../../../../src/core/skills/search/tokenize.ts";
 const NON_ASCII = /[^\x00-\x7f]/;
 
 test("no glossary key changes between ASCII and non-ASCII when folded; ASCII keys are folded already", () => {
-  const wrong = Object.keys(ENTRIES).filter((k) => NON_ASCII.test(k) !== NON_ASCII.test(fold(k)) || (!NON_ASCII.test(k) && fold(k) !== k));
+  const wrong = Object.keys(ENTRIES).filter(
+    (k) => NON_ASCII.test(k) !== NON_ASCII.test(fold(k)) || (!NON_ASCII.test(k) && fold(k) !== k),
+  );
   expect(wrong).toEqual([]);
 });
 

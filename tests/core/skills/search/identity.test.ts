@@ -1,7 +1,16 @@
 // The stats-only identity check (identity.ts) must agree with the full scan after any change:
 // either the watched stats prove the candidate set unchanged, or it falls back to scanning.
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { createLemon } from "../../../../src/core/index.ts";
 import { readSnapshotFile } from "../../../../src/core/skills/search/file.ts";
@@ -45,13 +54,28 @@ describe("identity check (skills.md §7.3)", () => {
 
   const changes: [string, (box: Sandbox) => Promise<void> | void][] = [
     ["SKILL.md rewritten in place", (b) => writeFileSync(join(b.root, "g/alpha/SKILL.md"), md("alpha") + "more\n")],
-    ["SKILL.md replaced by rename", (b) => (writeFileSync(join(b.root, "g/alpha/x"), md("alpha2")), renameSync(join(b.root, "g/alpha/x"), join(b.root, "g/alpha/SKILL.md")))],
+    [
+      "SKILL.md replaced by rename",
+      (b) => {
+        writeFileSync(join(b.root, "g/alpha/x"), md("alpha2"));
+        renameSync(join(b.root, "g/alpha/x"), join(b.root, "g/alpha/SKILL.md"));
+      },
+    ],
     ["SKILL.md removed", (b) => unlinkSync(join(b.root, "g/alpha/SKILL.md"))],
     ["skill added at the top", async (b) => void (await b.skill("g", "gamma", md("gamma")))],
     ["skill added in a category", async (b) => void (await b.skill("g/cat", "delta", md("delta")))],
-    ["SKILL.md added to an empty directory of a category", (b) => writeFileSync(join(b.root, "g/cat/empty/SKILL.md"), md("empty"))],
+    [
+      "SKILL.md added to an empty directory of a category",
+      (b) => writeFileSync(join(b.root, "g/cat/empty/SKILL.md"), md("empty")),
+    ],
     ["category renamed", (b) => renameSync(join(b.root, "g/cat"), join(b.root, "g/kat"))],
-    ["linked skill retargeted", (b) => (unlinkSync(join(b.root, "g/linked")), symlinkSync(join(b.root, "elsewhere/two"), join(b.root, "g/linked")))],
+    [
+      "linked skill retargeted",
+      (b) => {
+        unlinkSync(join(b.root, "g/linked"));
+        symlinkSync(join(b.root, "elsewhere/two"), join(b.root, "g/linked"));
+      },
+    ],
     ["dangling link now resolves", (b) => void mkdirSync(join(b.root, "later"), { recursive: true })],
     ["directory removed", (b) => rmSync(join(b.root, "g/cat/empty"), { recursive: true })],
   ];
@@ -98,7 +122,13 @@ describe("identity check (skills.md §7.3)", () => {
     const lean = await computeIdentity(roots, lock, bad);
     expect(sameIdentity(lean.digest, bad.identity)).toBe(false);
     // ... so a query rebuilds, and the new PATHS comes from the scan again.
-    const lemon = createLemon({ cwd: box.project, agentDir: box.agentDir, env: { ...box.env, LEMON_SNAPSHOT_WORKER: "never" }, skillRoots: { agents: null, omp: null, claude: join(box.root, "g"), codex: null }, curator: false });
+    const lemon = createLemon({
+      cwd: box.project,
+      agentDir: box.agentDir,
+      env: { ...box.env, LEMON_SNAPSHOT_WORKER: "never" },
+      skillRoots: { agents: null, omp: null, claude: join(box.root, "g"), codex: null },
+      curator: false,
+    });
     expect((await lemon.skills.findRelevant("alpha things")).map((e) => e.key)).toEqual(["alpha"]);
     await lemon.close();
     const rebuilt = readSnapshotFile(file)!;

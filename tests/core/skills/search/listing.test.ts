@@ -11,7 +11,10 @@ describe("listing from the snapshot", () => {
   test.skipIf(!corpusAvailable())("the corpus lists identically from the snapshot and from the files", async () => {
     await using box = await sandbox();
     const env = { ...box.env, LEMON_AGENT_DIR: join(box.root, "agent"), LEMON_CLAUDE_SKILLS_DIR: CORPUS_DIR };
-    await box.skill(join(box.project, ".lemon/skill"), "local-one", { name: "local-one", description: "A project skill beside the corpus." });
+    await box.skill(join(box.project, ".lemon/skill"), "local-one", {
+      name: "local-one",
+      description: "A project skill beside the corpus.",
+    });
     await box.skill(join(box.project, ".claude/skills"), "broken", "---\nname: [x\n---\n");
     const lemon = createLemon({ cwd: box.project, env });
     const parsed = await lemon.skills.list({ all: true, refresh: true });
@@ -26,7 +29,11 @@ describe("listing from the snapshot", () => {
     const { resolveRoots } = await import("../../../../src/core/skills/roots.ts");
     const { resolvePaths } = await import("../../../../src/core/paths.ts");
     const roots = resolveRoots(ctx);
-    const load = await loadScopeFromSnapshot(roots.global, resolvePaths(ctx).global.lockfile, resolvePaths(ctx).snapshotDir);
+    const load = await loadScopeFromSnapshot(
+      roots.global,
+      resolvePaths(ctx).global.lockfile,
+      resolvePaths(ctx).snapshotDir,
+    );
     expect(load).not.toBeNull();
     expect(load!.records.every((r) => !r.valid || r.bodyExcerpt === "")).toBe(true);
     const d = await discover(ctx, "both");
@@ -35,7 +42,10 @@ describe("listing from the snapshot", () => {
 
   test("an edit after the snapshot was built is listed (the snapshot is no longer current)", async () => {
     await using box = await sandbox();
-    const file = await box.skill(join(box.project, ".lemon/skill"), "s", { name: "s", description: "first description of the skill" });
+    const file = await box.skill(join(box.project, ".lemon/skill"), "s", {
+      name: "s",
+      description: "first description of the skill",
+    });
     await box.skill(join(box.project, ".lemon/skill"), "t", { name: "t", description: "another skill for the scope" });
     const lemon = createLemon({ cwd: box.project, env: box.env });
     await lemon.skills.findRelevant("skill description", { refresh: true });
@@ -53,7 +63,11 @@ describe("listing from the snapshot", () => {
 describe("listing never trusts a broken snapshot", () => {
   test("truncated or foreign snapshot files fall back to reading the skills", async () => {
     await using box = await sandbox();
-    for (const k of ["a", "b", "c"]) await box.skill(join(box.project, ".lemon/skill"), k, { name: k, description: `skill ${k} for the snapshot test` });
+    for (const k of ["a", "b", "c"])
+      await box.skill(join(box.project, ".lemon/skill"), k, {
+        name: k,
+        description: `skill ${k} for the snapshot test`,
+      });
     const lemon = createLemon({ cwd: box.project, env: box.env });
     await lemon.skills.findRelevant("snapshot test skill", { refresh: true });
     await lemon.close(); // the snapshot is written behind the call; close waits for it
@@ -62,16 +76,27 @@ describe("listing never trusts a broken snapshot", () => {
     const snap = readdirSync(dir).find((n) => n.endsWith(".snap"))!;
     const bytes = readFileSync(join(dir, snap));
     writeFileSync(join(dir, snap), bytes.subarray(0, Math.floor(bytes.length / 2)));
-    expect((await createLemon({ cwd: box.project, env: box.env }).skills.list()).skills.map((s) => s.key)).toEqual(["a", "b", "c"]);
+    expect((await createLemon({ cwd: box.project, env: box.env }).skills.list()).skills.map((s) => s.key)).toEqual([
+      "a",
+      "b",
+      "c",
+    ]);
     writeFileSync(join(dir, snap), "LEMSNAP but not really a snapshot at all");
-    expect((await createLemon({ cwd: box.project, env: box.env }).skills.list()).skills.map((s) => s.key)).toEqual(["a", "b", "c"]);
+    expect((await createLemon({ cwd: box.project, env: box.env }).skills.list()).skills.map((s) => s.key)).toEqual([
+      "a",
+      "b",
+      "c",
+    ]);
   });
 });
 
 describe("a listing and a relevance call share one identity check", () => {
   test("within the 50 ms interval the listing reuses the relevance check; after it, it checks again", async () => {
     await using box = await sandbox();
-    const file = await box.skill(join(box.project, ".lemon/skill"), "s", { name: "s", description: "the first description of s" });
+    const file = await box.skill(join(box.project, ".lemon/skill"), "s", {
+      name: "s",
+      description: "the first description of s",
+    });
     await box.skill(join(box.project, ".lemon/skill"), "t", { name: "t", description: "another skill in the scope" });
     let t = 1_000_000;
     const lemon = createLemon({ cwd: box.project, env: box.env, now: () => new Date(t) });

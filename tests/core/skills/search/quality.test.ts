@@ -9,17 +9,21 @@ import { CORPUS_DIR, referenceCorpusAvailable } from "../../../support/corpus.ts
 
 const queries = join(import.meta.dir, "../../../fixtures/relevance/queries.json");
 
-test.skipIf(!referenceCorpusAvailable())("lemon out-ranks MiniSearch, Orama and SQLite FTS5 on the held-out queries", async () => {
-  const { report } = await runQuality(CORPUS_DIR, queries, { split: "heldout" });
-  console.log(formatQuality(report));
-  const lemon = report.lemon.heldout;
-  expect(lemon.n).toBeGreaterThanOrEqual(90);
-  for (const name of ["minisearch", "orama", "fts5"] as const) {
-    const b = report[name].heldout;
-    expect(lemon.mrr10).toBeGreaterThan(b.mrr10);
-    expect(lemon.mrr3).toBeGreaterThan(b.mrr3);
-    expect(lemon.ndcg3).toBeGreaterThan(b.ndcg3);
-    expect(lemon.recall3).toBeGreaterThanOrEqual(b.recall3);
-    expect(lemon.hit3).toBeGreaterThan(b.hit3);
-  }
-}, 120_000);
+test.skipIf(!referenceCorpusAvailable())(
+  "lemon out-ranks MiniSearch, Orama and SQLite FTS5 on the held-out queries",
+  async () => {
+    const { report } = await runQuality(CORPUS_DIR, queries, { split: "heldout" });
+    console.log(formatQuality(report));
+    const lemon = report.lemon.heldout;
+    expect(lemon.n).toBeGreaterThanOrEqual(90);
+    for (const name of ["minisearch", "orama", "fts5"] as const) {
+      const b = report[name].heldout;
+      expect(lemon.mrr10).toBeGreaterThan(b.mrr10);
+      expect(lemon.mrr3).toBeGreaterThan(b.mrr3);
+      expect(lemon.ndcg3).toBeGreaterThan(b.ndcg3);
+      expect(lemon.recall3).toBeGreaterThanOrEqual(b.recall3);
+      expect(lemon.hit3).toBeGreaterThan(b.hit3);
+    }
+  },
+  120_000,
+);

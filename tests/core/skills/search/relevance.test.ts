@@ -7,7 +7,10 @@ import { registryOf } from "../../../../src/core/internals.ts";
 import { SNAPSHOT_MAGIC } from "../../../../src/core/skills/search/format.ts";
 import { sandbox, type Sandbox } from "../../../support/sandbox.ts";
 
-function lemonFor(box: Sandbox, extra: { tools?: string[]; now?: () => Date; platform?: string; env?: Record<string, string> } = {}): Lemon {
+function lemonFor(
+  box: Sandbox,
+  extra: { tools?: string[]; now?: () => Date; platform?: string; env?: Record<string, string> } = {},
+): Lemon {
   return createLemon({
     cwd: box.project,
     agentDir: box.agentDir,
@@ -35,10 +38,18 @@ describe("findRelevant contract (skills.md §7.1)", () => {
     await box.skill(g, "kafka-ok", { name: "kafka-ok", description: "Kafka topics and consumers." });
     await box.skill(g, "kafka-off", { name: "kafka-off", description: "Kafka topics and consumers." });
     await box.skill(g, "kafka-hidden", { name: "kafka-hidden", description: "Kafka topics.", hide: true });
-    await box.skill(g, "kafka-fallback", { name: "kafka-fallback", description: "Kafka topics.", fallback_for_tools: ["kafka_tool"] });
+    await box.skill(g, "kafka-fallback", {
+      name: "kafka-fallback",
+      description: "Kafka topics.",
+      fallback_for_tools: ["kafka_tool"],
+    });
     await box.skill(g, "kafka-mac", { name: "kafka-mac", description: "Kafka topics.", platforms: ["darwin"] });
     await box.skill(g, "kafka-bad", "---\nname: [unclosed\n---\nKafka topics\n");
-    await box.skill(g, "kafka-needs", { name: "kafka-needs", description: "Kafka topics.", requires: { bins: ["no-such-bin-xyz"] } });
+    await box.skill(g, "kafka-needs", {
+      name: "kafka-needs",
+      description: "Kafka topics.",
+      requires: { bins: ["no-such-bin-xyz"] },
+    });
     await box.write(join(box.agentDir, "skills.json"), JSON.stringify({ disabled: ["kafka-off"] }));
     await using l = lemonFor(box, { tools: ["kafka_tool"], platform: "linux" });
     const got = await l.skills.findRelevant("kafka topics", { maxResults: 50 });
@@ -58,7 +69,11 @@ describe("findRelevant contract (skills.md §7.1)", () => {
 
   test("rule 3: maxResults default 3, capped at 50, non-positive or non-integer gives []", async () => {
     await using box = await sandbox();
-    for (let i = 0; i < 60; i++) await box.skill("global-skills", `lint-${String(i).padStart(2, "0")}`, { name: `lint-${i}`, description: "Lint YAML files." });
+    for (let i = 0; i < 60; i++)
+      await box.skill("global-skills", `lint-${String(i).padStart(2, "0")}`, {
+        name: `lint-${i}`,
+        description: "Lint YAML files.",
+      });
     await using l = lemonFor(box);
     expect((await keys(l, "yaml lint")).length).toBe(3);
     expect((await keys(l, "yaml lint", { maxResults: 7 })).length).toBe(7);
@@ -70,7 +85,10 @@ describe("findRelevant contract (skills.md §7.1)", () => {
 
   test("rule 4: project results precede global ones; equal scores ordered by key", async () => {
     await using box = await sandbox();
-    await box.skill("global-skills", "a-global-redis", { name: "a-global-redis", description: "Redis caching and eviction policies, redis redis." });
+    await box.skill("global-skills", "a-global-redis", {
+      name: "a-global-redis",
+      description: "Redis caching and eviction policies, redis redis.",
+    });
     await box.skill("project/.lemon/skill", "z-project-redis", { name: "z-project-redis", description: "Redis." });
     await box.skill("project/.lemon/skill", "m-twin", { name: "twin", description: "Redis twin." });
     await box.skill("project/.lemon/skill", "b-twin", { name: "twin", description: "Redis twin." });
@@ -84,7 +102,10 @@ describe("findRelevant contract (skills.md §7.1)", () => {
   test("a project skill hides the global skill with the same key", async () => {
     await using box = await sandbox();
     await box.skill("global-skills", "deploy", { name: "deploy", description: "Deploy with helm." });
-    await box.skill("project/.lemon/skill", "deploy", { name: "deploy", description: "Deploy with helm, project flavour." });
+    await box.skill("project/.lemon/skill", "deploy", {
+      name: "deploy",
+      description: "Deploy with helm, project flavour.",
+    });
     await using l = lemonFor(box);
     expect(await keys(l, "deploy helm", { maxResults: 10 })).toEqual(["project:deploy"]);
   });
@@ -92,9 +113,18 @@ describe("findRelevant contract (skills.md §7.1)", () => {
   test("rule 5: a query equal to a key or name ranks that skill first in its scope", async () => {
     await using box = await sandbox();
     await box.skill("global-skills", "git", { name: "git", description: "Basics." });
-    await box.skill("global-skills", "git-rebase", { name: "git-rebase", description: "Git git git rebase git history git." });
-    await box.skill("global-skills", "pdf-tool", { name: "Portable Docs", description: "Portable docs portable docs." });
-    await box.skill("global-skills", "docs-portable", { name: "docs-portable", description: "Portable docs everywhere portable." });
+    await box.skill("global-skills", "git-rebase", {
+      name: "git-rebase",
+      description: "Git git git rebase git history git.",
+    });
+    await box.skill("global-skills", "pdf-tool", {
+      name: "Portable Docs",
+      description: "Portable docs portable docs.",
+    });
+    await box.skill("global-skills", "docs-portable", {
+      name: "docs-portable",
+      description: "Portable docs everywhere portable.",
+    });
     await using l = lemonFor(box);
     expect((await keys(l, "  GIT "))[0]).toBe("global:git");
     expect((await keys(l, "portable docs"))[0]).toBe("global:pdf-tool");
@@ -102,8 +132,16 @@ describe("findRelevant contract (skills.md §7.1)", () => {
 
   test("rule 6: a keywords-only or tags-only match is returned", async () => {
     await using box = await sandbox();
-    await box.skill("global-skills", "quiet", { name: "quiet", description: "Nothing relevant here.", keywords: ["zeppelin"] });
-    await box.skill("global-skills", "tagged", { name: "tagged", description: "Nothing relevant here.", tags: ["blimp"] });
+    await box.skill("global-skills", "quiet", {
+      name: "quiet",
+      description: "Nothing relevant here.",
+      keywords: ["zeppelin"],
+    });
+    await box.skill("global-skills", "tagged", {
+      name: "tagged",
+      description: "Nothing relevant here.",
+      tags: ["blimp"],
+    });
     await using l = lemonFor(box);
     expect(await keys(l, "zeppelin")).toEqual(["global:quiet"]);
     expect(await keys(l, "blimp")).toEqual(["global:tagged"]);
@@ -113,7 +151,12 @@ describe("findRelevant contract (skills.md §7.1)", () => {
     await using box = await sandbox();
     const body = "x ".repeat(5_000) + " wombat";
     await box.skill("global-skills", "late", { name: "late", description: "Unrelated." }, body);
-    await box.skill("global-skills", "early", { name: "early", description: "Unrelated." }, "narwhal " + "y ".repeat(5_000));
+    await box.skill(
+      "global-skills",
+      "early",
+      { name: "early", description: "Unrelated." },
+      "narwhal " + "y ".repeat(5_000),
+    );
     await using l = lemonFor(box);
     expect(await keys(l, "wombat")).toEqual([]);
     expect(await keys(l, "narwhal")).toEqual(["global:early"]);
@@ -159,7 +202,11 @@ describe("search snapshot (skills.md §7.3)", () => {
     const path = join(box.agentDir, "cache", "skills", file!);
     expect(readFileSync(path).subarray(0, 7).toString()).toBe(SNAPSHOT_MAGIC);
     const full = readFileSync(path);
-    for (const bad of [Buffer.from("not a snapshot at all, just text".repeat(4)), full.subarray(0, full.length >> 1), Buffer.alloc(0)]) {
+    for (const bad of [
+      Buffer.from("not a snapshot at all, just text".repeat(4)),
+      full.subarray(0, full.length >> 1),
+      Buffer.alloc(0),
+    ]) {
       writeFileSync(path, bad);
       await using l = lemonFor(box);
       expect(await keys(l, "terraform")).toEqual(["global:terraform"]);
@@ -189,7 +236,8 @@ describe("search snapshot (skills.md §7.3)", () => {
 
   test("an incremental rebuild reuses unchanged documents", async () => {
     await using box = await sandbox();
-    for (let i = 0; i < 20; i++) await box.skill("global-skills", `s${i}`, { name: `s${i}`, description: `Topic number ${i} about ansible.` });
+    for (let i = 0; i < 20; i++)
+      await box.skill("global-skills", `s${i}`, { name: `s${i}`, description: `Topic number ${i} about ansible.` });
     let t = 0;
     await using l = lemonFor(box, { now: () => new Date(t) });
     expect((await keys(l, "ansible", { maxResults: 50 })).length).toBe(20);
@@ -216,7 +264,11 @@ describe("search snapshot (skills.md §7.3)", () => {
     const store = (await registryOf(l)).relevance().store;
     expect(store.lastBuild?.via).toBe("worker");
     const [file] = snapFiles(box);
-    const hits = await (await store.worker()).score(join(box.agentDir, "cache", "skills", file!), "service discovery", 3);
+    const hits = await (await store.worker()).score(
+      join(box.agentDir, "cache", "skills", file!),
+      "service discovery",
+      3,
+    );
     expect(hits.map((h) => h.key)).toEqual(["consul"]);
   });
 });
@@ -224,7 +276,11 @@ describe("search snapshot (skills.md §7.3)", () => {
 describe("skills.refresh()", () => {
   test("makes the next findRelevant rebuild instead of trusting the last check", async () => {
     await using box = await sandbox();
-    for (const k of ["alpha", "beta"]) await box.skill(join(box.project, ".lemon/skill"), k, { name: k, description: `the ${k} skill for refresh tests` });
+    for (const k of ["alpha", "beta"])
+      await box.skill(join(box.project, ".lemon/skill"), k, {
+        name: k,
+        description: `the ${k} skill for refresh tests`,
+      });
     let t = 0;
     const l = createLemon({ cwd: box.project, env: box.env, now: () => new Date(t) });
     await l.skills.findRelevant("alpha skill");

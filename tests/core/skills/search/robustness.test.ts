@@ -16,7 +16,12 @@ function config(box: Sandbox, query: string) {
 }
 
 function spawnChild(mode: string, cfg: object, stdin: "ignore" | "pipe" = "ignore") {
-  return Bun.spawn([process.execPath, CHILD, mode, JSON.stringify(cfg)], { stdin, stdout: "pipe", stderr: "pipe", env: { PATH: process.env.PATH ?? "" } });
+  return Bun.spawn([process.execPath, CHILD, mode, JSON.stringify(cfg)], {
+    stdin,
+    stdout: "pipe",
+    stderr: "pipe",
+    env: { PATH: process.env.PATH ?? "" },
+  });
 }
 
 /** Reads stdout line by line. */
@@ -51,10 +56,15 @@ function lemonFor(box: Sandbox): Lemon {
 
 async function skills(box: Sandbox, n: number, prefix = "kafka"): Promise<void> {
   for (let i = 0; i < n; i++)
-    await box.skill("global-skills", `${prefix}-${String(i).padStart(3, "0")}`, {
-      name: `${prefix}-${i}`,
-      description: `Kafka topics, consumer groups and partition ${i} rebalancing.`,
-    }, `# ${prefix} ${i}\n\n${"Brokers, offsets and retention. ".repeat(40)}\n`);
+    await box.skill(
+      "global-skills",
+      `${prefix}-${String(i).padStart(3, "0")}`,
+      {
+        name: `${prefix}-${i}`,
+        description: `Kafka topics, consumer groups and partition ${i} rebalancing.`,
+      },
+      `# ${prefix} ${i}\n\n${"Brokers, offsets and retention. ".repeat(40)}\n`,
+    );
 }
 
 const snapDir = (box: Sandbox) => join(box.agentDir, "cache", "skills");
