@@ -9,7 +9,7 @@ import { pipeSegments, worst } from "./types.ts";
 
 export const SHELL_SENDER = /\b(?:curl|wget|nc|ncat|netcat|socat|telnet|scp|sftp|Invoke-WebRequest|Invoke-RestMethod|iwr|irm)\b|\brsync\b.*\s[^\s:]+:/i;
 export const CODE_SENDER =
-  /\brequests\.(?:post|put|patch|get|request)\s*\(|\bfetch\s*\(|\bhttpx\.\w+\s*\(|\baxios(?:\.\w+)?\s*\(|\burlopen\s*\(|\bhttps?\.(?:request|get)\s*\(|\bgot(?:\.(?:post|put|patch|get))?\s*\(|\bHTTPS?Connection\s*\(|\baiohttp\b|\burllib3\b|\b(?:session|client)\.(?:post|put|patch)\s*\(|\bXMLHttpRequest\b|\bsendBeacon\s*\(|\bNet::HTTP\b|\bsmtplib\b|\bWebClient\b|\.(?:send|sendall|sendto)\s*\(/;
+  /\brequests\.(?:post|put|patch|get|request)\s*\(|\bfetch\s*\(|\bhttpx\.\w+\s*\(|\baxios(?:\.\w+)?\s*\(|\burlopen\s*\(|(?:\bhttps?|require\(\s*["'](?:node:)?https?["']\s*\))\.(?:request|get)\s*\(|\bgot(?:\.(?:post|put|patch|get))?\s*\(|\bHTTPS?Connection\s*\(|\baiohttp\b|\burllib3\b|\b(?:session|client)\.(?:post|put|patch)\s*\(|\bXMLHttpRequest\b|\bsendBeacon\s*\(|\bNet::HTTP\b|\bsmtplib\b|\bWebClient\b|\.(?:send|sendall|sendto)\s*\(/;
 
 /**
  * Credential sources: files (public keys, ssh config and known_hosts are not secrets; `.env` when
@@ -19,7 +19,7 @@ export const CRED_FILE =
   /(?:~|\$HOME|\$\{HOME\}|%USERPROFILE%)\/\.ssh\b(?!\/(?:config|known_hosts|authorized_keys)\b)(?!\/\S*\.pub\b)|\bid_(?:rsa|dsa|ecdsa|ed25519)\b(?!\.pub)|\.aws\/credentials|\.gnupg\b|\.kube\/config|\.docker\/config\.json|\.netrc\b|\.npmrc\b|\.pypirc\b|\/etc\/shadow|\.git-credentials|\.config\/gh\/hosts\.yml|(?:@|<\s*|\bcat\s+|(?:^|\s)(?:-T|--upload-file)\s+|\bread(?:File(?:Sync)?|_text)?\s*\(\s*["'`]?|\bopen\s*\(\s*["'`]?)[^\s"'`]*(?<![\w.-])\.env(?![\w.-])|\bgh\s+auth\s+token\b|\baws\s+configure\s+(?:get|export-credentials)\b|\baws\s+sts\s+get-session-token\b|\bgcloud\s+auth\s+(?:print-access-token|application-default\s+print-access-token)\b|\bsecurity\s+find-(?:generic|internet)-password\b|\bgit\s+credential\s+fill\b|\bkubectl\s+get\s+secrets?\b|\bop\s+read\s+op:|\bvault\s+kv\s+get\b/;
 /** Using a key file is not sending it: `ssh -i`, `IdentityFile`, `--key`, download targets. */
 export const CRED_USE_G =
-  /(?:\s-i\s*|IdentityFile[=\s]+|--(?:key|cert|cacert|identity|private-key|ssh-key|netrc-file)[=\s]+|ssh-add\s+(?:-\S+\s+)*|ssh-keygen\b[^|;&]*?-f\s*|\s-o\s*|--output[=\s]+|>>?\s*)["']?[^\s"';&|]+/g;
+  /(?:\s-i\s*|IdentityFile[=\s]+|--(?:key|cert|cacert|identity|private-key|ssh-key|netrc-file)[=\s]+|ssh-add\s+(?:-\S+\s+)*|ssh-keygen\b[^|;&]*?-f\s*|\s-o\s*|--output[=\s]+|(?<![=-])>>?\s*)["']?[^\s"';&|]+/g;
 
 export const SECRET_VAR = /\$\{?(?:[A-Za-z_][A-Za-z0-9_]*?)?(?:TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIALS?)[A-Za-z0-9_]*\}?/i;
 export const CODE_SECRET =
@@ -36,7 +36,7 @@ const HEADER_CONTEXT = /(?:^|\s)(?:-H|--header)\b|Authorization|Bearer|headers\s
 const DNS_EXFIL =
   /\b(?:dig|nslookup|host|drill|ping|resolvectl\s+query|Resolve-DnsName)\s+[^|;&]*?(?:\$\([^)]*\)|`[^`]*`|\$\{?[A-Za-z_]\w*\}?)[\w.-]*\.[A-Za-z0-9-]+\.[A-Za-z]{2,}/i;
 const DNS_CODE =
-  /\b(?:gethostbyname(?:_ex)?|getaddrinfo|resolver\.(?:resolve|query)|dns\.(?:lookup|resolve\w*|promises\.\w+)|Resolve-DnsName|InetAddress\.getByName|LookupHost|Dns\.GetHostEntry)\s*\(\s*(?:f["'][^"']*\{[^}]+\}[\w.-]*\.[\w-]+\.|["'`][^"'`]*\$\{[^}]+\}[\w.-]*\.[\w-]+\.|[A-Za-z_](?:[\w.[\]:()]|"[^"\n]{0,80}"|'[^'\n]{0,80}')*\s*\+\s*["'`][\w.-]*\.[\w-]+\.|["'][^"']*\{\}[\w.-]*\.[\w-]+\.[^"']*["']\s*\.format\(|["'][^"']*%s[\w.-]*\.[\w-]+\.)/;
+  /\b(?:gethostbyname(?:_ex)?|getaddrinfo|resolver\.(?:resolve|query)|(?:\bdns|require\(\s*["'](?:node:)?dns["']\s*\))\.(?:lookup|resolve\w*|promises\.\w+)|Resolve-DnsName|InetAddress\.getByName|LookupHost|Dns\.GetHostEntry)\s*\(\s*(?:f["'][^"']*\{[^}]+\}[\w.-]*\.[\w-]+\.|["'`][^"'`]*\$\{[^}]+\}[\w.-]*\.[\w-]+\.|[A-Za-z_](?:[\w.[\]:()]|"[^"\n]{0,80}"|'[^'\n]{0,80}')*\s*\+\s*["'`][\w.-]*\.[\w-]+\.|["'][^"']*\{\}[\w.-]*\.[\w-]+\.[^"']*["']\s*\.format\(|["'][^"']*%s[\w.-]*\.[\w-]+\.)/;
 
 export function hostOf(url: string): { host: string; https: boolean } {
   const m = /^(https?):\/\/(?:[^@/]*@)?(\[[^\]]*\]|[^/:?#]+)/i.exec(url);
@@ -113,9 +113,9 @@ function envSent(line: string): Hit | null {
 
 export const exfiltration: LineRule = {
   rule: "exfiltration",
-  keywords: ["curl", "wget", "nc ", "ncat", "netcat", "socat", "telnet", "scp", "sftp", "rsync", "invoke-", "iwr", "irm", "requests.", "fetch", "httpx", "axios", "urlopen", "http.request", "xmlhttprequest", "sendbeacon", "net::http", "smtplib", "webclient", ".send", "dig ", "nslookup", "host ", "drill ", "ping ", "https.", "got(", "got.", "connection(", "aiohttp", "urllib3", "session.", "client.", "resolvectl", "resolve-dnsname", "gethostbyname", "getaddrinfo", "resolver.", "dns.", "getbyname", "lookuphost", "gethostentry"],
+  keywords: ["curl", "wget", "nc ", "ncat", "netcat", "socat", "telnet", "scp", "sftp", "rsync", "invoke-", "iwr", "irm", "requests.", "fetch", "httpx", "axios", "urlopen", "http.request", "xmlhttprequest", "sendbeacon", "net::http", "smtplib", "webclient", ".send", "dig ", "nslookup", "host ", "drill ", "ping ", "https.", "got(", "got.", "connection(", "aiohttp", "urllib3", "session.", "client.", "resolvectl", "resolve-dnsname", "gethostbyname", "getaddrinfo", "resolver.", "dns.", "dns\")", "dns')", "https\")", "https')", "http\")", "http')", "getbyname", "lookuphost", "gethostentry"],
   category: "exfiltration",
-  quick: /curl|wget|\bnc\b|ncat|netcat|socat|telnet|scp|sftp|rsync|Invoke-|\biwr\b|\birm\b|requests\.|fetch\s*\(|httpx|axios|urlopen|http\.request|XMLHttpRequest|sendBeacon|Net::HTTP|smtplib|WebClient|\.send|(?:dig|nslookup|host|drill|ping|resolvectl|Resolve-DnsName)\s[^\n]*[$`]|https?\.(?:request|get)|\bgot\b|HTTPS?Connection|aiohttp|urllib3|(?:session|client)\.(?:post|put|patch)|gethostbyname|getaddrinfo|resolver\.|dns\.|getByName|LookupHost|GetHostEntry/i,
+  quick: /curl|wget|\bnc\b|ncat|netcat|socat|telnet|scp|sftp|rsync|Invoke-|\biwr\b|\birm\b|requests\.|fetch\s*\(|httpx|axios|urlopen|http\.request|XMLHttpRequest|sendBeacon|Net::HTTP|smtplib|WebClient|\.send|(?:dig|nslookup|host|drill|ping|resolvectl|Resolve-DnsName)\s[^\n]*[$`]|https?\.(?:request|get)|\bgot\b|HTTPS?Connection|aiohttp|urllib3|(?:session|client)\.(?:post|put|patch)|gethostbyname|getaddrinfo|resolver\.|dns\.|require\(\s*["'](?:node:)?(?:dns|https?)["']\s*\)|getByName|LookupHost|GetHostEntry/i,
   check(line) {
     if (DNS_EXFIL.test(line) || DNS_CODE.test(line)) return critical("data exfiltrated through DNS lookups");
     if (!SHELL_SENDER.test(line) && !CODE_SENDER.test(line)) return null;
