@@ -70,7 +70,9 @@ const LOSSY = new TextDecoder("utf-8", { fatal: false, ignoreBOM: false });
  * its random bytes would decode into spurious hidden characters).
  */
 function lossyText(rel: string, bytes: Uint8Array): string | null {
-  const text = LOSSY.decode(bytes);
+  // PowerShell runs UTF-16 scripts; their BOM says how to read them.
+  const utf16 = bytes[0] === 0xff && bytes[1] === 0xfe ? "utf-16le" : bytes[0] === 0xfe && bytes[1] === 0xff ? "utf-16be" : null;
+  const text = utf16 !== null ? new TextDecoder(utf16).decode(bytes) : LOSSY.decode(bytes);
   if (looksExecutable(rel, text)) return text;
   if (sniffBinary(bytes) !== "other") return null;
   let odd = 0;
