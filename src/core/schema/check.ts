@@ -21,7 +21,7 @@ type Compiler = typeof import("@sinclair/typebox/compiler").TypeCompiler;
 const uses = new WeakMap<TSchema, number>();
 const compiled = new WeakMap<TSchema, TypeCheck<TSchema>>();
 let compiler: Compiler | null = null;
-let loading: Promise<void> | null = null;
+let loading = false;
 
 function check(schema: TSchema, value: unknown): boolean {
   const c = compiled.get(schema);
@@ -35,9 +35,12 @@ function check(schema: TSchema, value: unknown): boolean {
       return fresh.Check(value);
     }
     // The compiler loads in the background; the interpreter answers until it is there.
-    loading ??= import("@sinclair/typebox/compiler").then((m) => {
-      compiler = m.TypeCompiler;
-    });
+    if (!loading) {
+      loading = true;
+      void import("@sinclair/typebox/compiler").then((m) => {
+        compiler = m.TypeCompiler;
+      });
+    }
   }
   return Check(schema, value);
 }

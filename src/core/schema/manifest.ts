@@ -58,8 +58,16 @@ const listMsg = (f: string) => `${f} must be a list of at most 32 strings of at 
 
 /** Validation order of skills.md §4.4; the first failing rule decides the message. */
 export const FIELD_RULES: readonly FieldRule[] = [
-  { field: "name", schema: SafeText128, message: "name must be a single-line string of at most 128 bytes without control or bidi characters" },
-  { field: "description", schema: Description, message: "description must be a single-line string of at most 1024 characters without control or bidi characters" },
+  {
+    field: "name",
+    schema: SafeText128,
+    message: "name must be a single-line string of at most 128 bytes without control or bidi characters",
+  },
+  {
+    field: "description",
+    schema: Description,
+    message: "description must be a single-line string of at most 1024 characters without control or bidi characters",
+  },
   { field: "requires", schema: AnyMap, message: "requires must be a map" },
   { field: "requires.bins", schema: SafeList, message: listMsg("requires.bins") },
   { field: "requires.config", schema: SafeList, message: listMsg("requires.config") },
@@ -70,9 +78,17 @@ export const FIELD_RULES: readonly FieldRule[] = [
   { field: "required_environment_variables", schema: SafeList, message: listMsg("required_environment_variables") },
   { field: "metadata", schema: AnyMap, message: "metadata must be a map" },
   { field: "metadata.lemon", schema: AnyMap, message: "metadata.lemon must be a map" },
-  { field: "metadata.lemon.category", schema: SafeText128, message: "metadata.lemon.category must be a single-line string of at most 128 bytes" },
+  {
+    field: "metadata.lemon.category",
+    schema: SafeText128,
+    message: "metadata.lemon.category must be a single-line string of at most 128 bytes",
+  },
   { field: "verification", schema: AnyMap, message: "verification must be a map" },
-  { field: "references", schema: References, message: "references must be a list of paths or {path|url, description} maps" },
+  {
+    field: "references",
+    schema: References,
+    message: "references must be a list of paths or {path|url, description} maps",
+  },
   { field: "version", schema: SafeText64, message: "version must be a single-line string of at most 64 bytes" },
 ];
 

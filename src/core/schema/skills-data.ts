@@ -17,14 +17,29 @@ export const FORMATS: Readonly<Record<string, (s: string) => boolean>> = {
 /** Whether `value` has the custom format `name` (false for an unknown format, as TypeBox says). */
 export function checkFormat(name: string, value: string): boolean {
   const f = Object.hasOwn(FORMATS, name) ? FORMATS[name] : undefined;
-  return f !== undefined && f(value);
+  return f?.(value) === true;
 }
 
 /** Top-level keys of §4.2 (and the normalisation inputs of §4.3). */
 export const MANIFEST_FIELDS: ReadonlySet<string> = new Set([
-  "name", "description", "version", "author", "tags", "keywords", "hide", "disable-model-invocation",
-  "disableModelInvocation", "requires", "platforms", "metadata", "requires_tools", "fallback_for_tools",
-  "required_environment_variables", "verification", "references", "prerequisites",
+  "name",
+  "description",
+  "version",
+  "author",
+  "tags",
+  "keywords",
+  "hide",
+  "disable-model-invocation",
+  "disableModelInvocation",
+  "requires",
+  "platforms",
+  "metadata",
+  "requires_tools",
+  "fallback_for_tools",
+  "required_environment_variables",
+  "verification",
+  "references",
+  "prerequisites",
 ]);
 
 /** Keys of `requires` (§4.2); any other is kept without effect and reported by lint (§4.3 item 7). */
@@ -32,12 +47,22 @@ export const REQUIRES_FIELDS: ReadonlySet<string> = new Set(["bins", "config"]);
 
 /** Foreign keys lint does not report as unknown (skills.md §15.1). */
 export const KNOWN_FOREIGN_FIELDS: ReadonlySet<string> = new Set([
-  "license", "compatibility", "allowed-tools", "argument-hint", "user-invocable", "metadata",
+  "license",
+  "compatibility",
+  "allowed-tools",
+  "argument-hint",
+  "user-invocable",
+  "metadata",
 ]);
 
 /** Keys that make a manifest v2 (skills.md §4.2), beside `metadata.lemon`. */
 export const V2_FIELDS: readonly string[] = [
-  "platforms", "requires_tools", "fallback_for_tools", "required_environment_variables", "verification", "references",
+  "platforms",
+  "requires_tools",
+  "fallback_for_tools",
+  "required_environment_variables",
+  "verification",
+  "references",
 ];
 
 /** `skills.json` is at most 1 MiB, for reads and rewrites alike (lemon's own state files). */
