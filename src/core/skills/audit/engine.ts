@@ -73,14 +73,16 @@ function lossyText(rel: string, bytes: Uint8Array): string | null {
   // PowerShell runs UTF-16 scripts; their BOM says how to read them.
   const utf16 = bytes[0] === 0xff && bytes[1] === 0xfe ? "utf-16le" : bytes[0] === 0xfe && bytes[1] === 0xff ? "utf-16be" : null;
   const text = utf16 !== null ? new TextDecoder(utf16).decode(bytes) : LOSSY.decode(bytes);
-  if (looksExecutable(rel, text)) return text;
+  // bash skips NUL bytes; the junk bytes are dropped too, so they split no command word.
+  const plain = () => text.replace(/[\u0000\uFFFD]+/g, "");
+  if (looksExecutable(rel, text)) return plain();
   if (sniffBinary(bytes) !== "other") return null;
   let odd = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === 0xfffd || (c < 0x20 && c !== 9 && c !== 10 && c !== 12 && c !== 13)) odd++;
   }
-  return odd <= Math.max(8, text.length / 100) ? text : null;
+  return odd <= Math.max(8, text.length / 100) ? plain() : null;
 }
 
 function byteCompare(a: string, b: string): number {
@@ -165,6 +167,8 @@ async function analyze(loaded: Loaded, dir: string, opts: AuditOptions): Promise
     findings.push(...fileStructure(e, b, text !== null));
     const scanned = text ?? lossyText(e.rel, b);
     if (scanned !== null) findings.push(...scanText(e.rel, scanned));
+    // What one large file left behind goes before the next is read: peaks do not add up.
+    if (b.length > 1024 * 1024) Bun.gc(true);
   }
   const lint =
     opts.lint === false

@@ -1,13 +1,13 @@
 /**
  * @module skills/audit/normalize
  * Undoes the cheap disguises an attacker puts on a command so the rules see it plainly:
- * invisible characters (and the NULs and U+FFFD of a lossily decoded file), compatibility forms (fullwidth letters), Latin look-alikes from Cyrillic
+ * invisible characters, compatibility forms (fullwidth letters), Latin look-alikes from Cyrillic
  * and Greek, quote splitting (`c''u"r"l`), string concatenation (`"cu" + "rl"`), and encoded
  * payloads (base64, hex and `\x` escapes, `String.fromCharCode`). Line structure is preserved.
  */
 
 // eslint-disable-next-line no-control-regex
-const INVISIBLE_G = /[\u00AD\u034F\u061C\u115F\u1160\u17B4\u17B5\u180B-\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u206F\u3164\uFE00-\uFE0F\uFEFF\uFFA0\uFFFD]/g;
+const INVISIBLE_G = /[\u00AD\u034F\u061C\u115F\u1160\u17B4\u17B5\u180B-\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u206F\u3164\uFE00-\uFE0F\uFEFF\uFFA0]/g;
 const TAG_G = /[\u{E0000}-\u{E007F}]/gu;
 
 /** Cyrillic and Greek letters that render like Latin ones. */
@@ -23,8 +23,7 @@ const NON_ASCII = /[^\x00-\x7F]/;
 
 /** The text with disguises removed; the same number of lines as the input. */
 export function normalizeText(text: string): string {
-  // A NUL (read lossily from a file that is not text) splits nothing for a reader skipping it.
-  let s = text.includes("\u0000") ? text.replaceAll("\u0000", "") : text;
+  let s = text;
   if (NON_ASCII.test(s)) {
     s = s.replace(INVISIBLE_G, "");
     if (s.includes("\uDB40")) s = s.replace(TAG_G, "");

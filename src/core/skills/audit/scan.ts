@@ -125,17 +125,20 @@ class Collector {
 const WINDOW = 4096;
 const OVERLAP = 512;
 
-/** A long line as overlapping windows (whitespace runs squeezed first, so padding cannot split a command). */
-function windows(text: string): string[] {
-  if (text.length <= WINDOW) return [text];
+/**
+ * A long line as overlapping windows (whitespace runs squeezed first, so padding cannot split a
+ * command), made one at a time: a 12 MiB line never exists as 3,000 window copies at once.
+ */
+function* windows(text: string): Generator<string> {
+  if (text.length <= WINDOW) return yield text;
   const t = text.replace(/[ \t]{2,}/g, " ");
-  if (t.length <= WINDOW) return [t];
-  const out: string[] = [];
+  if (t.length <= WINDOW) return yield t;
+  const pace = garbagePacer(64);
   for (let i = 0; ; i += WINDOW - OVERLAP) {
-    out.push(t.slice(i, i + WINDOW));
+    pace();
+    yield t.slice(i, i + WINDOW);
     if (i + WINDOW >= t.length) break;
   }
-  return out;
 }
 
 function runRules(rules: readonly LineRule[], text: string, ctx: LineContext): { rule: LineRule; hit: Hit }[] {
@@ -231,8 +234,9 @@ export function scanText(rel: string, text: string, location: Location = classif
   for (const d of payloads) {
     const line = lineOfOffset(starts, d.offset);
     const ctx: LineContext = { location, fenced: false, rel };
-    for (const dl of d.text.split("\n").flatMap(windows))
-      for (const { rule, hit } of runRules(DECODED_RULES, dl, ctx)) c.add(rule, hit, line, lineOf(line), ` (decoded from ${d.encoding})`);
+    for (const decodedLine of d.text.split("\n"))
+      for (const dl of windows(decodedLine))
+        for (const { rule, hit } of runRules(DECODED_RULES, dl, ctx)) c.add(rule, hit, line, lineOf(line), ` (decoded from ${d.encoding})`);
   }
   const normal = normalizeText(text);
   if (normal !== text) {
