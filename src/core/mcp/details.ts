@@ -12,20 +12,13 @@ import type { Scope } from "../paths.ts";
 import { maskSecrets } from "../skills/audit/rules/secrets.ts";
 import { redactUrl } from "../text.ts";
 import { effectiveServers, type EffectiveServer } from "./effective.ts";
+import type { EffectiveView } from "./index.ts";
 import type { McpConfigOptions } from "./settings.ts";
 
 /** One effective server with its redacted fields (cli.md §3.2 `mcp get`). */
-export interface McpServerDetails {
-  name: string;
-  source: string;
+export interface McpServerDetails extends EffectiveView {
   /** The file the entry came from; null for `LEMON_MCP_SERVERS` and module options. */
   file: string | null;
-  type: string;
-  enabled: boolean;
-  disabled_by: string | null;
-  approval: string;
-  shadowed: { source: string }[];
-  warnings: string[];
   /** stdio: the program as written; null for http/sse. */
   command: string | null;
   /** stdio: the arguments, credential-looking values masked as `****`; null for http/sse. */
