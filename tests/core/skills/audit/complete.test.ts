@@ -78,6 +78,16 @@ describe("bundles too large to list whole", () => {
   });
 });
 
+describe("files too large to scan", () => {
+  test("a file over 16 MiB, only hashed, blocks: what the rules never read could hold anything", async () => {
+    const big = Buffer.alloc(16 * 1024 * 1024 + 1, 0x20);
+    big.write(PAYLOAD, big.length - PAYLOAD.length - 1);
+    const r = await auditBundle(skill({ "scripts/big.sh": big }), { force: true });
+    expect(r.verdict).toBe("block");
+    expect(r.findings).toContainEqual(expect.objectContaining({ rule: "bundle_limits", severity: "critical", file: "scripts/big.sh" }));
+  });
+});
+
 describe("files that are not valid text", () => {
   const script = (junk: string) =>
     Buffer.concat([
