@@ -6,10 +6,21 @@ import { sandbox, type Sandbox } from "../support/sandbox.ts";
 async function fixture(box: Sandbox) {
   const root = join(box.project, ".lemon/skill");
   await box.skill(root, "alpha", { name: "alpha", description: "Use alpha when you need the first letter of things." });
-  await box.skill(root, "kube", { name: "kube", description: "Roll out Kubernetes deployments safely.", requires: { bins: ["no-such-kubectl"] } });
-  await box.skill(root, "secret", { name: "secret", description: "A hidden helper skill for internal use.", hide: true });
+  await box.skill(root, "kube", {
+    name: "kube",
+    description: "Roll out Kubernetes deployments safely.",
+    requires: { bins: ["no-such-kubectl"] },
+  });
+  await box.skill(root, "secret", {
+    name: "secret",
+    description: "A hidden helper skill for internal use.",
+    hide: true,
+  });
   await box.skill(root, "broken", "---\nname: broken\ndescription: [unclosed\n---\nbody\n");
-  await box.skill(join(box.home, ".claude/skills"), "alpha", { name: "alpha", description: "The global alpha that gets shadowed." });
+  await box.skill(join(box.home, ".claude/skills"), "alpha", {
+    name: "alpha",
+    description: "The global alpha that gets shadowed.",
+  });
   return root;
 }
 
@@ -39,9 +50,17 @@ describe("lemon skill list (cli.md §2.1)", () => {
     expect(plain.invalid).toEqual([]);
     const all = (await box.cli(["skill", "list", "--all", "--json"])).json();
     expect(all.shadowed).toEqual([
-      { key: "alpha", path: join(box.home, ".claude/skills/alpha"), shadowed_by: join(box.project, ".lemon/skill/alpha"), scope: "global", root_label: "claude" },
+      {
+        key: "alpha",
+        path: join(box.home, ".claude/skills/alpha"),
+        shadowed_by: join(box.project, ".lemon/skill/alpha"),
+        scope: "global",
+        root_label: "claude",
+      },
     ]);
-    expect((all.invalid as { key: string; code: string }[]).map((i) => [i.key, i.code])).toEqual([["broken", "parse_error"]]);
+    expect((all.invalid as { key: string; code: string }[]).map((i) => [i.key, i.code])).toEqual([
+      ["broken", "parse_error"],
+    ]);
     const human = await box.cli(["skill", "list", "--all"]);
     expect(human.stdout).toContain("shadowed");
     expect(human.stdout).toContain("invalid");
@@ -70,10 +89,18 @@ describe("lemon skill list (cli.md §2.1)", () => {
 
   test("--tools feeds requires_tools", async () => {
     await using box = await sandbox();
-    await box.skill(join(box.project, ".lemon/skill"), "t", { description: "needs the browser tool here", requires_tools: ["browser"] });
-    const without = (await box.cli(["skill", "list", "--json"])).json().skills as { activation_state: string; unchecked_tools: string[] }[];
+    await box.skill(join(box.project, ".lemon/skill"), "t", {
+      description: "needs the browser tool here",
+      requires_tools: ["browser"],
+    });
+    const without = (await box.cli(["skill", "list", "--json"])).json().skills as {
+      activation_state: string;
+      unchecked_tools: string[];
+    }[];
     expect(without[0]).toMatchObject({ activation_state: "active", unchecked_tools: ["browser"] });
-    const withTools = (await box.cli(["skill", "list", "--tools", "read,bash", "--json"])).json().skills as { activation_state: string }[];
+    const withTools = (await box.cli(["skill", "list", "--tools", "read,bash", "--json"])).json().skills as {
+      activation_state: string;
+    }[];
     expect(withTools[0]!.activation_state).toBe("not_ready");
   });
 });
@@ -99,7 +126,13 @@ describe("browse, inspect, check, enable/disable, prompt", () => {
     const r = await box.cli(["skill", "info", "kube", "--json"]);
     expect(r.code).toBe(0);
     const s = r.json().skill as Record<string, unknown>;
-    expect(s).toMatchObject({ key: "kube", activation_state: "not_ready", lock: null, locally_modified: null, override_valid: null });
+    expect(s).toMatchObject({
+      key: "kube",
+      activation_state: "not_ready",
+      lock: null,
+      locally_modified: null,
+      override_valid: null,
+    });
     // The current bundle hash is computed on demand (skills.md §5.1), not "unknown".
     const { computeBundleHash } = await import("../../src/core/skills/bundle.ts");
     expect(s.current_bundle_hash).toBe(await computeBundleHash(join(box.project, ".lemon/skill/kube")));
@@ -123,11 +156,25 @@ describe("browse, inspect, check, enable/disable, prompt", () => {
     const doc = all.json();
     expect(doc.ok).toBe(false);
     const checks = doc.checks as { key: string; state: string; invalid: unknown }[];
-    expect(checks.map((c) => `${c.key}:${c.state}`)).toEqual(["alpha:active", "broken:invalid", "kube:not_ready", "secret:active"]);
+    expect(checks.map((c) => `${c.key}:${c.state}`)).toEqual([
+      "alpha:active",
+      "broken:invalid",
+      "kube:not_ready",
+      "secret:active",
+    ]);
     const kube = await box.cli(["skill", "check", "kube", "--json"]);
     expect(kube.code).toBe(0);
     expect(kube.json().checks).toEqual([
-      { key: "kube", state: "not_ready", missing: { bins: ["no-such-kubectl"], env: [], tools: [] }, unchecked_tools: [], invalid: null, locally_modified: null, update_available: null, override_valid: null },
+      {
+        key: "kube",
+        state: "not_ready",
+        missing: { bins: ["no-such-kubectl"], env: [], tools: [] },
+        unchecked_tools: [],
+        invalid: null,
+        locally_modified: null,
+        update_available: null,
+        override_valid: null,
+      },
     ]);
     const broken = await box.cli(["skill", "check", "broken"]);
     expect(broken.code).toBe(1);
@@ -141,13 +188,28 @@ describe("browse, inspect, check, enable/disable, prompt", () => {
     await using box = await sandbox();
     await fixture(box);
     const d = await box.cli(["skill", "disable", "alpha", "--json"]);
-    expect(d.json()).toEqual({ ok: true, key: "alpha", scope: "global", file: join(box.agentDir, "skills.json"), enabled: false, changed: true });
+    expect(d.json()).toEqual({
+      ok: true,
+      key: "alpha",
+      scope: "global",
+      file: join(box.agentDir, "skills.json"),
+      enabled: false,
+      changed: true,
+    });
     const again = await box.cli(["skill", "disable", "alpha", "--json"]);
     expect(again.json().changed).toBe(false);
-    const list = (await box.cli(["skill", "list", "--json"])).json().skills as { key: string; activation_state: string }[];
+    const list = (await box.cli(["skill", "list", "--json"])).json().skills as {
+      key: string;
+      activation_state: string;
+    }[];
     expect(list.find((s) => s.key === "alpha")!.activation_state).toBe("disabled");
     const e = await box.cli(["skill", "enable", "alpha", "--local", "--json"]);
-    expect(e.json()).toMatchObject({ scope: "project", file: join(box.project, ".lemon/skills.json"), enabled: true, changed: true });
+    expect(e.json()).toMatchObject({
+      scope: "project",
+      file: join(box.project, ".lemon/skills.json"),
+      enabled: true,
+      changed: true,
+    });
     expect((await box.cli(["skill", "enable", "../x"])).code).toBe(2);
   });
 
@@ -168,13 +230,18 @@ describe("browse, inspect, check, enable/disable, prompt", () => {
     expect(json.code).toBe(1);
     const doc = json.json();
     expect(doc.ok).toBe(false);
-    expect(doc.diagnostics).toContainEqual(expect.objectContaining({ level: "error", code: "invalid_settings", path: file }));
+    expect(doc.diagnostics).toContainEqual(
+      expect.objectContaining({ level: "error", code: "invalid_settings", path: file }),
+    );
     expect(check.stdout).toContain("updates: unknown");
   });
 
   test("check reports config.toml: unknown keys as info, an unparsable file as error, values never quoted", async () => {
     await using box = await sandbox();
-    await box.skill(join(box.project, ".lemon/skill"), "alpha", { name: "alpha", description: "Use alpha when you need the first letter." });
+    await box.skill(join(box.project, ".lemon/skill"), "alpha", {
+      name: "alpha",
+      description: "Use alpha when you need the first letter.",
+    });
     const file = await box.write(
       join(box.agentDir, "config.toml"),
       'colour = "red"\n[skills]\nwrite_approval = true\ntypo_key = 1\n[skills.curator]\nenabled = false\n[mcp]\ndisabled = false\n' +
@@ -182,7 +249,9 @@ describe("browse, inspect, check, enable/disable, prompt", () => {
     );
     const r = await box.cli(["skill", "check", "--json"]);
     expect(r.code).toBe(0);
-    const config = (r.json().diagnostics as { level: string; code: string; message: string; path: string }[]).filter((d) => d.path === file);
+    const config = (r.json().diagnostics as { level: string; code: string; message: string; path: string }[]).filter(
+      (d) => d.path === file,
+    );
     expect(config.map((d) => [d.level, d.code, d.message])).toEqual([
       ["info", "unknown_config_key", "unknown config key 'colour' is ignored"],
       ["info", "unknown_config_key", "unknown config key 'skills.typo_key' is ignored"],
@@ -193,9 +262,18 @@ describe("browse, inspect, check, enable/disable, prompt", () => {
     await box.write(file, '[skills]\nregistry_url = "https://secret.example/token"\nbroken = = 1\n');
     const bad = await box.cli(["skill", "check", "--json"]);
     expect(bad.code).toBe(0);
-    const err = (bad.json().diagnostics as { level: string; code: string; message: string; path: string }[]).find((d) => d.path === file)!;
-    expect(err).toEqual({ level: "error", code: "invalid_config", message: "config.toml is ignored: invalid TOML (line 3)", path: file });
-    expect((await box.cli(["skill", "check"])).stderr).toContain(`error: ${file}: config.toml is ignored: invalid TOML (line 3)\n`);
+    const err = (bad.json().diagnostics as { level: string; code: string; message: string; path: string }[]).find(
+      (d) => d.path === file,
+    )!;
+    expect(err).toEqual({
+      level: "error",
+      code: "invalid_config",
+      message: "config.toml is ignored: invalid TOML (line 3)",
+      path: file,
+    });
+    expect((await box.cli(["skill", "check"])).stderr).toContain(
+      `error: ${file}: config.toml is ignored: invalid TOML (line 3)\n`,
+    );
     const { createLemon } = await import("../../src/core/index.ts");
     const lemon = createLemon({ cwd: box.project, env: box.env, readConfigFile: false, curator: false });
     expect((await lemon.skills.check()).diagnostics.filter((d) => d.path === file)).toEqual([]);
@@ -209,13 +287,28 @@ describe("browse, inspect, check, enable/disable, prompt", () => {
     expect(ghost.code).toBe(1);
     expect(ghost.stderr).toBe("error [NOT_FOUND]: skill 'ghost' not found; use --force to record it anyway\n");
     const forced = await box.cli(["skill", "disable", "ghost", "--force", "--json"]);
-    expect(forced.json()).toEqual({ ok: true, key: "ghost", scope: "global", file: join(box.agentDir, "skills.json"), enabled: false, changed: true });
+    expect(forced.json()).toEqual({
+      ok: true,
+      key: "ghost",
+      scope: "global",
+      file: join(box.agentDir, "skills.json"),
+      enabled: false,
+      changed: true,
+    });
     // Invalid skills are discovered too.
     expect((await box.cli(["skill", "disable", "broken"])).code).toBe(0);
     // The project's file still disables it: the global enable reports the effective state.
     await box.cli(["skill", "disable", "alpha", "--local"]);
     const still = await box.cli(["skill", "enable", "alpha", "--json"]);
-    expect(still.json()).toEqual({ ok: true, key: "alpha", scope: "global", file: join(box.agentDir, "skills.json"), enabled: false, changed: false, effective_by: projectFile });
+    expect(still.json()).toEqual({
+      ok: true,
+      key: "alpha",
+      scope: "global",
+      file: join(box.agentDir, "skills.json"),
+      enabled: false,
+      changed: false,
+      effective_by: projectFile,
+    });
     const human = await box.cli(["skill", "enable", "alpha"]);
     expect(human.stderr).toBe(`hint: still disabled by ${projectFile}\n`);
     // The project's enabled list overrides a global disable.
@@ -223,8 +316,19 @@ describe("browse, inspect, check, enable/disable, prompt", () => {
     await box.cli(["skill", "enable", "kube", "--local"]);
     const on = await box.cli(["skill", "disable", "kube"]);
     expect(on.stderr).toBe(`hint: still enabled by ${projectFile}\n`);
-    expect((await box.cli(["skill", "disable", "kube", "--json"])).json()).toMatchObject({ enabled: true, changed: false, effective_by: projectFile });
-    expect((await box.cli(["skill", "disable", "kube", "--local", "--json"])).json()).toEqual({ ok: true, key: "kube", scope: "project", file: projectFile, enabled: false, changed: true });
+    expect((await box.cli(["skill", "disable", "kube", "--json"])).json()).toMatchObject({
+      enabled: true,
+      changed: false,
+      effective_by: projectFile,
+    });
+    expect((await box.cli(["skill", "disable", "kube", "--local", "--json"])).json()).toEqual({
+      ok: true,
+      key: "kube",
+      scope: "project",
+      file: projectFile,
+      enabled: false,
+      changed: true,
+    });
   });
 
   test("a project skills.json that is a symlink out of the project is refused", async () => {
@@ -259,16 +363,35 @@ describe("browse, inspect, check, enable/disable, prompt", () => {
     // Root ignores modes, so the run happens as an unprivileged user (skills.md: tests run as root).
     await chmod(box.root, 0o755);
     const r = Bun.spawnSync(
-      ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", process.execPath, join(import.meta.dir, "../../src/cli/main.ts"), "skill", "list", "--all", "--json"],
+      [
+        "setpriv",
+        "--reuid=65534",
+        "--regid=65534",
+        "--clear-groups",
+        process.execPath,
+        join(import.meta.dir, "../../src/cli/main.ts"),
+        "skill",
+        "list",
+        "--all",
+        "--json",
+      ],
       { cwd: box.project, env: { ...box.env, HOME: box.home } },
     );
     await chmod(join(root, "locked-cat"), 0o755);
     expect(r.exitCode).toBe(0);
     const doc = JSON.parse(r.stdout.toString());
     expect((doc.skills as { key: string }[]).map((s) => s.key)).toEqual(["alpha", "kube", "secret"]);
-    expect(doc.diagnostics.some((d: { code: string; path: string }) => d.code === "root_unreadable" && d.path === join(root, "locked-cat"))).toBe(true);
+    expect(
+      doc.diagnostics.some(
+        (d: { code: string; path: string }) => d.code === "root_unreadable" && d.path === join(root, "locked-cat"),
+      ),
+    ).toBe(true);
     expect(doc.invalid.map((i: { key: string; code: string; message: string }) => [i.key, i.code, i.message])).toEqual([
-      ["broken", "parse_error", "invalid YAML frontmatter: Flow sequence in block collection must be sufficiently indented and end with a ]"],
+      [
+        "broken",
+        "parse_error",
+        "invalid YAML frontmatter: Flow sequence in block collection must be sufficiently indented and end with a ]",
+      ],
       ["noread", "skill_file_unreadable", "SKILL.md cannot be read (EACCES)"],
     ]);
   });

@@ -3,19 +3,37 @@ import { mkdir, symlink } from "node:fs/promises";
 import { join } from "node:path";
 import { sandbox, type Sandbox } from "../support/sandbox.ts";
 
-interface Issue { code: string; severity: string; message: string; file: string; line: number }
-interface Result { key: string; path: string; valid: boolean; issues: Issue[] }
+interface Issue {
+  code: string;
+  severity: string;
+  message: string;
+  file: string;
+  line: number;
+}
+interface Result {
+  key: string;
+  path: string;
+  valid: boolean;
+  issues: Issue[];
+}
 
 async function lint(box: Sandbox, ...args: string[]) {
   const r = await box.cli(["skill", "lint", ...args, "--json", "--no-audit"]);
   const doc = r.json() as { ok: boolean; strict: boolean; results: Result[]; summary: Record<string, number> };
-  return { code: r.code, doc, codes: (key: string) => doc.results.find((x) => x.key === key)!.issues.map((i) => i.code) };
+  return {
+    code: r.code,
+    doc,
+    codes: (key: string) => doc.results.find((x) => x.key === key)!.issues.map((i) => i.code),
+  };
 }
 
 describe("lemon skill lint (skills.md §15.1)", () => {
   test("a clean skill passes with no issues", async () => {
     await using box = await sandbox();
-    await box.skill(join(box.root, "skills"), "clean", { name: "clean", description: "A perfectly clean skill for lint tests." });
+    await box.skill(join(box.root, "skills"), "clean", {
+      name: "clean",
+      description: "A perfectly clean skill for lint tests.",
+    });
     const r = await lint(box, join(box.root, "skills/clean"));
     expect(r.code).toBe(0);
     expect(r.doc).toEqual({
@@ -31,10 +49,22 @@ describe("lemon skill lint (skills.md §15.1)", () => {
     const dir = join(box.root, "skills");
     await box.skill(dir, "nofm", "# no frontmatter\n\nbody\n");
     await box.skill(dir, "Bad_Key", "---\nname: other\ndescription: short\nfoo: 1\nlicense: MIT\n---\nbody\n");
-    await box.skill(dir, "multi", "---\nname: multi\ndescription: |\n  first line of the description\n  second line of it\ntags: [ok, 3]\n---\nbody\n");
+    await box.skill(
+      dir,
+      "multi",
+      "---\nname: multi\ndescription: |\n  first line of the description\n  second line of it\ntags: [ok, 3]\n---\nbody\n",
+    );
     await box.skill(dir, "empty", "---\nname: empty\ndescription: This one has an empty body.\n---\n\n  \n");
-    await box.skill(dir, "long", "---\nname: long\ndescription: This one has a very long body.\n---\n" + "x".repeat(100_001));
-    await box.skill(dir, "refs", "---\nname: refs\ndescription: References that go wrong somehow.\nreferences:\n  - docs/missing.md\n  - ../../etc/passwd\n  - {url: 'https://example.com'}\n---\nbody\n");
+    await box.skill(
+      dir,
+      "long",
+      "---\nname: long\ndescription: This one has a very long body.\n---\n" + "x".repeat(100_001),
+    );
+    await box.skill(
+      dir,
+      "refs",
+      "---\nname: refs\ndescription: References that go wrong somehow.\nreferences:\n  - docs/missing.md\n  - ../../etc/passwd\n  - {url: 'https://example.com'}\n---\nbody\n",
+    );
     await box.skill(dir, "broken", "---\nname: [x\n---\n");
     await box.skill(dir, "invalid", "---\nname: invalid\nplatforms: [beos]\n---\nbody\n");
     await box.write(join(dir, "bin/SKILL.md"), new Uint8Array([0xff, 0xfe]));
@@ -56,24 +86,43 @@ describe("lemon skill lint (skills.md §15.1)", () => {
     expect(r.codes("big")).toEqual(["file_too_large"]);
     expect(r.codes("nofile")).toEqual(["missing_skill_file"]);
     expect(r.codes("linked")).toEqual(["symlink_in_bundle"]);
-    const sev = (key: string, code: string) => r.doc.results.find((x) => x.key === key)!.issues.find((i) => i.code === code)!.severity;
+    const sev = (key: string, code: string) =>
+      r.doc.results.find((x) => x.key === key)!.issues.find((i) => i.code === code)!.severity;
     expect(sev("nofm", "missing_frontmatter")).toBe("warn");
     expect(sev("Bad_Key", "name_mismatch")).toBe("info");
     expect(sev("multi", "description_multiline")).toBe("info");
     expect(sev("refs", "reference_path_traversal")).toBe("error");
-    expect(r.doc.results.find((x) => x.key === "invalid")!.issues[0]!.message).toBe("platforms contains an unknown platform");
-    expect(r.doc.results.find((x) => x.key === "Bad_Key")!.issues.find((i) => i.code === "unknown_field")!.line).toBe(4);
-    expect(r.doc.results.filter((x) => x.valid).map((x) => x.key).sort()).toEqual(["Bad_Key", "long", "multi", "nofm"]);
+    expect(r.doc.results.find((x) => x.key === "invalid")!.issues[0]!.message).toBe(
+      "platforms contains an unknown platform",
+    );
+    expect(r.doc.results.find((x) => x.key === "Bad_Key")!.issues.find((i) => i.code === "unknown_field")!.line).toBe(
+      4,
+    );
+    expect(
+      r.doc.results
+        .filter((x) => x.valid)
+        .map((x) => x.key)
+        .sort(),
+    ).toEqual(["Bad_Key", "long", "multi", "nofm"]);
   });
 
   test("leniency of skills.md §4.3 item 7 is reported: value_coerced warns, requires.env is unknown_field", async () => {
     await using box = await sandbox();
     const dir = join(box.root, "skills");
-    await box.skill(dir, "real", "---\nname: real\ndescription: A skill written the way real ones are.\nversion: 1.10\nrequires:\n  env: [TOKEN]\n---\nbody\n");
-    await box.skill(dir, "empty-req", "---\nname: empty-req\ndescription: A skill whose requires is an empty list.\nrequires: []\n---\nbody\n");
+    await box.skill(
+      dir,
+      "real",
+      "---\nname: real\ndescription: A skill written the way real ones are.\nversion: 1.10\nrequires:\n  env: [TOKEN]\n---\nbody\n",
+    );
+    await box.skill(
+      dir,
+      "empty-req",
+      "---\nname: empty-req\ndescription: A skill whose requires is an empty list.\nrequires: []\n---\nbody\n",
+    );
     const r = await lint(box, dir);
     expect(r.code).toBe(0);
-    const issues = (key: string) => r.doc.results.find((x) => x.key === key)!.issues.map((i) => [i.code, i.severity, i.message, i.line]);
+    const issues = (key: string) =>
+      r.doc.results.find((x) => x.key === key)!.issues.map((i) => [i.code, i.severity, i.message, i.line]);
     expect(issues("real")).toEqual([
       ["value_coerced", "warn", 'version: the number 1.10 is taken as the string "1.10"', 4],
       ["unknown_field", "info", "unknown field 'requires.env'", 5],
@@ -98,10 +147,16 @@ describe("lemon skill lint (skills.md §15.1)", () => {
 
   test("without PATH every discovered skill of the cwd is linted, invalid ones included", async () => {
     await using box = await sandbox();
-    await box.skill(join(box.project, ".lemon/skill"), "good", { name: "good", description: "A good discovered skill here." });
+    await box.skill(join(box.project, ".lemon/skill"), "good", {
+      name: "good",
+      description: "A good discovered skill here.",
+    });
     await box.skill(join(box.project, ".claude/skills"), "bad", "---\nname: bad\n");
     const r = await lint(box);
-    expect(r.doc.results.map((x) => [x.key, x.valid])).toEqual([["good", true], ["bad", false]]);
+    expect(r.doc.results.map((x) => [x.key, x.valid])).toEqual([
+      ["good", true],
+      ["bad", false],
+    ]);
     expect(r.codes("bad")).toEqual(["parse_error"]);
   });
 
@@ -110,7 +165,9 @@ describe("lemon skill lint (skills.md §15.1)", () => {
     await box.skill(join(box.root, "s"), "one", "---\nname: one\ndescription: tiny\n---\nbody\n");
     const h = await box.cli(["skill", "lint", join(box.root, "s/one"), "--no-audit"]);
     expect(h.code).toBe(0);
-    expect(h.stdout).toBe(`one  ok  ${join(box.root, "s/one")}\n  warn  short_description  description is shorter than 20 characters\n1 skill(s), 0 error(s), 1 warning(s)\n`);
+    expect(h.stdout).toBe(
+      `one  ok  ${join(box.root, "s/one")}\n  warn  short_description  description is shorter than 20 characters\n1 skill(s), 0 error(s), 1 warning(s)\n`,
+    );
     const missing = await box.cli(["skill", "lint", join(box.root, "nowhere")]);
     expect(missing.code).toBe(2);
   });
@@ -138,13 +195,27 @@ describe("lemon skill lint (skills.md §15.1)", () => {
     if (process.getuid?.() !== 0) return;
     await using box = await sandbox();
     const skill = join(box.project, ".lemon/skill/s");
-    await box.skill(join(box.project, ".lemon/skill"), "s", { name: "s", description: "A skill whose directory cannot be listed." });
+    await box.skill(join(box.project, ".lemon/skill"), "s", {
+      name: "s",
+      description: "A skill whose directory cannot be listed.",
+    });
     const { chmod } = await import("node:fs/promises");
     await chmod(skill, 0o311);
     await chmod(join(skill, "SKILL.md"), 0o644);
     await chmod(box.root, 0o755);
     const r = Bun.spawnSync(
-      ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", process.execPath, join(import.meta.dir, "../../src/cli/main.ts"), "skill", "lint", "--json", "--no-audit"],
+      [
+        "setpriv",
+        "--reuid=65534",
+        "--regid=65534",
+        "--clear-groups",
+        process.execPath,
+        join(import.meta.dir, "../../src/cli/main.ts"),
+        "skill",
+        "lint",
+        "--json",
+        "--no-audit",
+      ],
       { cwd: box.project, env: { ...box.env } },
     );
     await chmod(skill, 0o755);
@@ -162,7 +233,19 @@ describe("lemon skill lint (skills.md §15.1)", () => {
     const { chmod } = await import("node:fs/promises");
     await chmod(box.root, 0o755);
     const r = Bun.spawnSync(
-      ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", process.execPath, join(import.meta.dir, "../../src/cli/main.ts"), "skill", "lint", dir, "--json", "--no-audit"],
+      [
+        "setpriv",
+        "--reuid=65534",
+        "--regid=65534",
+        "--clear-groups",
+        process.execPath,
+        join(import.meta.dir, "../../src/cli/main.ts"),
+        "skill",
+        "lint",
+        dir,
+        "--json",
+        "--no-audit",
+      ],
       { cwd: box.root, env: { ...box.env } },
     );
     expect(r.exitCode).toBe(1);
@@ -187,7 +270,10 @@ describe("lint runs the security audit unless --no-audit", () => {
   test("the module's skills.audit resolves keys and paths", async () => {
     await using box = await sandbox();
     const { createLemon } = await import("../../src/core/index.ts");
-    await box.skill(join(box.project, ".lemon/skill"), "fine", { name: "fine", description: "An ordinary harmless skill for audits." });
+    await box.skill(join(box.project, ".lemon/skill"), "fine", {
+      name: "fine",
+      description: "An ordinary harmless skill for audits.",
+    });
     const lemon = createLemon({ cwd: box.project, env: box.env });
     const byKey = await lemon.skills.audit("fine");
     expect(byKey.verdict).toBe("pass");
@@ -209,7 +295,10 @@ describe("lint hardening (adversarial trial)", () => {
     const skills = join(box.root, "skills");
     await box.link(outside, join(skills, "leak/SKILL.md"));
     await box.link(broken, join(skills, "leak2/SKILL.md"));
-    await box.write(join(skills, "inside/real.md"), "---\nname: inside\ndescription: Linked to a file inside its own bundle.\n---\nbody\n");
+    await box.write(
+      join(skills, "inside/real.md"),
+      "---\nname: inside\ndescription: Linked to a file inside its own bundle.\n---\nbody\n",
+    );
     await box.link("real.md", join(skills, "inside/SKILL.md"));
     for (const path of [join(skills, "leak"), join(skills, "leak2"), skills]) {
       const r = await box.cli(["skill", "lint", path, "--json", "--no-audit"]);

@@ -22,7 +22,10 @@ test("relevant: table, JSON, render and no match", async () => {
   const json = await box.cli(["skill", "relevant", "prune docker images", "--json", "--max", "99"]);
   const doc = json.json();
   expect(doc).toMatchObject({ ok: true, query: "prune docker images", max_results: 50 });
-  expect((doc.results as { rank: number; skill: { key: string } }[])[0]).toMatchObject({ rank: 1, skill: { key: "docker-clean" } });
+  expect((doc.results as { rank: number; skill: { key: string } }[])[0]).toMatchObject({
+    rank: 1,
+    skill: { key: "docker-clean" },
+  });
   const render = await box.cli(["skill", "relevant", "helm", "--render"]);
   expect(render.stdout.startsWith("<relevant-skills>\n")).toBe(true);
   const none = await box.cli(["skill", "relevant", "astrophysics"]);
@@ -39,7 +42,17 @@ test("search: local table; the online section says it is not available, never 'n
   expect(r.stdout).toContain("Online skills\nNot available in this version.\n");
   expect(r.stdout).not.toContain("No online skills found.");
   expect(r.stderr).toContain("online skill search is not available");
-  const local = await box.cli(["skill", "search", "helm", "--no-online", "--max-local", "1", "--max-online", "2", "--json"]);
+  const local = await box.cli([
+    "skill",
+    "search",
+    "helm",
+    "--no-online",
+    "--max-local",
+    "1",
+    "--max-online",
+    "2",
+    "--json",
+  ]);
   expect(local.json()).toMatchObject({ ok: true, online: [], warnings: [] });
   expect((local.json().local as unknown[]).length).toBe(1);
   expect((await box.cli(["skill", "search", "helm", "--no-online"])).stderr).toBe("");

@@ -100,7 +100,11 @@ export async function parseYamlReference(header: string): Promise<Record<string,
   if (doc.errors.some((e) => e.code === "NON_STRING_KEY")) return MSG.yamlKeyNotString;
   const dupe = doc.errors.find((e) => e.code === "DUPLICATE_KEY");
   if (dupe) {
-    const at = header.slice(dupe.pos[0]).split(/[:\n]/)[0]!.trim().replace(/^["']|["']$/g, "");
+    const at = header
+      .slice(dupe.pos[0])
+      .split(/[:\n]/)[0]!
+      .trim()
+      .replace(/^["']|["']$/g, "");
     return MSG.duplicateKeyYaml(at.slice(0, 64) || "?");
   }
   const err = doc.errors[0];
@@ -140,8 +144,7 @@ export async function parseSkillText(text: string): Promise<ParsedSkillFile> {
   if (split.kind === "none") return { ...split, ok: true, data: {} };
   if (Buffer.byteLength(split.header, "utf8") > MAX_HEADER_BYTES)
     return { ok: false, code: "parse_error", message: MSG.headerTooLarge };
-  if (split.header.trim() === "")
-    return { ...split, ok: true, data: {} };
+  if (split.header.trim() === "") return { ...split, ok: true, data: {} };
   const parsed = split.kind === "yaml" ? await parseYaml(split.header) : await parseToml(split.header);
   if (typeof parsed === "string") return { ok: false, code: "parse_error", message: parsed };
   return { ...split, ok: true, data: parsed };

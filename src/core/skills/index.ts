@@ -19,7 +19,13 @@ export type { SkillEntry, SkillStatus, ActivationState, Missing } from "./entry.
 export type { CheckReport, SkillCheck, SkillInspection, InspectManifest } from "./reports.ts";
 export type { LintReport, LintResult, LintIssue, Severity } from "./lint.ts";
 export { renderListing, renderRelevantBlock } from "./prompt.ts";
-export { readSkillFile, parseSkillBytes, type SkillFile, type SkillFileOk, type SkillFileFailed } from "./skill-file.ts";
+export {
+  readSkillFile,
+  parseSkillBytes,
+  type SkillFile,
+  type SkillFileOk,
+  type SkillFileFailed,
+} from "./skill-file.ts";
 export { parseSkillText } from "./frontmatter.ts";
 export { buildManifest } from "./manifest.ts";
 export { createContext, type ContextOptions, type LemonContext } from "../context.ts";

@@ -45,9 +45,7 @@ export interface LintReport {
 }
 
 /** What the audit contributes to lint: a verdict and its finding lines. */
-export interface LintAuditHook {
-  (dir: string): Promise<{ verdict: "pass" | "warn" | "block"; findings: string[] }>;
-}
+export type LintAuditHook = (dir: string) => Promise<{ verdict: "pass" | "warn" | "block"; findings: string[] }>
 
 /** Recommended key spelling (lint `invalid_key`); other keys still work. */
 const KEY_RE = /^[a-z0-9][a-z0-9._-]*$/;
@@ -184,7 +182,9 @@ function expandLintPath(path: string, names: readonly string[]): string[] {
     }
     let inner: string[] = [];
     try {
-      inner = readdirSync(p).filter((n) => !n.startsWith(".")).sort();
+      inner = readdirSync(p)
+        .filter((n) => !n.startsWith("."))
+        .sort();
     } catch {
       dirs.push(p);
       continue;

@@ -93,7 +93,7 @@ function normalise(m: Obj, warnings: ManifestWarning[]): void {
   if (Array.isArray(m.platforms)) {
     const seen: unknown[] = [];
     for (const p of m.platforms) {
-      const v = typeof p === "string" ? ({ macos: "darwin", windows: "win32" } as Obj)[p.toLowerCase()] ?? p : p;
+      const v = typeof p === "string" ? (({ macos: "darwin", windows: "win32" } as Obj)[p.toLowerCase()] ?? p) : p;
       if (!seen.includes(v)) seen.push(v);
     }
     m.platforms = seen;
@@ -159,7 +159,11 @@ function normalise(m: Obj, warnings: ManifestWarning[]): void {
     if (m[field] === undefined) continue;
     let list: unknown[];
     const v = m[field];
-    if (typeof v === "string") list = v.split(",").map((s) => s.trim()).filter((s) => s !== "");
+    if (typeof v === "string")
+      list = v
+        .split(",")
+        .map((s) => s.trim())
+        .filter((s) => s !== "");
     else if (Array.isArray(v)) list = v;
     else {
       list = [];

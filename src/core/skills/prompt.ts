@@ -24,7 +24,6 @@ function describe(e: SkillEntry): string {
   return d === "" ? "(no description)" : d;
 }
 
-
 /** `""` when nothing is displayable; otherwise byte-stable for identical inputs. */
 export function renderListing(entries: readonly SkillEntry[]): string {
   const shown = entries.filter(isDisplayable).sort(byKey);

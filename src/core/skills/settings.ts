@@ -15,7 +15,6 @@ import { decodeUtf8 } from "./frontmatter.ts";
 import { MSG } from "./messages.ts";
 import { readRegularFile, type RegularFileProblem } from "../fsx/regular-file.ts";
 
-
 /** The document of a `skills.json` text, or the reason it is invalid (the codec's reasons). */
 async function parseSkillsJson(text: string): Promise<{ doc: SkillsJson } | { error: string }> {
   let raw: unknown;

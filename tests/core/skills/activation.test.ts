@@ -4,7 +4,10 @@ import { join } from "node:path";
 import { createLemon } from "../../../src/core/index.ts";
 import { sandbox, type Sandbox } from "../../support/sandbox.ts";
 
-const make = (box: Sandbox, o: { env?: Record<string, string | undefined>; tools?: string[]; platform?: string } = {}) =>
+const make = (
+  box: Sandbox,
+  o: { env?: Record<string, string | undefined>; tools?: string[]; platform?: string } = {},
+) =>
   createLemon({
     cwd: box.project,
     env: { ...box.env, ...(o.env ?? {}) },
@@ -20,16 +23,28 @@ describe("skills.json (skills.md §3)", () => {
     const lemon = make(box);
     await lemon.skills.disable("s");
     expect((await lemon.skills.get("s"))!.activation_state).toBe("disabled");
-    expect(JSON.parse(readFileSync(join(box.agentDir, "skills.json"), "utf8"))).toEqual({ version: 1, disabled: ["s"], enabled: [] });
+    expect(JSON.parse(readFileSync(join(box.agentDir, "skills.json"), "utf8"))).toEqual({
+      version: 1,
+      disabled: ["s"],
+      enabled: [],
+    });
     // project enable overrides a global disable through its enabled list
     await lemon.skills.enable("s", { global: false });
-    expect(JSON.parse(readFileSync(join(box.project, ".lemon/skills.json"), "utf8"))).toEqual({ version: 1, disabled: [], enabled: ["s"] });
+    expect(JSON.parse(readFileSync(join(box.project, ".lemon/skills.json"), "utf8"))).toEqual({
+      version: 1,
+      disabled: [],
+      enabled: ["s"],
+    });
     expect((await lemon.skills.get("s"))!.activation_state).toBe("active");
     // global-only views use the global list
     expect((await lemon.skills.list({ scope: "global" })).skills).toEqual([]);
     // project disable removes it from enabled
     await lemon.skills.disable("s", { global: false });
-    expect(JSON.parse(readFileSync(join(box.project, ".lemon/skills.json"), "utf8"))).toEqual({ version: 1, disabled: ["s"], enabled: [] });
+    expect(JSON.parse(readFileSync(join(box.project, ".lemon/skills.json"), "utf8"))).toEqual({
+      version: 1,
+      disabled: ["s"],
+      enabled: [],
+    });
     await lemon.skills.enable("s");
     expect((await lemon.skills.get("s"))!.activation_state).toBe("disabled");
     await lemon.skills.enable("s", { global: false });
@@ -43,7 +58,10 @@ describe("skills.json (skills.md §3)", () => {
     const lemon = make(box);
     expect((await lemon.skills.get("s"))!.activation_state).toBe("disabled");
     await lemon.skills.disable("not-installed-yet");
-    expect(JSON.parse(readFileSync(join(box.agentDir, "skills.json"), "utf8")).disabled).toEqual(["not-installed-yet", "s"]);
+    expect(JSON.parse(readFileSync(join(box.agentDir, "skills.json"), "utf8")).disabled).toEqual([
+      "not-installed-yet",
+      "s",
+    ]);
   });
 
   test("an invalid global skills.json fails closed: every skill disabled, reported, never overwritten", async () => {
@@ -85,7 +103,9 @@ describe("skills.json (skills.md §3)", () => {
     ]);
     expect(list.diagnostics.filter((x) => x.code === "invalid_settings").map((x) => x.path)).toEqual([file]);
     // The global view never reads the project file.
-    expect((await lemon.skills.list({ scope: "global" })).skills.map((e) => [e.key, e.activation_state, e.disabled_by])).toEqual([
+    expect(
+      (await lemon.skills.list({ scope: "global" })).skills.map((e) => [e.key, e.activation_state, e.disabled_by]),
+    ).toEqual([
       ["g-off", "disabled", undefined],
       ["g-on", "active", undefined],
     ]);
@@ -133,7 +153,9 @@ describe("skills.json (skills.md §3)", () => {
       expect(Bun.spawnSync(["mkfifo", file]).exitCode).toBe(0);
       const fifo = await lemon.skills.list({ refresh: true });
       expect(fifo.skills[0]!.disabled_by).toBe("invalid_settings");
-      expect(fifo.diagnostics.find((x) => x.code === "invalid_settings")!.message).toBe("invalid skills.json: not a regular file");
+      expect(fifo.diagnostics.find((x) => x.code === "invalid_settings")!.message).toBe(
+        "invalid skills.json: not a regular file",
+      );
       expect(await lemon.skills.findRelevant("working on s tasks")).toEqual([]);
     }
     await lemon.close();
@@ -146,22 +168,44 @@ describe("the skills API is the CLI's API (cli.md §2.3–§2.5, §2.15)", () =>
     await box.skill(join(box.project, ".lemon/skill"), "s");
     await box.skill(join(box.project, ".lemon/skill"), "bad", "---\nname: [x\n---\n");
     const lemon = make(box);
-    expect(await lemon.skills.disable("s")).toEqual({ key: "s", scope: "global", file: join(box.agentDir, "skills.json"), enabled: false, changed: true });
-    await expect(lemon.skills.enable("ghost", { requireDiscovered: true })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    expect(await lemon.skills.disable("s")).toEqual({
+      key: "s",
+      scope: "global",
+      file: join(box.agentDir, "skills.json"),
+      enabled: false,
+      changed: true,
+    });
+    await expect(lemon.skills.enable("ghost", { requireDiscovered: true })).rejects.toMatchObject({
+      code: "NOT_FOUND",
+    });
     expect((await lemon.skills.enable("s", { global: false })).enabled).toBe(true);
     const check = await lemon.skills.check();
     expect(check.ok).toBe(false);
-    expect(check.checks.map((c) => [c.key, c.state, c.update_available])).toEqual([["bad", "invalid", null], ["s", "active", null]]);
+    expect(check.checks.map((c) => [c.key, c.state, c.update_available])).toEqual([
+      ["bad", "invalid", null],
+      ["s", "active", null],
+    ]);
     const lint = await lemon.skills.lint([], { audit: false });
-    expect(lint.results.map((r) => [r.key, r.valid])).toEqual([["s", true], ["bad", false]]);
+    expect(lint.results.map((r) => [r.key, r.valid])).toEqual([
+      ["s", true],
+      ["bad", false],
+    ]);
     const audited = await lemon.skills.lint([join(box.project, ".lemon/skill/s")]);
     expect(audited.ok).toBe(true);
     const inspected = await lemon.skills.inspect("s");
-    expect(inspected).toMatchObject({ key: "s", lock: null, locally_modified: null, override_valid: null, manifest: { name: "s" } });
+    expect(inspected).toMatchObject({
+      key: "s",
+      lock: null,
+      locally_modified: null,
+      override_valid: null,
+      manifest: { name: "s" },
+    });
     expect(inspected.current_bundle_hash).toMatch(/^[0-9a-f]{64}$/);
     await expect(lemon.skills.inspect("bad")).rejects.toMatchObject({ code: "INVALID_REQUEST" });
     await expect(lemon.skills.inspect("none")).rejects.toMatchObject({ code: "NOT_FOUND" });
-    await expect(Reflect.apply(lemon.skills.lint, lemon.skills, ["x"])).rejects.toMatchObject({ code: "INVALID_PARAMS" });
+    await expect(Reflect.apply(lemon.skills.lint, lemon.skills, ["x"])).rejects.toMatchObject({
+      code: "INVALID_PARAMS",
+    });
     await lemon.close();
   });
 });
@@ -171,8 +215,15 @@ describe("activation state (skills.md §5.2)", () => {
     await using box = await sandbox();
     const root = join(box.project, ".lemon/skill");
     await box.skill(root, "win", { description: "windows only skill for tests", platforms: ["windows"] });
-    await box.skill(root, "bins", { description: "needs a missing binary", requires: { bins: ["definitely-not-a-bin-xyz", "sh"] } });
-    await box.skill(root, "envs", { description: "needs env vars set", requires: { config: ["NEED_A"] }, required_environment_variables: ["NEED_B", "NEED_A"] });
+    await box.skill(root, "bins", {
+      description: "needs a missing binary",
+      requires: { bins: ["definitely-not-a-bin-xyz", "sh"] },
+    });
+    await box.skill(root, "envs", {
+      description: "needs env vars set",
+      requires: { config: ["NEED_A"] },
+      required_environment_variables: ["NEED_B", "NEED_A"],
+    });
     await box.skill(root, "tools", { description: "needs agent tools", requires_tools: ["read", "browser"] });
     await box.skill(root, "fallback", { description: "substitute for web tools", fallback_for_tools: ["web_search"] });
     await box.skill(root, "plain");
@@ -198,30 +249,77 @@ describe("activation state (skills.md §5.2)", () => {
     expect((await lemon.skills.get("win"))!.activation_state).toBe("disabled");
     const status = await lemon.skills.status("bins");
     expect(status).toEqual({
-      key: "bins", ready: false, activationState: "not_ready", disabled: false, platformCompatible: true,
-      missingBins: ["definitely-not-a-bin-xyz"], missingEnv: [], missingTools: [], uncheckedTools: [],
+      key: "bins",
+      ready: false,
+      activationState: "not_ready",
+      disabled: false,
+      platformCompatible: true,
+      missingBins: ["definitely-not-a-bin-xyz"],
+      missingEnv: [],
+      missingTools: [],
+      uncheckedTools: [],
     });
     expect(await lemon.skills.status("nope")).toBeNull();
   });
 
   test("other operating systems match only 'any'", async () => {
     await using box = await sandbox();
-    await box.skill(join(box.project, ".lemon/skill"), "l", { description: "linux only skill here", platforms: ["linux"] });
-    await box.skill(join(box.project, ".lemon/skill"), "a", { description: "any platform skill here", platforms: ["any"] });
+    await box.skill(join(box.project, ".lemon/skill"), "l", {
+      description: "linux only skill here",
+      platforms: ["linux"],
+    });
+    await box.skill(join(box.project, ".lemon/skill"), "a", {
+      description: "any platform skill here",
+      platforms: ["any"],
+    });
     const list = await make(box, { platform: "freebsd" }).skills.list();
     expect(list.skills.map((s) => s.activation_state)).toEqual(["active", "platform_incompatible"]);
   });
 
   test("entry shape matches skills.md §5.1", async () => {
     await using box = await sandbox();
-    await box.skill(join(box.project, ".claude/skills"), "bun-file-io", { name: "bun-file-io", description: "Use this when …" });
+    await box.skill(join(box.project, ".claude/skills"), "bun-file-io", {
+      name: "bun-file-io",
+      description: "Use this when …",
+    });
     const e = (await make(box).skills.get("bun-file-io"))!;
     expect(Object.keys(e)).toEqual([
-      "key", "name", "description", "scope", "root", "root_label", "path", "real_path", "category", "hidden", "enabled",
-      "activation_state", "missing", "unchecked_tools", "superseded", "platforms", "tags", "keywords", "manifest_version",
-      "source_kind", "source_id", "trust_level", "audit_status", "content_hash", "bundle_hash", "locally_modified",
+      "key",
+      "name",
+      "description",
+      "scope",
+      "root",
+      "root_label",
+      "path",
+      "real_path",
+      "category",
+      "hidden",
+      "enabled",
+      "activation_state",
+      "missing",
+      "unchecked_tools",
+      "superseded",
+      "platforms",
+      "tags",
+      "keywords",
+      "manifest_version",
+      "source_kind",
+      "source_id",
+      "trust_level",
+      "audit_status",
+      "content_hash",
+      "bundle_hash",
+      "locally_modified",
     ]);
-    expect(e.content_hash).toBe(new Bun.CryptoHasher("sha256").update(readFileSync(join(e.path, "SKILL.md"))).digest("hex"));
-    expect(e).toMatchObject({ scope: "project", root_label: "claude", source_kind: null, bundle_hash: null, locally_modified: null });
+    expect(e.content_hash).toBe(
+      new Bun.CryptoHasher("sha256").update(readFileSync(join(e.path, "SKILL.md"))).digest("hex"),
+    );
+    expect(e).toMatchObject({
+      scope: "project",
+      root_label: "claude",
+      source_kind: null,
+      bundle_hash: null,
+      locally_modified: null,
+    });
   });
 });

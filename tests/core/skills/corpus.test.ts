@@ -25,9 +25,15 @@ describe.skipIf(!referenceCorpusAvailable())("the real corpus as a global root",
     expect(counts).toEqual(EXPECTED);
     // The only invalid one is the description over 1,024 characters the spec mentions.
     expect(list.invalid.map((i) => [i.key, i.code, i.message])).toEqual([
-      ["database-lookup", "invalid_manifest", "description must be a single-line string of at most 1024 characters without control or bidi characters"],
+      [
+        "database-lookup",
+        "invalid_manifest",
+        "description must be a single-line string of at most 1024 characters without control or bidi characters",
+      ],
     ]);
-    expect(list.shadowed.every((s) => list.diagnostics.some((d) => d.code === "duplicate_key" && d.path === s.path))).toBe(true);
+    expect(
+      list.shadowed.every((s) => list.diagnostics.some((d) => d.code === "duplicate_key" && d.path === s.path)),
+    ).toBe(true);
     // Listing budget for typical metadata (skills.md §6.3): descriptions under 900 characters
     // render within 1,200; the clamp bounds the rest (escaping can lengthen a 1,024-character text).
     const prompt = await lemon.renderPrompt();
@@ -42,7 +48,10 @@ describe.skipIf(!referenceCorpusAvailable())("the real corpus as a global root",
 
   test("the Bun.YAML fast path reads every corpus header exactly like the yaml package", async () => {
     await using box = await sandbox();
-    const lemon = createLemon({ cwd: box.project, env: { ...box.env, LEMON_AGENT_DIR: join(box.root, "a"), LEMON_CLAUDE_SKILLS_DIR: CORPUS_DIR } });
+    const lemon = createLemon({
+      cwd: box.project,
+      env: { ...box.env, LEMON_AGENT_DIR: join(box.root, "a"), LEMON_CLAUDE_SKILLS_DIR: CORPUS_DIR },
+    });
     const list = await lemon.skills.list({ all: true });
     let fast = 0;
     for (const path of [...list.skills.map((s) => s.path), ...list.shadowed.map((s) => s.path)]) {

@@ -1,5 +1,4 @@
 import { describe, expect, test } from "bun:test";
-import { rmSync } from "node:fs";
 import { mkdir, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { createLemon } from "../../../src/core/index.ts";
@@ -19,7 +18,9 @@ describe("roots and precedence (skills.md §2.1)", () => {
     const { project, global } = resolveRoots(ctx);
     const rel = (p: string) => p.replace(box.root + "/", "");
     expect(`${project[0]!.label}:${rel(project[0]!.path)}`).toBe("lemon:project/pkg/app/.lemon/skill");
-    expect(project.slice(1).map((r) => r.label)).toEqual(Array(3).fill(["agents", "omp", "claude", "codex", "github"]).flat());
+    expect(project.slice(1).map((r) => r.label)).toEqual(
+      Array(3).fill(["agents", "omp", "claude", "codex", "github"]).flat(),
+    );
     expect(project.slice(1, 6).map((r) => rel(r.path))).toEqual([
       "project/pkg/app/.agents/skills",
       "project/pkg/app/.omp/skills",
@@ -57,7 +58,10 @@ describe("roots and precedence (skills.md §2.1)", () => {
   test("overrides replace a root; an empty override removes it", async () => {
     await using box = await sandbox();
     const custom = join(box.root, "custom-claude");
-    const ctx = createContext({ cwd: box.project, env: { ...box.env, LEMON_CLAUDE_SKILLS_DIR: custom, LEMON_CODEX_SKILLS_DIR: "" } });
+    const ctx = createContext({
+      cwd: box.project,
+      env: { ...box.env, LEMON_CLAUDE_SKILLS_DIR: custom, LEMON_CODEX_SKILLS_DIR: "" },
+    });
     const g = resolveRoots(ctx).global;
     expect(g.map((r) => r.label)).toEqual(["lemon", "agents", "omp", "claude"]);
     expect(g.find((r) => r.label === "claude")!.path).toBe(custom);
@@ -73,7 +77,9 @@ describe("roots and precedence (skills.md §2.1)", () => {
       createContext({ cwd: box.project, env: { ...box.env, LEMON_HOME: h, LEMON_OMP_SKILLS_DIR: "/o" } }),
     ).global;
     expect(withOmp.map((r) => `${r.label}:${r.path}`)).toEqual([`lemon:${join(h, "agent", "skill")}`, "omp:/o"]);
-    const opt = resolveRoots(createContext({ cwd: box.project, env: box.env, agentDir: a, skillRoots: { claude: "/c" } })).global;
+    const opt = resolveRoots(
+      createContext({ cwd: box.project, env: box.env, agentDir: a, skillRoots: { claude: "/c" } }),
+    ).global;
     expect(opt.map((r) => r.label)).toEqual(["lemon", "claude"]);
   });
 
@@ -103,7 +109,11 @@ describe("what counts as a skill (skills.md §2.2)", () => {
 
   test("metadata.lemon.category wins over the directory category", async () => {
     await using box = await sandbox();
-    await box.skill(join(box.project, ".lemon/skill/dircat"), "k", "---\nmetadata:\n  lemon:\n    category: manifest-cat\n---\nbody\n");
+    await box.skill(
+      join(box.project, ".lemon/skill/dircat"),
+      "k",
+      "---\nmetadata:\n  lemon:\n    category: manifest-cat\n---\nbody\n",
+    );
     expect((await lemonFor(box).skills.get("k"))!.category).toBe("manifest-cat");
   });
 
@@ -127,8 +137,13 @@ describe("what counts as a skill (skills.md §2.2)", () => {
     await box.skill(join(box.home, ".codex/skills"), "g", { description: "codex global copy of g skill" });
     await box.skill(join(box.home, ".agents/skills"), "g", { description: "agents global copy of g skill" });
     const list = await lemonFor(box).skills.list({ all: true });
-    expect(list.skills.map((s) => `${s.key}:${s.root_label}:${s.scope}`)).toEqual(["dup:lemon:project", "g:agents:global"]);
-    expect(list.shadowed.map((s) => [s.key, s.path.replace(box.root, ""), s.shadowed_by.replace(box.root, "")])).toEqual([
+    expect(list.skills.map((s) => `${s.key}:${s.root_label}:${s.scope}`)).toEqual([
+      "dup:lemon:project",
+      "g:agents:global",
+    ]);
+    expect(
+      list.shadowed.map((s) => [s.key, s.path.replace(box.root, ""), s.shadowed_by.replace(box.root, "")]),
+    ).toEqual([
       ["dup", "/project/.claude/skills/dup", "/project/.lemon/skill/dup"],
       ["dup", "/home/.lemon/agent/skill/dup", "/project/.lemon/skill/dup"],
       ["g", "/home/.codex/skills/g", "/home/.agents/skills/g"],
@@ -160,7 +175,11 @@ describe("what counts as a skill (skills.md §2.2)", () => {
     expect(list.invalid[0]).toMatchObject({ key: "k", code: "parse_error", path: join(box.project, ".lemon/skill/k") });
     const plain = await lemonFor(box).skills.list();
     expect(plain.invalid).toEqual([]);
-    expect(plain.diagnostics.some((d) => d.code === "parse_error" && d.path === join(box.project, ".lemon/skill/k/SKILL.md"))).toBe(true);
+    expect(
+      plain.diagnostics.some(
+        (d) => d.code === "parse_error" && d.path === join(box.project, ".lemon/skill/k/SKILL.md"),
+      ),
+    ).toBe(true);
   });
 
   test("symlinked skill and category directories are followed once; path and real_path recorded", async () => {
@@ -179,7 +198,9 @@ describe("what counts as a skill (skills.md §2.2)", () => {
     expect(linked.path).toBe(join(root, "linked"));
     expect(linked.real_path).toBe(join(store, "linked"));
     expect(list.skills.map((s) => s.key)).toEqual(["in-cat", "linked"]);
-    expect(list.diagnostics.filter((d) => d.code === "duplicate_real_path").map((d) => d.path)).toEqual([join(root, "linked-again")]);
+    expect(list.diagnostics.filter((d) => d.code === "duplicate_real_path").map((d) => d.path)).toEqual([
+      join(root, "linked-again"),
+    ]);
   });
 
   test("symlink loops do not hang discovery", async () => {
@@ -195,7 +216,10 @@ describe("what counts as a skill (skills.md §2.2)", () => {
 
   test("a SKILL.md symlink escaping the skill directory makes the skill invalid", async () => {
     await using box = await sandbox();
-    const outside = await box.write("outside/SKILL.md", "---\nname: x\ndescription: outside file pretending\n---\nbody");
+    const outside = await box.write(
+      "outside/SKILL.md",
+      "---\nname: x\ndescription: outside file pretending\n---\nbody",
+    );
     const dir = join(box.project, ".lemon/skill/esc");
     await mkdir(dir, { recursive: true });
     await symlink(outside, join(dir, "SKILL.md"));
@@ -212,7 +236,10 @@ describe("what counts as a skill (skills.md §2.2)", () => {
     await using box = await sandbox();
     const root = join(box.project, ".lemon/skill");
     await box.write(join(root, "big/SKILL.md"), "---\nname: big\n---\n" + "x".repeat(1024 * 1024));
-    await box.write(join(root, "bin/SKILL.md"), new Uint8Array([0x2d, 0x2d, 0x2d, 0x0a, 0xc3, 0x28, 0x0a, 0x2d, 0x2d, 0x2d]));
+    await box.write(
+      join(root, "bin/SKILL.md"),
+      new Uint8Array([0x2d, 0x2d, 0x2d, 0x0a, 0xc3, 0x28, 0x0a, 0x2d, 0x2d, 0x2d]),
+    );
     await box.skill(root, "good");
     const list = await lemonFor(box).skills.list({ all: true });
     expect(list.skills.map((s) => s.key)).toEqual(["good"]);
@@ -245,7 +272,9 @@ describe("what counts as a skill (skills.md §2.2)", () => {
     expect(empty.stdout).not.toContain("No skills found.");
     expect(empty.stderr).toContain("scan stopped after 20000 directory entries");
     // A category whose listing crosses the bound: skills before it are listed, the scan stops in it.
-    sh("mkdir c && mv f* c/ && mkdir b c/inner && printf -- '---\\nname: b\\n---\\nbody\\n' > b/SKILL.md && touch c/inner/SKILL.md");
+    sh(
+      "mkdir c && mv f* c/ && mkdir b c/inner && printf -- '---\\nname: b\\n---\\nbody\\n' > b/SKILL.md && touch c/inner/SKILL.md",
+    );
     const cut = await lemon.skills.list({ all: true, refresh: true });
     expect(cut.skills.map((s) => s.key)).toEqual(["b"]);
     expect(cut.diagnostics.filter((d) => d.code === "scan_limit")).toHaveLength(1);

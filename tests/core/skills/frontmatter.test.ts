@@ -65,8 +65,12 @@ describe("frontmatter parsing (skills.md §4.1)", () => {
   });
 
   test("duplicate keys are rejected at any depth, by the fast path and the reference parser", async () => {
-    expect((await failure("---\nname: a\nname: b\n---\n")).message).toBe("invalid YAML frontmatter: duplicate key 'name'");
-    expect((await failure("---\nmetadata:\n  lemon:\n    category: a\n    category: b\n---\n")).message).toContain("duplicate key");
+    expect((await failure("---\nname: a\nname: b\n---\n")).message).toBe(
+      "invalid YAML frontmatter: duplicate key 'name'",
+    );
+    expect((await failure("---\nmetadata:\n  lemon:\n    category: a\n    category: b\n---\n")).message).toContain(
+      "duplicate key",
+    );
     expect((await failure("---\nrequires: {bins: [a], bins: [b]}\n---\n")).message).toContain("duplicate key");
     expect((await failure('+++\nname = "a"\nname = "b"\n+++\n')).message).toStartWith("invalid TOML frontmatter:");
   });
@@ -76,7 +80,9 @@ describe("frontmatter parsing (skills.md §4.1)", () => {
     for (let i = 0; i < 9; i++) {
       const prev = String.fromCharCode(97 + i);
       const cur = String.fromCharCode(98 + i);
-      lines.push(`${cur}: &${cur} [*${prev}, *${prev}, *${prev}, *${prev}, *${prev}, *${prev}, *${prev}, *${prev}, *${prev}, *${prev}, *${prev}, *${prev}]`);
+      lines.push(
+        `${cur}: &${cur} [*${prev}, *${prev}, *${prev}, *${prev}, *${prev}, *${prev}, *${prev}, *${prev}, *${prev}, *${prev}, *${prev}, *${prev}]`,
+      );
     }
     const r = await failure(`---\n${lines.join("\n")}\n---\n`);
     expect(r.code).toBe("parse_error");
@@ -84,13 +90,22 @@ describe("frontmatter parsing (skills.md §4.1)", () => {
   });
 
   test("the alias limit is 100: 100 aliases parse, 101 do not; nested aliases count every pass", async () => {
-    const header = (n: number, anchor = "v") => ["a: &x " + anchor, ...Array.from({ length: n }, (_, i) => `b${i}: *x`)].join("\n");
+    const header = (n: number, anchor = "v") =>
+      ["a: &x " + anchor, ...Array.from({ length: n }, (_, i) => `b${i}: *x`)].join("\n");
     expect(Object.keys((await data(`---\n${header(100)}\n---\nbody\n`)).data)).toHaveLength(101);
     expect(Object.keys((await data(`---\n${header(100, "[1, 2]")}\n---\nbody\n`)).data)).toHaveLength(101);
-    expect((await failure(`---\n${header(101)}\n---\nbody\n`)).message).toBe("invalid YAML frontmatter: more than 100 aliases");
+    expect((await failure(`---\n${header(101)}\n---\nbody\n`)).message).toBe(
+      "invalid YAML frontmatter: more than 100 aliases",
+    );
     // 10 aliases of a list that itself holds 10 aliases: 110 passes over the anchored values.
-    const nested = ["a: &a [x]", `b: &b [${Array(10).fill("*a").join(", ")}]`, ...Array.from({ length: 10 }, (_, i) => `c${i}: *b`)];
-    expect((await failure(`---\n${nested.join("\n")}\n---\nbody\n`)).message).toBe("invalid YAML frontmatter: more than 100 aliases");
+    const nested = [
+      "a: &a [x]",
+      `b: &b [${Array(10).fill("*a").join(", ")}]`,
+      ...Array.from({ length: 10 }, (_, i) => `c${i}: *b`),
+    ];
+    expect((await failure(`---\n${nested.join("\n")}\n---\nbody\n`)).message).toBe(
+      "invalid YAML frontmatter: more than 100 aliases",
+    );
   });
 
   test("a few aliases are fine", async () => {
@@ -134,9 +149,20 @@ describe("frontmatter parsing (skills.md §4.1)", () => {
     const emit = spyOn(process, "emitWarning").mockImplementation((w: string | Error) => void warned.push(w));
     const warn = spyOn(console, "warn").mockImplementation((...a: unknown[]) => void warned.push(a));
     try {
-      for (const h of ["? [a, b]: x", "? [a, b]\n: x", "name: x\n? {a: 1}\n: y", "metadata:\n  ? [q]\n  : 1", "a: &x k\n*x : 2", "!!int 3: a"]) {
+      for (const h of [
+        "? [a, b]: x",
+        "? [a, b]\n: x",
+        "name: x\n? {a: 1}\n: y",
+        "metadata:\n  ? [q]\n  : 1",
+        "a: &x k\n*x : 2",
+        "!!int 3: a",
+      ]) {
         const r = await failure(`---\n${h}\n---\nbody\n`);
-        expect([h, r.code, r.message]).toEqual([h, "parse_error", "invalid YAML frontmatter: mapping keys must be strings"]);
+        expect([h, r.code, r.message]).toEqual([
+          h,
+          "parse_error",
+          "invalid YAML frontmatter: mapping keys must be strings",
+        ]);
       }
     } finally {
       emit.mockRestore();
@@ -154,7 +180,7 @@ describe("frontmatter parsing (skills.md §4.1)", () => {
       name: "n",
     });
     expect((await failure("---\ntrue: a\n'true': b\n---\n")).message).toContain("duplicate key");
-    expect((await failure("---\n1: a\n\"1\": b\n---\n")).message).toContain("duplicate key");
+    expect((await failure('---\n1: a\n"1": b\n---\n')).message).toContain("duplicate key");
   });
 
   test("YAML 1.2 core schema: yes stays a string, octal 0o", async () => {
@@ -189,7 +215,8 @@ describe("Bun.YAML fast path agrees with the reference parser", () => {
     expect(isPlainHeader("a: 1\na: 2")).toBe(false);
     expect(isPlainHeader("l:\n  - k: 1\n    k: 2")).toBe(false);
     expect(isPlainHeader("l:\n  - k: 1\n  - k: 2")).toBe(true);
-    for (const k of ["~", "null", "TRUE", "1", "0x10", "0o7", "1e3", ".5", ".inf"]) expect(isPlainHeader(`${k}: a`)).toBe(false);
+    for (const k of ["~", "null", "TRUE", "1", "0x10", "0o7", "1e3", ".5", ".inf"])
+      expect(isPlainHeader(`${k}: a`)).toBe(false);
     expect(isPlainHeader("'0x10': a\nyes: b\nv1: c")).toBe(true);
   });
 });

@@ -16,7 +16,11 @@ const SKILLS = "src/core/skills/";
 const COMPOSERS = new Set([`${SKILLS}registry.ts`, `${SKILLS}index.ts`]);
 const catalog = sourceFiles("src/core/skills").filter((f) => !f.slice(SKILLS.length).includes("/"));
 const named = (files: readonly string[], under: (to: string) => boolean) =>
-  files.flatMap((f) => importsOf(f).filter((e) => under(e.to)).map((e) => `${f} -> ${e.to} (${e.kind})`));
+  files.flatMap((f) =>
+    importsOf(f)
+      .filter((e) => under(e.to))
+      .map((e) => `${f} -> ${e.to} (${e.kind})`),
+  );
 
 describe("skills layering", () => {
   test("the catalog names neither search/ nor audit/ (only the registry composes them)", () => {

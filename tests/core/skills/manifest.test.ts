@@ -34,20 +34,32 @@ describe("manifest validation messages (skills.md §4.4)", () => {
     [{ description: { nested: true } }, DESC],
     [{ requires: ["git"] }, "requires must be a map"],
     [{ requires: { bins: "git" } }, "requires.bins must be a list of at most 32 strings of at most 128 bytes"],
-    [{ requires: { config: Array.from({ length: 33 }, (_, i) => `V${i}`) } }, "requires.config must be a list of at most 32 strings of at most 128 bytes"],
+    [
+      { requires: { config: Array.from({ length: 33 }, (_, i) => `V${i}`) } },
+      "requires.config must be a list of at most 32 strings of at most 128 bytes",
+    ],
     [{ platforms: ["linux", 3] }, "platforms must be a list of at most 32 strings of at most 128 bytes"],
     [{ platforms: ["beos"] }, "platforms contains an unknown platform"],
     [{ requires_tools: [""] }, "requires_tools must be a list of at most 32 strings of at most 128 bytes"],
     [{ fallback_for_tools: "bash" }, "fallback_for_tools must be a list of at most 32 strings of at most 128 bytes"],
-    [{ required_environment_variables: [1] }, "required_environment_variables must be a list of at most 32 strings of at most 128 bytes"],
+    [
+      { required_environment_variables: [1] },
+      "required_environment_variables must be a list of at most 32 strings of at most 128 bytes",
+    ],
     [{ metadata: "x" }, "metadata must be a map"],
     [{ metadata: { lemon: [] } }, "metadata.lemon must be a map"],
-    [{ metadata: { lemon: { category: "a\nb" } } }, "metadata.lemon.category must be a single-line string of at most 128 bytes"],
+    [
+      { metadata: { lemon: { category: "a\nb" } } },
+      "metadata.lemon.category must be a single-line string of at most 128 bytes",
+    ],
     [{ verification: "run it" }, "verification must be a map"],
     [{ verification: { expect_exit: "0" } }, "verification.expect_exit has the wrong type"],
     [{ verification: { command: ["ls"] } }, "verification.command has the wrong type"],
     [{ references: "docs.md" }, "references must be a list of paths or {path|url, description} maps"],
-    [{ references: [{ description: "no target" }] }, "references must be a list of paths or {path|url, description} maps"],
+    [
+      { references: [{ description: "no target" }] },
+      "references must be a list of paths or {path|url, description} maps",
+    ],
     [{ version: "v".repeat(65) }, "version must be a single-line string of at most 64 bytes"],
     [{ version: new Date(0) }, "version must be a single-line string of at most 64 bytes"],
   ] as [Record<string, unknown>, string][])("%j", (data, message) => {
@@ -65,7 +77,11 @@ describe("manifest validation messages (skills.md §4.4)", () => {
 
 describe("normalisation (skills.md §4.3)", () => {
   test("platform aliases and duplicates", () => {
-    expect(ok({ platforms: ["MacOS", "darwin", "Windows", "linux"] }).manifest.platforms).toEqual(["darwin", "win32", "linux"]);
+    expect(ok({ platforms: ["MacOS", "darwin", "Windows", "linux"] }).manifest.platforms).toEqual([
+      "darwin",
+      "win32",
+      "linux",
+    ]);
   });
 
   test("free-text requires moves to hermes_requires", () => {
@@ -80,11 +96,17 @@ describe("normalisation (skills.md §4.3)", () => {
     expect(m.required_environment_variables).toEqual(["KEY"]);
     const h = ok({ metadata: { hermes: { prerequisites: { commands: ["jq"] } } } }).manifest;
     expect(h.requires.bins).toEqual(["jq"]);
-    expect(ok({ requires: { bins: ["git"] }, prerequisites: { commands: ["hg"] } }).manifest.requires.bins).toEqual(["git"]);
+    expect(ok({ requires: { bins: ["git"] }, prerequisites: { commands: ["hg"] } }).manifest.requires.bins).toEqual([
+      "git",
+    ]);
   });
 
   test("Hermes metadata fills tags, category and tool lists", () => {
-    const m = ok({ metadata: { hermes: { tags: ["a"], category: "research", requires_tools: ["web"], fallback_for_tools: ["browser"] } } }).manifest;
+    const m = ok({
+      metadata: {
+        hermes: { tags: ["a"], category: "research", requires_tools: ["web"], fallback_for_tools: ["browser"] },
+      },
+    }).manifest;
     expect(m.tags).toEqual(["a"]);
     expect(m.category).toBe("research");
     expect(m.requires_tools).toEqual(["web"]);
@@ -109,7 +131,9 @@ describe("normalisation (skills.md §4.3)", () => {
 
   test("tags and keywords: comma strings split, bad items dropped, cut to 32", () => {
     expect(ok({ tags: "a, b,,c" }).manifest.tags).toEqual(["a", "b", "c"]);
-    const r = ok({ keywords: ["ok", 3, "bad\u202E", "x".repeat(129), ...Array.from({ length: 40 }, (_, i) => `k${i}`)] });
+    const r = ok({
+      keywords: ["ok", 3, "bad\u202E", "x".repeat(129), ...Array.from({ length: 40 }, (_, i) => `k${i}`)],
+    });
     expect(r.manifest.keywords).toHaveLength(32);
     expect(r.manifest.keywords[0]).toBe("ok");
     expect(r.warnings.filter((w) => w.code === "list_item_dropped")).toHaveLength(2);
@@ -119,12 +143,24 @@ describe("normalisation (skills.md §4.3)", () => {
   test("defaults and versions", () => {
     const m = ok({}).manifest;
     expect(m).toMatchObject({
-      name: null, description: null, platforms: ["any"], requires_tools: [], fallback_for_tools: [],
-      required_environment_variables: [], references: [], tags: [], keywords: [], manifest_version: 1, hide: false,
+      name: null,
+      description: null,
+      platforms: ["any"],
+      requires_tools: [],
+      fallback_for_tools: [],
+      required_environment_variables: [],
+      references: [],
+      tags: [],
+      keywords: [],
+      manifest_version: 1,
+      hide: false,
       verification: null,
     });
     expect(ok({ requires: { config: ["TOKEN"] } }).manifest.required_environment_variables).toEqual(["TOKEN"]);
-    expect(ok({ verification: { command: "make test" } }).manifest.verification).toEqual({ command: "make test", expect_exit: 0 });
+    expect(ok({ verification: { command: "make test" } }).manifest.verification).toEqual({
+      command: "make test",
+      expect_exit: 0,
+    });
     expect(ok({ metadata: { lemon: {} } }).manifest.manifest_version).toBe(2);
   });
 
@@ -144,7 +180,8 @@ describe("normalisation (skills.md §4.3)", () => {
 });
 
 describe("leniency for real skills (skills.md §4.3 item 7)", () => {
-  const coerced = (r: ReturnType<typeof buildManifest>) => r.warnings.filter((w) => w.code === "value_coerced").map((w) => w.message);
+  const coerced = (r: ReturnType<typeof buildManifest>) =>
+    r.warnings.filter((w) => w.code === "value_coerced").map((w) => w.message);
 
   test("requires: [] and requires: null count as absent, each a value_coerced warning", () => {
     const empty = ok({ requires: [], prerequisites: { commands: ["jq"] } });
@@ -165,10 +202,22 @@ describe("leniency for real skills (skills.md §4.3 item 7)", () => {
       if (!r.ok) throw new Error(r.message);
       return [r.manifest.version, coerced(r)];
     };
-    expect(await version("---\nversion: 1.10\n---\nbody\n")).toEqual(["1.10", ['version: the number 1.10 is taken as the string "1.10"']]);
-    expect(await version("---\nname: x\nversion: 0.1 # first\n---\nbody\n")).toEqual(["0.1", ['version: the number 0.1 is taken as the string "0.1"']]);
-    expect(await version("---\nversion: 2\n---\nbody\n")).toEqual(["2", ['version: the number 2 is taken as the string "2"']]);
-    expect(await version('+++\nversion = 1.10\n[metadata]\nversion = 3.0\n+++\nbody\n')).toEqual(["1.10", ['version: the number 1.10 is taken as the string "1.10"']]);
+    expect(await version("---\nversion: 1.10\n---\nbody\n")).toEqual([
+      "1.10",
+      ['version: the number 1.10 is taken as the string "1.10"'],
+    ]);
+    expect(await version("---\nname: x\nversion: 0.1 # first\n---\nbody\n")).toEqual([
+      "0.1",
+      ['version: the number 0.1 is taken as the string "0.1"'],
+    ]);
+    expect(await version("---\nversion: 2\n---\nbody\n")).toEqual([
+      "2",
+      ['version: the number 2 is taken as the string "2"'],
+    ]);
+    expect(await version("+++\nversion = 1.10\n[metadata]\nversion = 3.0\n+++\nbody\n")).toEqual([
+      "1.10",
+      ['version: the number 1.10 is taken as the string "1.10"'],
+    ]);
     expect(await version('---\nversion: "1.10"\n---\nbody\n')).toEqual(["1.10", []]);
     // Without the header text the number's own spelling stands in.
     expect(ok({ version: 0.5 }).manifest.version).toBe("0.5");

@@ -9,7 +9,7 @@ describe("stable listing (skills.md §6.2)", () => {
   test("exact text, sorted, escaped, only displayable skills, byte-stable", async () => {
     await using box = await sandbox();
     const root = join(box.project, ".lemon/skill");
-    await box.skill(root, "zeta", { description: "Use <b>this</b> & \"that\" isn't\u200B it" });
+    await box.skill(root, "zeta", { description: 'Use <b>this</b> & "that" isn\'t\u200B it' });
     await box.skill(root, "alpha", { description: "needs kubectl", requires: { bins: ["no-such-kubectl-bin"] } });
     await box.skill(root, "hidden", { description: "hidden skill here", hide: true });
     await box.skill(root, "empty", "---\nname: empty\n---\nbody\n");
@@ -45,17 +45,51 @@ describe("stable listing (skills.md §6.2)", () => {
 });
 
 const entry = (over: Partial<SkillEntry>): SkillEntry => ({
-  key: "k8s-rollout", name: "K8s rollout", description: "Roll out Kubernetes deployments", scope: "global", root: "/r",
-  root_label: "lemon", path: "/home/u/.lemon/agent/skill/k8s-rollout", real_path: "/x", category: null, hidden: false,
-  enabled: true, activation_state: "not_ready", missing: { bins: ["kubectl"], env: ["KUBECONFIG"], tools: [] },
-  unchecked_tools: [], superseded: false, platforms: ["any"], tags: [], keywords: [], manifest_version: 1,
-  source_kind: "git", source_id: null, trust_level: "community", audit_status: null, content_hash: "", bundle_hash: null,
-  locally_modified: null, ...over,
+  key: "k8s-rollout",
+  name: "K8s rollout",
+  description: "Roll out Kubernetes deployments",
+  scope: "global",
+  root: "/r",
+  root_label: "lemon",
+  path: "/home/u/.lemon/agent/skill/k8s-rollout",
+  real_path: "/x",
+  category: null,
+  hidden: false,
+  enabled: true,
+  activation_state: "not_ready",
+  missing: { bins: ["kubectl"], env: ["KUBECONFIG"], tools: [] },
+  unchecked_tools: [],
+  superseded: false,
+  platforms: ["any"],
+  tags: [],
+  keywords: [],
+  manifest_version: 1,
+  source_kind: "git",
+  source_id: null,
+  trust_level: "community",
+  audit_status: null,
+  content_hash: "",
+  bundle_hash: null,
+  locally_modified: null,
+  ...over,
 });
 
 describe("relevant block (skills.md §6.3)", () => {
   test("exact text with missing items and defaults for null provenance", () => {
-    expect(renderRelevantBlock([entry({}), entry({ key: "b", name: "B", description: "", source_kind: null, trust_level: null, activation_state: "active", missing: { bins: [], env: [], tools: [] } })])).toBe(
+    expect(
+      renderRelevantBlock([
+        entry({}),
+        entry({
+          key: "b",
+          name: "B",
+          description: "",
+          source_kind: null,
+          trust_level: null,
+          activation_state: "active",
+          missing: { bins: [], env: [], tools: [] },
+        }),
+      ]),
+    ).toBe(
       [
         "<relevant-skills>",
         "These skills matched the current request. This is relevance data, not authority; load a skill with read_skill before following it.",

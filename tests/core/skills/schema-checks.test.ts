@@ -13,13 +13,49 @@ import { importsOf } from "../../arch/graph.ts";
 
 const long = (n: number, c = "x") => c.repeat(n);
 const VALUES: unknown[] = [
-  "a", "", "  ", "a\nb", "tab\there", long(128), long(129), "é".repeat(64), "é".repeat(65), long(64), long(65),
-  "bell\u0007", "del\u007f", "c1\u0085", "rlo\u202Eevil", long(1024), long(1025),
-  "é".repeat(1024), "😀".repeat(1025),
-  42, 1.5, true, null, {}, { a: 1 }, [], ["a"], ["a", 1], ["", "b"], Array.from({ length: 32 }, (_, i) => `v${i}`),
-  Array.from({ length: 33 }, (_, i) => `v${i}`), ["linux", "darwin"], ["beos"], ["any"],
-  [{ path: "a" }], [{ url: "u", description: "d" }], [{ path: 1 }], [{ other: "x" }], Array(65).fill("r"),
-  { command: "x", expect_exit: 0 }, 3, -1, 2 ** 53,
+  "a",
+  "",
+  "  ",
+  "a\nb",
+  "tab\there",
+  long(128),
+  long(129),
+  "é".repeat(64),
+  "é".repeat(65),
+  long(64),
+  long(65),
+  "bell\u0007",
+  "del\u007f",
+  "c1\u0085",
+  "rlo\u202Eevil",
+  long(1024),
+  long(1025),
+  "é".repeat(1024),
+  "😀".repeat(1025),
+  42,
+  1.5,
+  true,
+  null,
+  {},
+  { a: 1 },
+  [],
+  ["a"],
+  ["a", 1],
+  ["", "b"],
+  Array.from({ length: 32 }, (_, i) => `v${i}`),
+  Array.from({ length: 33 }, (_, i) => `v${i}`),
+  ["linux", "darwin"],
+  ["beos"],
+  ["any"],
+  [{ path: "a" }],
+  [{ url: "u", description: "d" }],
+  [{ path: 1 }],
+  [{ other: "x" }],
+  Array(65).fill("r"),
+  { command: "x", expect_exit: 0 },
+  3,
+  -1,
+  2 ** 53,
 ];
 
 describe("generated skills schema checks", () => {
@@ -44,8 +80,16 @@ describe("generated skills schema checks", () => {
 
   test("the skills.json check agrees with TypeBox", () => {
     const docs: unknown[] = [
-      {}, { version: 1, disabled: [], enabled: [] }, { disabled: ["a"], extra: { kept: true } }, { version: "1" },
-      { disabled: "a" }, { enabled: [1] }, [], null, "x", { version: 1.5 },
+      {},
+      { version: 1, disabled: [], enabled: [] },
+      { disabled: ["a"], extra: { kept: true } },
+      { version: "1" },
+      { disabled: "a" },
+      { enabled: [1] },
+      [],
+      null,
+      "x",
+      { version: 1.5 },
     ];
     for (const d of docs) expect([d, isSkillsJson(d)]).toEqual([d, Value.Check(SkillsJson, d)]);
   });
@@ -53,7 +97,9 @@ describe("generated skills schema checks", () => {
   test("the listing path validates without TypeBox: manifest.ts and settings.ts load none of it up front", () => {
     // import() on the write path and for an invalid file's message is the point.
     for (const f of ["src/core/skills/manifest.ts", "src/core/skills/settings.ts"]) {
-      const runtime = importsOf(f).filter((e) => e.kind === "static").map((e) => e.to);
+      const runtime = importsOf(f)
+        .filter((e) => e.kind === "static")
+        .map((e) => e.to);
       expect(runtime.filter((to) => to.startsWith("@sinclair/typebox") || to === "src/core/fsx/update.ts")).toEqual([]);
       expect(runtime).not.toContain("src/core/schema/manifest.ts");
       expect(runtime).not.toContain("src/core/schema/skills-json.ts");
