@@ -96,8 +96,14 @@ export async function enumerateBundle(dir: string, opts: EnumerateOptions = {}):
     }
     for (const raw of names) {
       const name = raw.toString("utf8");
+      const where = cur.rel === "" ? "." : JSON.stringify(cur.rel);
       if (!Buffer.from(name, "utf8").equals(raw)) {
-        incomplete = `file name not valid UTF-8 in ${cur.rel === "" ? "." : JSON.stringify(cur.rel)}`;
+        incomplete = `file name not valid UTF-8 in ${where}`;
+        break;
+      }
+      // The hash's own separators: `a<TAB><sha>\nb` as one name would hash like files a and b.
+      if (/[\t\n]/.test(name)) {
+        incomplete = `file name with a tab or newline in ${where}`;
         break;
       }
       if (cur.rel === "" && name === ".git") continue;
@@ -109,7 +115,8 @@ export async function enumerateBundle(dir: string, opts: EnumerateOptions = {}):
         incomplete = `more than ${WALK_CAP} entries to enumerate`;
         break;
       }
-      if (!validName(name)) problems.push({ code: "bundle_limits_exceeded", detail: `invalid file name ${JSON.stringify(rel)}` });
+      if (!validName(name))
+        problems.push({ code: "bundle_limits_exceeded", detail: `invalid file name ${JSON.stringify(rel)}` });
       if (Buffer.byteLength(rel, "utf8") > LIMITS.maxRelPathBytes)
         problems.push({ code: "bundle_limits_exceeded", detail: `relative path over ${LIMITS.maxRelPathBytes} bytes` });
       const st = await lstat(abs).catch(() => {
@@ -143,8 +150,10 @@ export async function enumerateBundle(dir: string, opts: EnumerateOptions = {}):
     if (incomplete !== null) break;
   }
   const files = entries.filter((e) => e.kind === "file").length;
-  if (files > LIMITS.maxFiles) problems.push({ code: "bundle_limits_exceeded", detail: `more than ${LIMITS.maxFiles} files` });
-  if (totalBytes > LIMITS.maxTotalBytes) problems.push({ code: "bundle_limits_exceeded", detail: "more than 64 MiB in total" });
+  if (files > LIMITS.maxFiles)
+    problems.push({ code: "bundle_limits_exceeded", detail: `more than ${LIMITS.maxFiles} files` });
+  if (totalBytes > LIMITS.maxTotalBytes)
+    problems.push({ code: "bundle_limits_exceeded", detail: "more than 64 MiB in total" });
   entries.sort((a, b) => byteCompare(a.rel, b.rel));
   return { dir, entries, problems, totalBytes, incomplete };
 }
@@ -164,10 +173,12 @@ export function assertInstallable(bundle: Bundle): void {
   assertComplete(bundle);
   const p = bundle.problems[0];
   if (p === undefined) return;
-  const message = p.code === "bundle_limits_exceeded" ? `bundle_limits_exceeded: ${p.detail}` : `${p.code}: ${p.detail}`;
-  throw invalidRequest(message, { details: { reasons: bundle.problems.slice(0, 10).map((x) => `${x.code}: ${x.detail}`) } });
+  const message =
+    p.code === "bundle_limits_exceeded" ? `bundle_limits_exceeded: ${p.detail}` : `${p.code}: ${p.detail}`;
+  throw invalidRequest(message, {
+    details: { reasons: bundle.problems.slice(0, 10).map((x) => `${x.code}: ${x.detail}`) },
+  });
 }
-
 
 /** The hash line of one entry (§7.2); special files, which installs refuse, hash their kind. */
 export function hashLine(entry: BundleEntry, contentHash: string): string {
@@ -193,7 +204,8 @@ const CHUNK = 1024 * 1024;
 function hashDescriptor(fd: number): string {
   const hasher = new Bun.CryptoHasher("sha256");
   const buf = Buffer.allocUnsafe(CHUNK);
-  for (let n = readSync(fd, buf, 0, CHUNK, null); n > 0; n = readSync(fd, buf, 0, CHUNK, null)) hasher.update(buf.subarray(0, n));
+  for (let n = readSync(fd, buf, 0, CHUNK, null); n > 0; n = readSync(fd, buf, 0, CHUNK, null))
+    hasher.update(buf.subarray(0, n));
   return hasher.digest("hex");
 }
 

@@ -69,6 +69,15 @@ describe("bundles too large to list whole", () => {
     }
   });
 
+  test("a name holding the hash's separators is refused: it could hash like two other files", async () => {
+    const shaX = new Bun.CryptoHasher("sha256").update("x").digest("hex");
+    const forged = skill({ [`a\t${shaX}\nb`]: "y" });
+    const plain = skill({ a: "x", b: "y" });
+    await refusal(computeBundleHash(forged));
+    expect(await computeBundleHash(plain)).toMatch(/^[0-9a-f]{64}$/);
+    await refusal(auditBundle(forged, { force: true }));
+  });
+
   test("a payload at depth 30 (over the install limit, within the walk) is found and blocks", async () => {
     const dir = skill({ [`${"d/".repeat(30)}evil.sh`]: PAYLOAD });
     const r = await auditBundle(dir, { force: true });
