@@ -21,7 +21,7 @@ export interface BundleEntry {
   size: number;
   /** Directory depth of the entry (a root file has depth 1). */
   depth: number;
-  /** Link target text, for symlinks. */
+  /** Link target text, for symlinks; `fifo`, `socket` or `char|block:<rdev>` for special files. */
   target?: string;
   /** Identity of what was listed: a read that finds another file there refuses it. */
   ino?: number;
@@ -143,7 +143,8 @@ export async function enumerateBundle(dir: string, opts: EnumerateOptions = {}):
         if (st.size > LIMITS.maxFileBytes)
           problems.push({ code: "bundle_limits_exceeded", detail: `file over 16 MiB: ${rel}` });
       } else {
-        entries.push({ rel, kind: "special", size: 0, depth });
+        const what = st.isFIFO() ? "fifo" : st.isSocket() ? "socket" : `${st.isCharacterDevice() ? "char" : "block"}:${st.rdev}`;
+        entries.push({ rel, kind: "special", size: 0, depth, target: what });
         problems.push({ code: "special_file_not_allowed", detail: rel });
       }
     }
@@ -180,10 +181,10 @@ export function assertInstallable(bundle: Bundle): void {
   });
 }
 
-/** The hash line of one entry (§7.2); special files, which installs refuse, hash their kind. */
+/** The hash line of one entry (§7.2); special files, which installs refuse, hash their type. */
 export function hashLine(entry: BundleEntry, contentHash: string): string {
   if (entry.kind === "symlink") return `${entry.rel}\tsymlink:${sha256Hex(entry.target ?? "")}`;
-  if (entry.kind === "special") return `${entry.rel}\tspecial:`;
+  if (entry.kind === "special") return `${entry.rel}\tspecial:${entry.target ?? ""}`;
   return `${entry.rel}\t${contentHash}`;
 }
 

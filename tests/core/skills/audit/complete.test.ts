@@ -5,7 +5,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { auditBundle, auditForLint, computeBundleHash } from "../../../../src/core/skills/audit/index.ts";
-import { enumerateBundle, readEntry, WALK_CAP } from "../../../../src/core/skills/bundle.ts";
+import { enumerateBundle, hashLine, readEntry, WALK_CAP } from "../../../../src/core/skills/bundle.ts";
+import { spawnSync } from "node:child_process";
 import { LemonError } from "../../../../src/core/errors.ts";
 
 const root = mkdtempSync(join(tmpdir(), "lemon-complete-"));
@@ -76,6 +77,13 @@ describe("bundles too large to list whole", () => {
     await refusal(computeBundleHash(forged));
     expect(await computeBundleHash(plain)).toMatch(/^[0-9a-f]{64}$/);
     await refusal(auditBundle(forged, { force: true }));
+  });
+
+  test("a special file's hash line names its type, so a FIFO and a device at one path differ", async () => {
+    const dir = skill();
+    expect(spawnSync("mkfifo", [join(dir, "pipe")]).status).toBe(0);
+    const e = (await enumerateBundle(dir)).entries.find((x) => x.rel === "pipe")!;
+    expect(hashLine(e, "")).toBe("pipe\tspecial:fifo");
   });
 
   test("a payload at depth 30 (over the install limit, within the walk) is found and blocks", async () => {
