@@ -34,7 +34,7 @@ const USER_FLAG = /(?:^|\s)(?:-u|--user)(?:=|\s+)?("[^"]*"|'[^']*'|\S+)/;
 const HEADER_CONTEXT = /(?:^|\s)(?:-H|--header)\b|Authorization|Bearer|headers\s*[=:]|\bauth\s*=|X-API-Key|api-key:/i;
 /** A DNS lookup whose queried name carries data: `$VAR`, `$(…)` or a code interpolation before a domain. */
 const DNS_EXFIL =
-  /\b(?:dig|nslookup|host|drill|ping|resolvectl\s+query|Resolve-DnsName)\s+[^|;&]*?(?:\$\([^)]*\)|`[^`]*`|\$\{?[A-Za-z_]\w*\}?)[\w.-]*\.[A-Za-z0-9-]+\.[A-Za-z]{2,}/i;
+  /\b(?:dig|nslookup|host|drill|ping|resolvectl\s+query|Resolve-DnsName)\s+[^|;&]*?(?:\$\([^)]*\)|`[^`]*`|\$\{?[A-Za-z_]\w*\}?)["']?[\w.-]*\.[A-Za-z0-9-]+\.[A-Za-z]{2,}/i;
 const DNS_CODE =
   /\b(?:gethostbyname(?:_ex)?|getaddrinfo|resolver\.(?:resolve|query)|(?:\bdns|require\(\s*["'](?:node:)?dns["']\s*\))\.(?:lookup|resolve\w*|promises\.\w+)|Resolve-DnsName|InetAddress\.getByName|LookupHost|Dns\.GetHostEntry)\s*\(\s*(?:f["'][^"']*\{[^}]+\}[\w.-]*\.[\w-]+\.|["'`][^"'`]*\$\{[^}]+\}[\w.-]*\.[\w-]+\.|[A-Za-z_](?:[\w.[\]:()]|"[^"\n]{0,80}"|'[^'\n]{0,80}')*\s*\+\s*["'`][\w.-]*\.[\w-]+\.|["'][^"']*\{\}[\w.-]*\.[\w-]+\.[^"']*["']\s*\.format\(|["'][^"']*%s[\w.-]*\.[\w-]+\.)/;
 
