@@ -123,19 +123,23 @@ export const exfiltration: LineRule = {
   },
 };
 
-/** A URL up to `)`, space or `>`, where a `{{ … }}`/`${ … }` template may hold spaces of its own. */
-const LINK_URL = String.raw`https?:\/\/(?:\{\{[^}\n]{0,80}\}\}|\$\{[^}\n]{0,80}\}|[^)\s>])+`;
-const MD_IMAGE = new RegExp(
-  String.raw`!\[[^\]]*\]\(\s*<?(${LINK_URL})|<img\b[^>]*\bsrc\s*=\s*["']?(https?:\/\/[^"'\s>]+)`,
-  "gi",
-);
+/** `{{ … }}` or `${ … }`: a template span, which may hold spaces of its own (`?d={{ API_KEY }}`). */
+const TEMPLATE_SPAN = String.raw`\{\{[^}\n]{0,80}\}\}|\$\{[^}\n]{0,80}\}`;
+/** A URL up to one of the `stop` characters (a character-class body), template spans kept whole. */
+const urlUntil = (stop: string) => String.raw`https?:\/\/(?:${TEMPLATE_SPAN}|[^${stop}])+`;
+const PAREN_URL = urlUntil(String.raw`)\s>`);
+const QUOTED_URL = urlUntil(String.raw`"'\s>`);
+const MD_IMAGE = new RegExp(String.raw`!\[[^\]]*\]\(\s*<?(${PAREN_URL})|<img\b[^>]*\bsrc\s*=\s*["']?(${QUOTED_URL})`, "gi");
 const MD_LINK = new RegExp(
-  String.raw`(?<!!)\[[^\]]*\]\(\s*<?(${LINK_URL})|<a\b[^>]*\bhref\s*=\s*["']?(https?:\/\/[^"'\s>]+)|` +
-    String.raw`^\s{0,3}\[[^\]]+\]:\s*<?(https?:\/\/\S+?)>?(?:\s|$)|<(https?:\/\/[^>\s]+)>`,
+  String.raw`(?<!!)\[[^\]]*\]\(\s*<?(${PAREN_URL})|<a\b[^>]*\bhref\s*=\s*["']?(${QUOTED_URL})|` +
+    String.raw`^\s{0,3}\[[^\]]+\]:\s*<?(${urlUntil(String.raw`\s>`)})|<(${urlUntil(String.raw`>\s`)})>`,
   "gi",
 );
 /** A bare URL in prose whose query carries conversation data: the agent is asked to visit it. */
-const BARE_DATA_URL_G = /(?<![(<"'=\]])\bhttps?:\/\/[^\s)<>"'`]*\?[^\s)<>"'`]*/gi;
+const BARE_DATA_URL_G = new RegExp(
+  String.raw`(?<![(<"'=\]])\bhttps?:\/\/[^\s)<>"'\`]*\?(?:${TEMPLATE_SPAN}|[^\s)<>"'\`])*`,
+  "gi",
+);
 const TEMPLATE = /\$\{[^}]+\}|\{\{[^}]+\}\}|\$[A-Za-z_]\w*|%[A-Z_]+%|\[\[[^\]]+\]\]/;
 
 const DATA_TEMPLATE =

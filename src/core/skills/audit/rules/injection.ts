@@ -46,7 +46,7 @@ const DEVELOPER_MODE = [
 const FETCH_BEFORE =
   /\b(?:fetch|download|retrieve|grab|pull|load|read|open|visit|curl|wget|check|get|consult|poll|query|access|browse|(?:navigate|go)\s+to)\b/i;
 const OBEY_AFTER =
-  /\b(?:follow|obey|execute|run|apply|comply\s+with|carry\s+out|do\s+(?:exactly\s+)?(?:what|whatever|as)|act\s+on|adopt)\b[^\n]{0,40}?\b(?:instructions?|commands?|directives?|orders|it\s+says|they\s+say|its\s+contents?|the\s+contents?|them|it)\b|\b(?:treat|use)\s+(?:it|them|its\s+contents?|the\s+contents?|the\s+(?:text|file|response))\s+as\s+(?:your\s+)?(?:new\s+)?(?:system\s+prompt|instructions|rules|orders)\b/i;
+  /\b(?:follow|obey|execute|run|apply|comply\s+with|carry\s+out|do\s+(?:exactly\s+)?(?:what|whatever|as)|act\s+on|adopt)\b[^\n]{0,40}?\b(?:instructions?|commands?|directives?|orders|it\s+says|they\s+say|its\s+contents?|the\s+contents?|them|it)\b|\b(?:treat|use)\s+(?:it|them|its\s+contents?|the\s+contents?|the\s+(?:text|file|response))\s+as\s+(?:your\s+)?(?:new\s+)?(?:system\s+prompt|instructions|rules|orders)\b|\bwhatever\s+(?:it|they|the\s+(?:page|file|text|response|document))\s+(?:says|tells\s+you|asks)\b/i;
 /** Instructions named before the URL ("the latest instructions are hosted at …, follow them"). */
 const INSTRUCTIONS_BEFORE = /\b(?:instructions|directives|orders)\b/i;
 const NEW_INSTRUCTIONS_BEFORE =
@@ -72,7 +72,7 @@ function remoteInstructions(line: string): boolean {
 }
 
 /** Across lines only plain obedience counts ("run it" after a docs link is how install guides talk). */
-const OBEY_HINT = /\b(?:follow|obey|comply|carry\s+out|do\s+(?:exactly\s+)?(?:what|whatever|as)|act\s+on|adopt|treat)\b/i;
+const OBEY_HINT = /\b(?:follow|obey|comply|carry\s+out|do\s+(?:exactly\s+)?(?:what|whatever|as)|act\s+on|adopt|treat|whatever)\b/i;
 
 /**
  * 1-based lines where a URL is named and the text around it, across lines, says to obey what it
@@ -133,9 +133,9 @@ export function frontmatterMarkup(lineAt: (i: number) => string | undefined): nu
 
 export const promptInjection: LineRule = {
   rule: "prompt_injection",
-  keywords: ["ignore", "disregard", "forget", "override", "bypass", "are now", "act as", "behave", "respond", "answer", "pretend", "no longer", "the user", "the\tuser", "system prompt", "mode", "anything", "dan", "instructions", "follow", "obey", "execute", "comply", "carry out", "do what", "do whatever", "do as", "act on", "adopt", "treat", "forget", "new instructions"],
+  keywords: ["ignore", "disregard", "forget", "override", "bypass", "are now", "act as", "behave", "respond", "answer", "pretend", "no longer", "the user", "the\tuser", "system prompt", "mode", "anything", "dan", "instructions", "follow", "obey", "execute", "comply", "carry out", "do what", "do whatever", "do as", "act on", "adopt", "treat", "forget", "new instructions", "whatever"],
   category: "injection",
-  quick: /ignore|disregard|forget|override|bypass|you\s+are\s+now|\b(?:act|behave|respond|answer)\s+as\b|pretend|no\s+longer|the\s+user\b|system\s+prompt|(?:DAN|jailbreak|developer|god|unrestricted|unfiltered|uncensored|evil)\s+mode|system\s+prompt|(?:instructions|orders|directives)\s+(?:are|live|is|can)|\bobey\b|\bcomply\b|forget\s+(?:everything|all)|new\s+(?:system\s+)?instructions|anything\s+now|\bDAN\b|https?:\/\/[^\n]*(?:follow|obey|execute|\brun\b|apply|comply|carry\s+out|\bdo\s+(?:what|as)|act\s+on|adopt|treat|instructions)|instructions[^\n]*https?:\/\//i,
+  quick: /ignore|disregard|forget|override|bypass|you\s+are\s+now|\b(?:act|behave|respond|answer)\s+as\b|pretend|no\s+longer|the\s+user\b|system\s+prompt|(?:DAN|jailbreak|developer|god|unrestricted|unfiltered|uncensored|evil)\s+mode|system\s+prompt|(?:instructions|orders|directives)\s+(?:are|live|is|can)|\bobey\b|\bcomply\b|forget\s+(?:everything|all)|new\s+(?:system\s+)?instructions|anything\s+now|\bDAN\b|https?:\/\/[^\n]*(?:follow|obey|execute|\brun\b|apply|comply|carry\s+out|\bdo\s+(?:what|as)|act\s+on|adopt|treat|whatever|instructions)|instructions[^\n]*https?:\/\//i,
   check(line) {
     if (injectionPhrase(line)) return { severity: "high", message: "prompt-injection phrasing" };
     if (remoteInstructions(line)) return { severity: "high", message: "tells the agent to fetch remote instructions and follow them" };
