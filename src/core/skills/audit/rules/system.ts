@@ -91,8 +91,12 @@ const SHADOWED = [
 ].join("|");
 /** Shell writes (`>`, `tee`, `cp`/`mv`/`install`/`ln SRC`) aimed at the path that follows. */
 const SHELL_WRITE_TO = String.raw`(?:(?:^|[\s;&|)])>>?\s*|\btee\s+(?:-a\s+)?|\b(?:cp|mv|install|ln)\s+(?:-\S+\s+)*\S+\s+)`;
+const BIN_PATH = String.raw`["'\`/](?:\.local\/bin|bin|sbin)\/(?:${SHADOWED})["'\`]`;
 const BIN_SHADOW = new RegExp(
-  String.raw`${SHELL_WRITE_TO}["']?\S*\/(?:\.local\/bin|bin|sbin)\/(?:${SHADOWED})["']?(?=\s|$|[;&|)])`,
+  String.raw`${SHELL_WRITE_TO}["']?\S*\/(?:\.local\/bin|bin|sbin)\/(?:${SHADOWED})["']?(?=\s|$|[;&|)])|` +
+    // From code: the bin path is the destination (a link, copy or move's last argument, a write's first).
+    String.raw`\b(?:symlink|copyFile|rename|link|copy\w*|move)(?:Sync)?\s*\([^;\n]{0,200}?${BIN_PATH}\s*\)|` +
+    String.raw`\b(?:writeFile|appendFile|write_text|write_bytes)(?:Sync)?\s*\(\s*[^,;\n]{0,200}?${BIN_PATH}\s*,`,
 );
 /** A git hook written into a repository: it runs on the next commit, checkout or push. */
 const GIT_HOOK = new RegExp(
