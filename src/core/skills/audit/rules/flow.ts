@@ -129,6 +129,9 @@ const REF_G: Record<Dialect, RegExp> = {
   code: /(?<![\w.$'"\\])([A-Za-z_]\w*)\b(?!\s*[=(:]\s*[^=])/g,
 };
 
+/** An exported variable read back through the environment (`python3 -c '…os.environ["T"]…'`). */
+const ENV_REF_G = /(?:os\.environ(?:\.get\(|\[)|os\.getenv\(|process\.env(?:\.|\[)|\bENV\[|\$env:)["'`]?([A-Za-z_]\w*)/g;
+
 /** What kind of secret (or path) an expression yields, judged on its own text. */
 function sourceOf(expr: string): Taint | null {
   const stripped = expr.replace(CRED_USE_G, " ");
@@ -237,10 +240,11 @@ export function dataFlow(lines: readonly LogicalLine[], dialect: Dialect, emit: 
   // Every reference in the text, looked up by name: one pass whatever the number of tracked names.
   const refsIn = (text: string) => {
     const out: { name: string; kind: Taint; from: number; at: number }[] = [];
-    for (const m of text.matchAll(REF_G[dialect])) {
-      const t = taint.get(m[1]!);
-      if (t !== undefined) out.push({ name: m[1]!, kind: t.kind, from: t.line, at: m.index });
-    }
+    for (const re of [REF_G[dialect], ENV_REF_G])
+      for (const m of text.matchAll(re)) {
+        const t = taint.get(m[1]!);
+        if (t !== undefined) out.push({ name: m[1]!, kind: t.kind, from: t.line, at: m.index });
+      }
     return out;
   };
   const pace = garbagePacer();
