@@ -34,7 +34,8 @@ const root = keep ?? (await mkdtemp(join(tmpdir(), "lemon-audit-bounded-")));
 try {
   const dir = join(root, "big");
   await mkdir(join(dir, "references"), { recursive: true });
-  const big = shape === "flow" || shape === "chain" ? join(dir, "scripts", "big.sh") : join(dir, "references", "big.md");
+  const script = shape === "flow" || shape === "chain";
+  const big = script ? join(dir, "scripts", "big.sh") : join(dir, "references", "big.md");
   await mkdir(join(dir, "scripts"), { recursive: true });
   await writeFile(join(dir, "SKILL.md"), "---\nname: big\ndescription: A skill with one very large reference file.\n---\n# Big\n\nSee references.\n");
   if (shape === "files") {
@@ -73,7 +74,8 @@ try {
   const t = performance.now();
   const r = await auditBundle(dir);
   const ms = performance.now() - t;
-  console.log(`${shape === "files" ? `${mib} tiny files` : `${mib} MiB ${shape} text file`}: ${ms.toFixed(0)} ms, verdict ${r.verdict}, ${r.findings.length} findings`);
+  const what = shape === "files" ? `${mib} tiny files` : `${mib} MiB ${shape} text file`;
+  console.log(`${what}: ${ms.toFixed(0)} ms, verdict ${r.verdict}, ${r.findings.length} findings`);
 } finally {
   if (keep === undefined) await rm(root, { recursive: true, force: true });
 }

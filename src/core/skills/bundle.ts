@@ -143,7 +143,8 @@ export async function enumerateBundle(dir: string, opts: EnumerateOptions = {}):
         if (st.size > LIMITS.maxFileBytes)
           problems.push({ code: "bundle_limits_exceeded", detail: `file over 16 MiB: ${rel}` });
       } else {
-        const what = st.isFIFO() ? "fifo" : st.isSocket() ? "socket" : `${st.isCharacterDevice() ? "char" : "block"}:${st.rdev}`;
+        const device = `${st.isCharacterDevice() ? "char" : "block"}:${st.rdev}`;
+        const what = st.isFIFO() ? "fifo" : st.isSocket() ? "socket" : device;
         entries.push({ rel, kind: "special", size: 0, depth, target: what });
         problems.push({ code: "special_file_not_allowed", detail: rel });
       }

@@ -71,7 +71,8 @@ const LOSSY = new TextDecoder("utf-8", { fatal: false, ignoreBOM: false });
  */
 function lossyText(rel: string, bytes: Uint8Array): string | null {
   // PowerShell runs UTF-16 scripts; their BOM says how to read them.
-  const utf16 = bytes[0] === 0xff && bytes[1] === 0xfe ? "utf-16le" : bytes[0] === 0xfe && bytes[1] === 0xff ? "utf-16be" : null;
+  const bom = (bytes[0] ?? 0) * 256 + (bytes[1] ?? 0);
+  const utf16 = bom === 0xfffe ? "utf-16le" : bom === 0xfeff ? "utf-16be" : null;
   const text = utf16 !== null ? new TextDecoder(utf16).decode(bytes) : LOSSY.decode(bytes);
   // bash skips NUL bytes; the junk bytes are dropped too, so they split no command word.
   const plain = () => text.replace(/[\u0000\uFFFD]+/g, "");

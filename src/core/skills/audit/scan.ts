@@ -236,7 +236,8 @@ export function scanText(rel: string, text: string, location: Location = classif
     const ctx: LineContext = { location, fenced: false, rel };
     for (const decodedLine of d.text.split("\n"))
       for (const dl of windows(decodedLine))
-        for (const { rule, hit } of runRules(DECODED_RULES, dl, ctx)) c.add(rule, hit, line, lineOf(line), ` (decoded from ${d.encoding})`);
+        for (const { rule, hit } of runRules(DECODED_RULES, dl, ctx))
+          c.add(rule, hit, line, lineOf(line), ` (decoded from ${d.encoding})`);
   }
   const normal = normalizeText(text);
   if (normal !== text) {
@@ -261,7 +262,7 @@ export function scanText(rel: string, text: string, location: Location = classif
   scanFlow(c, rel, raw, location);
   if (/https?:\/\//i.test(text))
     for (const line of remoteInstructionsAcrossLines(starts.length, lineAt))
-    c.add(promptInjection, { severity: "high", message: "tells the agent to fetch remote instructions and follow them" }, line, lineOf(line));
+    c.add(promptInjection, { severity: "high", message: REMOTE_INSTRUCTIONS }, line, lineOf(line));
   if (rel === "SKILL.md")
     for (const line of frontmatterMarkup(lineAt))
       c.add(promptInjection, { severity: "high", message: "frontmatter carries prompt-structure markup" }, line, lineOf(line));

@@ -129,7 +129,10 @@ const TEMPLATE_SPAN = String.raw`\{\{[^}\n]{0,80}\}\}|\$\{[^}\n]{0,80}\}`;
 const urlUntil = (stop: string) => String.raw`https?:\/\/(?:${TEMPLATE_SPAN}|[^${stop}])+`;
 const PAREN_URL = urlUntil(String.raw`)\s>`);
 const QUOTED_URL = urlUntil(String.raw`"'\s>`);
-const MD_IMAGE = new RegExp(String.raw`!\[[^\]]*\]\(\s*<?(${PAREN_URL})|<img\b[^>]*\bsrc\s*=\s*["']?(${QUOTED_URL})`, "gi");
+const MD_IMAGE = new RegExp(
+  String.raw`!\[[^\]]*\]\(\s*<?(${PAREN_URL})|<img\b[^>]*\bsrc\s*=\s*["']?(${QUOTED_URL})`,
+  "gi",
+);
 const MD_LINK = new RegExp(
   String.raw`(?<!!)\[[^\]]*\]\(\s*<?(${PAREN_URL})|<a\b[^>]*\bhref\s*=\s*["']?(${QUOTED_URL})|` +
     String.raw`^\s{0,3}\[[^\]]+\]:\s*<?(${urlUntil(String.raw`\s>`)})|<(${urlUntil(String.raw`>\s`)})>`,

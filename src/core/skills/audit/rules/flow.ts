@@ -130,7 +130,8 @@ const REF_G: Record<Dialect, RegExp> = {
 };
 
 /** An exported variable read back through the environment (`python3 -c '…os.environ["T"]…'`). */
-const ENV_REF_G = /(?:os\.environ(?:\.get\(|\[)|os\.getenv\(|process\.env(?:\.|\[)|\bENV\[|\$env:)["'`]?([A-Za-z_]\w*)/g;
+const ENV_REF_G =
+  /(?:os\.environ(?:\.get\(|\[)|os\.getenv\(|process\.env(?:\.|\[)|\bENV\[|\$env:)["'`]?([A-Za-z_]\w*)/g;
 
 /** What kind of secret (or path) an expression yields, judged on its own text. */
 function sourceOf(expr: string): Taint | null {

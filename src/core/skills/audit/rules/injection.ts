@@ -72,7 +72,8 @@ function remoteInstructions(line: string): boolean {
 }
 
 /** Across lines only plain obedience counts ("run it" after a docs link is how install guides talk). */
-const OBEY_HINT = /\b(?:follow|obey|comply|carry\s+out|do\s+(?:exactly\s+)?(?:what|whatever|as)|act\s+on|adopt|treat|whatever)\b/i;
+const OBEY_HINT =
+  /\b(?:follow|obey|comply|carry\s+out|do\s+(?:exactly\s+)?(?:what|whatever|as)|act\s+on|adopt|treat|whatever)\b/i;
 
 /**
  * 1-based lines where a URL is named and the text around it, across lines, says to obey what it
@@ -97,7 +98,8 @@ export function remoteInstructionsAcrossLines(count: number, lineAt: (i: number)
     const next = near(i, 1);
     if (!OBEY_HINT.test(next) || remoteInstructions(line)) continue;
     const own = line.length > 400 ? line.slice(-400) : line;
-    if (remoteInstructions(`${own} ${next}`) || remoteInstructions(`${near(i, -1)} ${own.trim()} ${next}`)) out.push(i + 1);
+    const around = `${near(i, -1)} ${own.trim()} ${next}`;
+    if (remoteInstructions(`${own} ${next}`) || remoteInstructions(around)) out.push(i + 1);
   }
   return out;
 }

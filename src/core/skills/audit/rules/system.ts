@@ -90,7 +90,8 @@ const SHADOWED = [
   "terraform|ssh-agent|ssh-add|go|cargo|rustc|java|code|vim|nano|less",
 ].join("|");
 /** Shell writes (`>`, `tee`, `cp`/`mv`/`install`/`ln SRC`) aimed at the path that follows. */
-const SHELL_WRITE_TO = String.raw`(?:(?:^|[\s;&|)])>>?\s*|\btee\s+(?:-a\s+)?|\b(?:cp|mv|install|ln)\s+(?:-\S+\s+)*\S+\s+)`;
+const SHELL_WRITE_TO =
+  String.raw`(?:(?:^|[\s;&|)])>>?\s*|\btee\s+(?:-a\s+)?|\b(?:cp|mv|install|ln)\s+(?:-\S+\s+)*\S+\s+)`;
 const BIN_PATH = String.raw`["'\`/](?:\.local\/bin|bin|sbin)\/(?:${SHADOWED})["'\`]`;
 const BIN_SHADOW = new RegExp(
   String.raw`${SHELL_WRITE_TO}["']?\S*\/(?:\.local\/bin|bin|sbin)\/(?:${SHADOWED})["']?(?=\s|$|[;&|)])|` +
@@ -100,7 +101,8 @@ const BIN_SHADOW = new RegExp(
 );
 /** A git hook written into a repository: it runs on the next commit, checkout or push. */
 const GIT_HOOK = new RegExp(
-  String.raw`(?:${SHELL_WRITE_TO}|\b(?:writeFile|writeFileSync|write_text|open)\s*\(\s*)["'\`]?\S*\.git\/hooks\/[\w-]+|` +
+  String.raw`(?:${SHELL_WRITE_TO}|\b(?:writeFile|writeFileSync|write_text|open)\s*\(\s*)` +
+    String.raw`["'\`]?\S*\.git\/hooks\/[\w-]+|` +
     String.raw`\bgit\s+config\s+(?:--\w+\s+)*core\.hooksPath\s+\S`,
 );
 
