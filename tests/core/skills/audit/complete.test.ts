@@ -183,7 +183,12 @@ describe("cached verdicts of the previous rules", () => {
     expect(first.verdict).toBe("block");
     const doc = JSON.parse(readFileSync(cacheFile, "utf8"));
     const rec = doc.records[`skill:${first.key}`];
-    const old = `bundle_hash=${first.bundleHash}\nengine_version=lemon-audit-1\nrules_version=2\nlint_version=${BUILTIN_LINT_VERSION}`;
+    const old = [
+      `bundle_hash=${first.bundleHash}`,
+      "engine_version=lemon-audit-1",
+      "rules_version=2",
+      `lint_version=${BUILTIN_LINT_VERSION}`,
+    ].join("\n");
     Object.assign(rec, {
       audit_fingerprint: new Bun.CryptoHasher("sha256").update(old).digest("hex"),
       verdict: "pass",
