@@ -41,7 +41,11 @@ const errnoOf = (err: unknown): string | undefined =>
     : undefined;
 
 /** `2026-12-01T072943Z`: sortable, and free of the colons some file systems refuse. */
-const stamp = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, "Z").replaceAll(":", "");
+const stamp = (d: Date) =>
+  d
+    .toISOString()
+    .replace(/\.\d{3}Z$/, "Z")
+    .replaceAll(":", "");
 
 /** Moves an unparsable cache out of the way so the next write starts afresh; returns the new name. */
 async function setAside(file: string, now: Date): Promise<string> {
@@ -74,11 +78,21 @@ export class AuditCache {
       const errno = errnoOf(err);
       const reason = err instanceof Error ? err.message.split("\n")[0] : String(err);
       if (errno !== undefined) {
-        return AuditCache.broken(file, false, "audit_cache_unreadable", `audit cache unreadable (${errno}); audit run uncached`);
+        return AuditCache.broken(
+          file,
+          false,
+          "audit_cache_unreadable",
+          `audit cache unreadable (${errno}); audit run uncached`,
+        );
       }
       try {
         const aside = await setAside(file, (opts.now ?? (() => new Date()))());
-        return AuditCache.broken(file, true, "audit_cache_invalid", `invalid audit cache (${reason}) set aside as ${aside}`);
+        return AuditCache.broken(
+          file,
+          true,
+          "audit_cache_invalid",
+          `invalid audit cache (${reason}) set aside as ${aside}`,
+        );
       } catch (renameErr) {
         const code = errnoOf(renameErr) ?? "error";
         const message = `invalid audit cache (${reason}) could not be set aside (${code}); audit run uncached`;

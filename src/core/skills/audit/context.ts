@@ -7,8 +7,7 @@
 
 export type Location = "code" | "markdown";
 
-const SCRIPT_EXT =
-  /\.(sh|bash|zsh|fish|ksh|py|js|mjs|cjs|ts|mts|cts|rb|pl|php|lua|ps1|psm1|bat|cmd)$/i;
+const SCRIPT_EXT = /\.(sh|bash|zsh|fish|ksh|py|js|mjs|cjs|ts|mts|cts|rb|pl|php|lua|ps1|psm1|bat|cmd)$/i;
 const MARKDOWN_EXT = /\.(md|markdown)$/i;
 
 /** install.md §7.3: scripts/, a shebang or a script extension make code; other .md is Markdown. */

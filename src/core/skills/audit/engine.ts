@@ -12,7 +12,16 @@ import type { Diagnostic } from "../../diagnostics.ts";
 import { conflict, invalidRequest, LemonError, notFound } from "../../errors.ts";
 import { isoSeconds } from "../../fsx/atomic.ts";
 import { decodeUtf8 } from "../../text.ts";
-import { assertComplete, bundleHashFromLines, enumerateBundle, hashLine, LIMITS, readEntry, type Bundle, type BundleEntry } from "../bundle.ts";
+import {
+  assertComplete,
+  bundleHashFromLines,
+  enumerateBundle,
+  hashLine,
+  LIMITS,
+  readEntry,
+  type Bundle,
+  type BundleEntry,
+} from "../bundle.ts";
 import { AuditCache, auditFingerprint, ENGINE_VERSION, type AuditKind } from "./cache.ts";
 import { builtinLint, BUILTIN_LINT_VERSION, lintFindings, lintRecords, type LintHook } from "./lint-bridge.ts";
 import { severityRank } from "./rules/types.ts";
@@ -153,15 +162,26 @@ function bytesOf(loaded: Loaded, e: BundleEntry): Uint8Array | null {
   return r.bytes;
 }
 
-async function analyze(loaded: Loaded, dir: string, opts: AuditOptions): Promise<{ findings: Finding[]; lintValid: boolean; lintIssues: LintIssueRecord[] }> {
+async function analyze(
+  loaded: Loaded,
+  dir: string,
+  opts: AuditOptions,
+): Promise<{ findings: Finding[]; lintValid: boolean; lintIssues: LintIssueRecord[] }> {
   const findings: Finding[] = bundleStructure(loaded.bundle);
   for (const e of loaded.bundle.entries) {
     if (e.kind !== "file") continue;
     const b = bytesOf(loaded, e);
     if (b === null) {
       // Fail closed: what the rules never read could hold anything.
-      findings.push({ rule: "bundle_limits", category: "structure", severity: "critical", file: e.rel, line: 0,
-        message: "file over 16 MiB was not scanned", excerpt: "" });
+      findings.push({
+        rule: "bundle_limits",
+        category: "structure",
+        severity: "critical",
+        file: e.rel,
+        line: 0,
+        message: "file over 16 MiB was not scanned",
+        excerpt: "",
+      });
       continue;
     }
     const text = asText(b);
@@ -202,7 +222,7 @@ const nowOpt = (opts: { now?: () => Date }) => (opts.now ? { now: opts.now } : {
 /** Audits one skill directory (install.md §7). Throws NOT_FOUND / INVALID_REQUEST for a bad path. */
 export async function auditBundle(dir: string, opts: AuditOptions = {}): Promise<AuditReport> {
   const path = resolve(dir);
-  let st;
+  let st: Awaited<ReturnType<typeof stat>>;
   try {
     st = await stat(path);
   } catch {
@@ -215,9 +235,13 @@ export async function auditBundle(dir: string, opts: AuditOptions = {}): Promise
   // Fail closed: a listing that misses files can neither be hashed honestly nor audited whole.
   assertComplete(bundle);
   const loaded = load(bundle);
-  const fingerprint = auditFingerprint(loaded.bundleHash, opts.lint === false ? 0 : (opts.lintVersion ?? BUILTIN_LINT_VERSION));
+  const fingerprint = auditFingerprint(
+    loaded.bundleHash,
+    opts.lint === false ? 0 : (opts.lintVersion ?? BUILTIN_LINT_VERSION),
+  );
   const own = opts.cache === undefined && opts.cacheFile !== undefined;
-  const cache = opts.cache ?? (opts.cacheFile !== undefined ? await AuditCache.open(opts.cacheFile, nowOpt(opts)) : undefined);
+  const cache =
+    opts.cache ?? (opts.cacheFile !== undefined ? await AuditCache.open(opts.cacheFile, nowOpt(opts)) : undefined);
   const diagnostics = own && cache ? cache.diagnostics : [];
   if (cache && !opts.force) {
     const rec = cache.get(kind, key, fingerprint);
@@ -271,7 +295,11 @@ export async function auditBundles(
     while (next < dirs.length) {
       const i = next++;
       const dir = dirs[i]!;
-      out[i] = await auditBundle(dir, { ...opts, ...(cache ? { cache } : {}), ...(opts.keyOf ? { key: opts.keyOf(dir) } : {}) });
+      out[i] = await auditBundle(dir, {
+        ...opts,
+        ...(cache ? { cache } : {}),
+        ...(opts.keyOf ? { key: opts.keyOf(dir) } : {}),
+      });
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, opts.concurrency ?? 8) }, worker));
@@ -284,7 +312,10 @@ export async function auditBundles(
 }
 
 /** The hook `lint` takes for its `audit_warn`/`audit_block` codes (skills.md §15.1). */
-export async function auditForLint(dir: string, opts: Omit<AuditOptions, "lint"> = {}): Promise<{ verdict: Verdict; findings: string[] }> {
+export async function auditForLint(
+  dir: string,
+  opts: Omit<AuditOptions, "lint"> = {},
+): Promise<{ verdict: Verdict; findings: string[] }> {
   let r: AuditReport;
   try {
     r = await auditBundle(dir, { ...opts, lint: false });
@@ -294,5 +325,8 @@ export async function auditForLint(dir: string, opts: Omit<AuditOptions, "lint">
       return { verdict: "block", findings: [`[critical] bundle_limits: ${err.message} (.:0)`] };
     throw err;
   }
-  return { verdict: r.verdict, findings: r.findings.filter((f) => f.severity === "critical" || f.severity === "high").map(formatFinding) };
+  return {
+    verdict: r.verdict,
+    findings: r.findings.filter((f) => f.severity === "critical" || f.severity === "high").map(formatFinding),
+  };
 }

@@ -7,16 +7,73 @@
  */
 
 // eslint-disable-next-line no-control-regex
-const INVISIBLE_G = /[\u00AD\u034F\u061C\u115F\u1160\u17B4\u17B5\u180B-\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u206F\u3164\uFE00-\uFE0F\uFEFF\uFFA0]/g;
+const INVISIBLE_G =
+  /[\u00AD\u034F\u061C\u115F\u1160\u17B4\u17B5\u180B-\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u206F\u3164\uFE00-\uFE0F\uFEFF\uFFA0]/g;
 const TAG_G = /[\u{E0000}-\u{E007F}]/gu;
 
 /** Cyrillic and Greek letters that render like Latin ones. */
 const CONFUSABLES: Record<string, string> = {
-  а: "a", в: "b", е: "e", ё: "e", к: "k", м: "m", н: "h", о: "o", р: "p", с: "c", т: "t", у: "y", х: "x",
-  і: "i", ї: "i", ј: "j", ѕ: "s", һ: "h", ԁ: "d", ԛ: "q", ԝ: "w", ɡ: "g", ℓ: "l",
-  А: "A", В: "B", Е: "E", К: "K", М: "M", Н: "H", О: "O", Р: "P", С: "C", Т: "T", Х: "X", І: "I", Ј: "J", Ѕ: "S",
-  α: "a", ο: "o", ρ: "p", ν: "v", υ: "u", ι: "i", κ: "k", τ: "t", χ: "x", ε: "e",
-  Α: "A", Β: "B", Ε: "E", Ζ: "Z", Η: "H", Ι: "I", Κ: "K", Μ: "M", Ν: "N", Ο: "O", Ρ: "P", Τ: "T", Υ: "Y", Χ: "X",
+  а: "a",
+  в: "b",
+  е: "e",
+  ё: "e",
+  к: "k",
+  м: "m",
+  н: "h",
+  о: "o",
+  р: "p",
+  с: "c",
+  т: "t",
+  у: "y",
+  х: "x",
+  і: "i",
+  ї: "i",
+  ј: "j",
+  ѕ: "s",
+  һ: "h",
+  ԁ: "d",
+  ԛ: "q",
+  ԝ: "w",
+  ɡ: "g",
+  ℓ: "l",
+  А: "A",
+  В: "B",
+  Е: "E",
+  К: "K",
+  М: "M",
+  Н: "H",
+  О: "O",
+  Р: "P",
+  С: "C",
+  Т: "T",
+  Х: "X",
+  І: "I",
+  Ј: "J",
+  Ѕ: "S",
+  α: "a",
+  ο: "o",
+  ρ: "p",
+  ν: "v",
+  υ: "u",
+  ι: "i",
+  κ: "k",
+  τ: "t",
+  χ: "x",
+  ε: "e",
+  Α: "A",
+  Β: "B",
+  Ε: "E",
+  Ζ: "Z",
+  Η: "H",
+  Ι: "I",
+  Κ: "K",
+  Μ: "M",
+  Ν: "N",
+  Ο: "O",
+  Ρ: "P",
+  Τ: "T",
+  Υ: "Y",
+  Χ: "X",
 };
 const CONFUSABLE_G = new RegExp(`[${Object.keys(CONFUSABLES).join("")}]`, "g");
 const NON_ASCII = /[^\x00-\x7F]/;
@@ -44,9 +101,11 @@ export interface Decoded {
 
 const B64_TOKEN_G = /(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{20,}={0,2}/g;
 const LONG_BLOB = 2000;
-const HEX_ESCAPES_G = /\\(?:x[0-9a-fA-F]{2}(?:\\x[0-9a-fA-F]{2}){3,}|u00[0-9a-fA-F]{2}(?:\\u00[0-9a-fA-F]{2}){3,}|[0-7]{3}(?:\\[0-7]{3}){3,})/g;
+const HEX_ESCAPES_G =
+  /\\(?:x[0-9a-fA-F]{2}(?:\\x[0-9a-fA-F]{2}){3,}|u00[0-9a-fA-F]{2}(?:\\u00[0-9a-fA-F]{2}){3,}|[0-7]{3}(?:\\[0-7]{3}){3,})/g;
 const HEX_RUN_G = /\b[0-9a-fA-F]{20,4096}\b/g;
-const CHAR_CODES_G = /fromCharCode\(\s*((?:\d{1,3}\s*,\s*){3,}\d{1,3})\s*\)|\bchr\(\d{1,3}\)(?:\s*\+\s*chr\(\d{1,3}\)){3,}/g;
+const CHAR_CODES_G =
+  /fromCharCode\(\s*((?:\d{1,3}\s*,\s*){3,}\d{1,3})\s*\)|\bchr\(\d{1,3}\)(?:\s*\+\s*chr\(\d{1,3}\)){3,}/g;
 
 /** Printable text (mostly ASCII letters, digits, punctuation and spaces), else null. */
 function printable(bytes: Buffer): string | null {

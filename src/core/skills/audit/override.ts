@@ -71,9 +71,15 @@ export interface OverrideStatus {
 }
 
 /** Step 4: an override holds only while the installed bundle hash equals the approved one. */
-export async function verifyOverride(dir: string, override: SecurityOverride | null | undefined): Promise<OverrideStatus> {
+export async function verifyOverride(
+  dir: string,
+  override: SecurityOverride | null | undefined,
+): Promise<OverrideStatus> {
   const bundleHash = await computeBundleHash(dir);
-  return { valid: override != null && HASH.test(override.bundle_hash) && override.bundle_hash === bundleHash, bundleHash };
+  return {
+    valid: override != null && HASH.test(override.bundle_hash) && override.bundle_hash === bundleHash,
+    bundleHash,
+  };
 }
 
 /** The read_skill message for a void override (step 4). */

@@ -6,7 +6,14 @@
  */
 import type { Finding } from "../../schema/finding.ts";
 import { clampChars, flattenLine } from "../../text.ts";
-import { classifyLocation, lineOfOffset, lineStarts, logicalLines, type Location, type LogicalLine } from "./context.ts";
+import {
+  classifyLocation,
+  lineOfOffset,
+  lineStarts,
+  logicalLines,
+  type Location,
+  type LogicalLine,
+} from "./context.ts";
 import { decodePayloads, normalizeText } from "./normalize.ts";
 import { decodeExec, obfuscation, remoteExec, remoteHit } from "./rules/execution.ts";
 import { credentialRead, exfiltration, markdownExfil, sensitivePath } from "./rules/exfiltration.ts";
@@ -19,7 +26,15 @@ import {
   remoteInstructionsAcrossLines,
 } from "./rules/injection.ts";
 import { awsSecretsNearKeyIds, hardcodedSecret, maskSecrets, pemKeys } from "./rules/secrets.ts";
-import { destructive, mining, pathTraversal, persistence, privilege, reverseShell, tunnelOrDropsite } from "./rules/system.ts";
+import {
+  destructive,
+  mining,
+  pathTraversal,
+  persistence,
+  privilege,
+  reverseShell,
+  tunnelOrDropsite,
+} from "./rules/system.ts";
 import { dataFlow, type Dialect } from "./rules/flow.ts";
 import type { Hit, LineContext, LineRule } from "./rules/types.ts";
 import { garbagePacer, severityRank } from "./rules/types.ts";
@@ -76,7 +91,8 @@ class Collector {
         slot.dropped++;
         if (rank >= slot.floor) return;
         let victim = 0;
-        for (let i = 1; i < slot.keys.length; i++) if (this.rankOf(slot.keys[i]!) >= this.rankOf(slot.keys[victim]!)) victim = i;
+        for (let i = 1; i < slot.keys.length; i++)
+          if (this.rankOf(slot.keys[i]!) >= this.rankOf(slot.keys[victim]!)) victim = i;
         this.byKey.delete(slot.keys[victim]!);
         slot.keys.splice(victim, 1);
       }
@@ -95,7 +111,8 @@ class Collector {
     });
     // An upgrade in place can lower the floor of a full slot.
     const slot = this.perRule.get(name)!;
-    if (prev && slot.keys.length >= MAX_PER_RULE) slot.floor = slot.keys.reduce((m, k) => Math.max(m, this.rankOf(k)), -1);
+    if (prev && slot.keys.length >= MAX_PER_RULE)
+      slot.floor = slot.keys.reduce((m, k) => Math.max(m, this.rankOf(k)), -1);
   }
 
   private rankOf(key: string): number {
@@ -104,7 +121,9 @@ class Collector {
 
   findings(): Finding[] {
     const all = [...this.byKey.values()];
-    const noisy = new Set(all.filter((f) => f.category === "exfiltration" && f.rule !== "sensitive_path").map((f) => f.line));
+    const noisy = new Set(
+      all.filter((f) => f.category === "exfiltration" && f.rule !== "sensitive_path").map((f) => f.line),
+    );
     const out = all.filter((f) => !(f.rule === "sensitive_path" && noisy.has(f.line)));
     for (const [name, slot] of this.perRule)
       if (slot.dropped > 0)
@@ -163,7 +182,14 @@ function triggerRe(): RegExp {
  * Runs every rule over the logical lines the trigger pass points at (one regex pass over the
  * whole text instead of one test per rule and line). `only` limits the lines considered.
  */
-function scanLines(c: Collector, text: string, lines: LogicalLine[], location: Location, rel: string, only?: Set<number>): void {
+function scanLines(
+  c: Collector,
+  text: string,
+  lines: LogicalLine[],
+  location: Location,
+  rel: string,
+  only?: Set<number>,
+): void {
   const starts = lineStarts(text);
   const logicalOf = new Int32Array(starts.length).fill(-1);
   lines.forEach((l, i) => {
@@ -192,7 +218,8 @@ function scanLines(c: Collector, text: string, lines: LogicalLine[], location: L
     pace();
     const l = lines[idx]!;
     for (const piece of windows(l.text))
-      for (const { rule, hit } of runRules(LINE_RULES, piece, { location, fenced: l.fenced, rel })) c.add(rule, hit, l.line, piece);
+      for (const { rule, hit } of runRules(LINE_RULES, piece, { location, fenced: l.fenced, rel }))
+        c.add(rule, hit, l.line, piece);
   }
 }
 
@@ -262,10 +289,15 @@ export function scanText(rel: string, text: string, location: Location = classif
   scanFlow(c, rel, raw, location);
   if (/https?:\/\//i.test(text))
     for (const line of remoteInstructionsAcrossLines(starts.length, lineAt))
-    c.add(promptInjection, { severity: "high", message: REMOTE_INSTRUCTIONS }, line, lineOf(line));
+      c.add(promptInjection, { severity: "high", message: REMOTE_INSTRUCTIONS }, line, lineOf(line));
   if (rel === "SKILL.md")
     for (const line of frontmatterMarkup(lineAt))
-      c.add(promptInjection, { severity: "high", message: "frontmatter carries prompt-structure markup" }, line, lineOf(line));
+      c.add(
+        promptInjection,
+        { severity: "high", message: "frontmatter carries prompt-structure markup" },
+        line,
+        lineOf(line),
+      );
   if (/AKIA|ASIA/.test(text))
     for (const i of awsSecretsNearKeyIds(starts.length, lineAt))
       c.add(hardcodedSecret, { severity: "high", message: "hard-coded AWS secret access key" }, i + 1, lineOf(i + 1));

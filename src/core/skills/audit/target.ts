@@ -67,7 +67,9 @@ export async function auditTarget(
     const p = expandUserPath(ctx, target);
     if (!isDir(p)) {
       if (looksLikePath(target) || existsSync(p)) throw notFound(`skill directory not found: ${target}`);
-      throw notFound(`Skill '${target}' not found`, { hint: "pass a skill key from 'lemon skill list' or a path to a skill directory" });
+      throw notFound(`Skill '${target}' not found`, {
+        hint: "pass a skill key from 'lemon skill list' or a path to a skill directory",
+      });
     }
     dir = resolve(p);
     // A path that is an effective skill shares that skill's cache record.

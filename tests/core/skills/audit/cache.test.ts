@@ -10,7 +10,10 @@ async function withDirs<T>(fn: (skill: string, root: string) => Promise<T>): Pro
   const root = await mkdtemp(join(tmpdir(), "lemon-audit-cache-"));
   const skill = join(root, "s");
   await mkdir(skill);
-  await writeFile(join(skill, "SKILL.md"), "---\nname: s\ndescription: A skill for the cache tests.\n---\n# Body\n\nHi.\n");
+  await writeFile(
+    join(skill, "SKILL.md"),
+    "---\nname: s\ndescription: A skill for the cache tests.\n---\n# Body\n\nHi.\n",
+  );
   try {
     return await fn(skill, root);
   } finally {

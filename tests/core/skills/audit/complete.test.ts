@@ -125,7 +125,7 @@ describe("files that are not valid text", () => {
   test("a NUL byte or a stray 0xff byte in a script's comment hides nothing", async () => {
     await blocked({ "scripts/run.sh": script("\u0000") });
     await blocked({ "scripts/run.sh": script("\u00ff") });
-    await blocked({ "tool": script("\u00ff\u00fe") });
+    await blocked({ tool: script("\u00ff\u00fe") });
     await blocked({ "lib/x.py": script("\u0000").subarray(12) });
   });
 

@@ -8,10 +8,14 @@ import { CORPUS_DIR, referenceCorpusAvailable } from "../../../support/corpus.ts
 
 const RECORDED_WARNS = 26;
 
-test.skipIf(!referenceCorpusAvailable())("no real skill blocks; warnings stay at the recorded count", async () => {
-  const dirs = corpusSkills(CORPUS_DIR).map((s) => join(CORPUS_DIR, s.source, s.key));
-  const reports = await auditBundles(dirs, { concurrency: 4 });
-  const blocked = reports.filter((r) => r.verdict === "block").map((r) => r.path.slice(CORPUS_DIR.length + 1));
-  expect(blocked).toEqual([]);
-  expect(reports.filter((r) => r.verdict === "warn").length).toBeLessThanOrEqual(RECORDED_WARNS);
-}, 60_000);
+test.skipIf(!referenceCorpusAvailable())(
+  "no real skill blocks; warnings stay at the recorded count",
+  async () => {
+    const dirs = corpusSkills(CORPUS_DIR).map((s) => join(CORPUS_DIR, s.source, s.key));
+    const reports = await auditBundles(dirs, { concurrency: 4 });
+    const blocked = reports.filter((r) => r.verdict === "block").map((r) => r.path.slice(CORPUS_DIR.length + 1));
+    expect(blocked).toEqual([]);
+    expect(reports.filter((r) => r.verdict === "warn").length).toBeLessThanOrEqual(RECORDED_WARNS);
+  },
+  60_000,
+);

@@ -51,7 +51,8 @@ test("well-known formats in any file", () => {
       expect(found[0]!.excerpt).not.toContain(tok.slice(-12));
     }
   }
-  const pem = '{"private_key": "-----BEGIN PRIVATE KEY-----\\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7Qw3mZ\\n"}\n';
+  const pem =
+    '{"private_key": "-----BEGIN PRIVATE KEY-----\\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7Qw3mZ\\n"}\n';
   const [p] = secrets("sa.json", pem);
   expect(p!.message).toBe("private key in the bundle");
   expect(p!.excerpt).not.toContain("MIIEvQIBADANBgkqhkiG9w0BAQEF");

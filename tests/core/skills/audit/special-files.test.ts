@@ -23,7 +23,10 @@ describe.skipIf(process.platform === "win32")("special files", () => {
       mkfifo(join(dir, "scripts", "x.sh"));
       const r = await auditBundle(dir);
       expect(r.verdict).toBe("block");
-      expect(r.findings.filter((f) => f.rule === "special_file").map((f) => f.file)).toEqual(["SKILL.md", "scripts/x.sh"]);
+      expect(r.findings.filter((f) => f.rule === "special_file").map((f) => f.file)).toEqual([
+        "SKILL.md",
+        "scripts/x.sh",
+      ]);
       expect(await computeBundleHash(dir)).toMatch(/^[0-9a-f]{64}$/);
     } finally {
       await rm(root, { recursive: true, force: true });

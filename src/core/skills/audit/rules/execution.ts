@@ -39,7 +39,8 @@ function classifyUrl(text: string): UrlClass {
       continue;
     }
     const host = m[2]!.toLowerCase();
-    if (m[1]!.toLowerCase() === "http" || /^\d{1,3}(\.\d{1,3}){3}$/.test(host) || host.startsWith("[")) return "insecure";
+    if (m[1]!.toLowerCase() === "http" || /^\d{1,3}(\.\d{1,3}){3}$/.test(host) || host.startsWith("["))
+      return "insecure";
     const known = KNOWN_INSTALLER_HOSTS.has(host) || KNOWN_INSTALLER_PREFIXES.some((p) => raw.startsWith(p));
     if (!known) cls = "other";
   }
@@ -66,7 +67,8 @@ const RUN_AFTER_G = new RegExp(
 function downloadThenRun(line: string): boolean {
   const names = new Set<string>();
   // `-o f`, combined short flags (`-sSLo f`, `-qO f`), `--output f`, `-OutFile f`.
-  for (const m of line.matchAll(/(?:\s-[a-zA-Z]*[oO]|--output(?:-document)?=?|-OutFile)\s*["']?([^\s"';&|]+)/g)) names.add(m[1]!);
+  for (const m of line.matchAll(/(?:\s-[a-zA-Z]*[oO]|--output(?:-document)?=?|-OutFile)\s*["']?([^\s"';&|]+)/g))
+    names.add(m[1]!);
   for (const m of line.matchAll(/https?:\/\/[^\s'"]*\/([\w.-]+\.(?:sh|bash|py|pl|rb|js|ps1|php))\b/g)) names.add(m[1]!);
   // `curl URL > f`, `curl URL | tee f`: the download's own redirect names the file.
   for (const m of line.matchAll(/(?:[^>&0-9]>|\|\s*tee(?:\s+-a)?)\s*["']?([^\s"';&|>]+)/g)) names.add(m[1]!);
@@ -89,11 +91,26 @@ const CODE_FETCH =
 
 export const remoteExec: LineRule = {
   rule: "remote_exec",
-  keywords: ["curl", "wget", "iwr", "irm", "invoke-", "aria2c", "download", "urlopen", "urllib", "requests.get", "httpx", "eval", "iex"],
+  keywords: [
+    "curl",
+    "wget",
+    "iwr",
+    "irm",
+    "invoke-",
+    "aria2c",
+    "download",
+    "urlopen",
+    "urllib",
+    "requests.get",
+    "httpx",
+    "eval",
+    "iex",
+  ],
   category: "execution",
   quick: /curl|wget|\biwr\b|\birm\b|Invoke-|aria2c|Download|urlopen|urllib|requests\.get|httpx|\beval\b|\biex\b/i,
   check(line, ctx) {
-    if (EVAL_FETCH.test(line) || CODE_FETCH.test(line)) return remoteHit(line, ctx, "remote code executed from a download");
+    if (EVAL_FETCH.test(line) || CODE_FETCH.test(line))
+      return remoteHit(line, ctx, "remote code executed from a download");
     if (!DOWNLOADER.test(line)) return null;
     const segs = pipeSegments(line);
     for (let i = 0; i < segs.length - 1; i++) {
@@ -106,13 +123,28 @@ export const remoteExec: LineRule = {
   },
 };
 
-const DECODER = /\bbase64\s+(?:-\w*d\w*|--decode)\b|\bopenssl\s+(?:base64|enc)\b.*\s-d\b|\bxxd\s+(?:-\w+\s+)*-r|\buudecode\b|\bprintf\s+["']?(?:\\x[0-9a-fA-F]{2}){4}|\bbase32\s+(?:-d|--decode)\b|\brev(?=\s*\|)/;
+const DECODER =
+  /\bbase64\s+(?:-\w*d\w*|--decode)\b|\bopenssl\s+(?:base64|enc)\b.*\s-d\b|\bxxd\s+(?:-\w+\s+)*-r|\buudecode\b|\bprintf\s+["']?(?:\\x[0-9a-fA-F]{2}){4}|\bbase32\s+(?:-d|--decode)\b|\brev(?=\s*\|)/;
 const EVAL_DECODED =
   /\beval\s+["']?[$`(]+.*\b(?:base64|base32|xxd|openssl|uudecode)\b|(?:ba|z)?sh\s+-c\s+["']?\$\(.*\b(?:base64|xxd)\s+-|(?:source|\.)\s+<\(.*\b(?:base64|xxd)\s+-|\beval\s*\(\s*(?:atob|unescape|Buffer\.from|decodeURIComponent|String\.fromCharCode)\s*\(|\bFunction\s*\(\s*atob\s*\(|\b(?:exec|eval)\s*\(.*\b(?:b64decode|b32decode|decodebytes|fromhex|unhexlify|codecs\.decode|zlib\.decompress|marshal\.loads|decompress)\b|\bFromBase64String\b.*\b(?:iex|Invoke-Expression)\b|\b(?:iex|Invoke-Expression)\b.*\bFromBase64String\b|\b(?:powershell|pwsh)(?:\.exe)?\b.*\s-(?:e|ec|en|enc|enco|encod|encode|encoded|encodedcommand)\s+["']?[A-Za-z0-9+/=]{8,}/i;
 
 export const decodeExec: LineRule = {
   rule: "decode_exec",
-  keywords: ["base64", "base32", "xxd", "openssl", "uudecode", "printf", "rev", "eval", "exec", "function", "frombase64string", "powershell", "pwsh"],
+  keywords: [
+    "base64",
+    "base32",
+    "xxd",
+    "openssl",
+    "uudecode",
+    "printf",
+    "rev",
+    "eval",
+    "exec",
+    "function",
+    "frombase64string",
+    "powershell",
+    "pwsh",
+  ],
   category: "obfuscation",
   quick: /base64|base32|xxd|openssl|uudecode|printf|\brev\b|eval|exec|Function|FromBase64String|powershell|pwsh/i,
   check(line) {

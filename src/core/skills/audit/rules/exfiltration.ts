@@ -7,7 +7,8 @@
 import type { Hit, LineContext, LineRule } from "./types.ts";
 import { pipeSegments, worst } from "./types.ts";
 
-export const SHELL_SENDER = /\b(?:curl|wget|nc|ncat|netcat|socat|telnet|scp|sftp|Invoke-WebRequest|Invoke-RestMethod|iwr|irm)\b|\brsync\b.*\s[^\s:]+:/i;
+export const SHELL_SENDER =
+  /\b(?:curl|wget|nc|ncat|netcat|socat|telnet|scp|sftp|Invoke-WebRequest|Invoke-RestMethod|iwr|irm)\b|\brsync\b.*\s[^\s:]+:/i;
 export const CODE_SENDER =
   /\brequests\.(?:post|put|patch|get|request)\s*\(|\bfetch\s*\(|\bhttpx\.\w+\s*\(|\baxios(?:\.\w+)?\s*\(|\burlopen\s*\(|(?:\bhttps?|require\(\s*["'](?:node:)?https?["']\s*\))\.(?:request|get)\s*\(|\bgot(?:\.(?:post|put|patch|get))?\s*\(|\bHTTPS?Connection\s*\(|\baiohttp\b|\burllib3\b|\b(?:session|client)\.(?:post|put|patch)\s*\(|\bXMLHttpRequest\b|\bsendBeacon\s*\(|\bNet::HTTP\b|\bsmtplib\b|\bWebClient\b|\.(?:send|sendall|sendto)\s*\(/;
 
@@ -21,15 +22,18 @@ export const CRED_FILE =
 export const CRED_USE_G =
   /(?:\s-i\s*|IdentityFile[=\s]+|--(?:key|cert|cacert|identity|private-key|ssh-key|netrc-file)[=\s]+|ssh-add\s+(?:-\S+\s+)*|ssh-keygen\b[^|;&]*?-f\s*|\s-o\s*|--output[=\s]+|(?<![=-])>>?\s*)["']?[^\s"';&|]+/g;
 
-export const SECRET_VAR = /\$\{?(?:[A-Za-z_][A-Za-z0-9_]*?)?(?:TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIALS?)[A-Za-z0-9_]*\}?/i;
+export const SECRET_VAR =
+  /\$\{?(?:[A-Za-z_][A-Za-z0-9_]*?)?(?:TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIALS?)[A-Za-z0-9_]*\}?/i;
 export const CODE_SECRET =
   /(?:process\.env\.|process\.env\[["']|os\.environ\[["']|os\.environ\.get\(["']|os\.getenv\(["']|ENV\[["']|Deno\.env\.get\(["']|\$env:)[A-Za-z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIAL)/i;
 export const ENV_DUMP =
   /\bprintenv\b|(?:^|[\s;&(`$])env\s*(?:$|\||\)|`)|(?:^|[\s;&(])set\s*\||\bexport\s+-p\b|\bGet-ChildItem\s+env:|\bgci\s+env:|\bdir\s+env:|\bdict\(\s*os\.environ\s*\)|\bos\.environ\.copy\(\)|\bstr\(\s*os\.environ\s*\)|\bjson\.dumps\(\s*(?:dict\()?os\.environ|JSON\.stringify\(\s*process\.env\s*\)|\bos\.environ\s*[,)}]|\bprocess\.env\s*[,)}]|\.\.\.process\.env\b/;
-const SUBST_SECRET = /\$\((?:[^()]*\b(?:cat|base64|tar|gzip|printenv|env|xxd)\b[^()]*)\)|`[^`]*\b(?:cat|base64|printenv|env)\b[^`]*`/;
+const SUBST_SECRET =
+  /\$\((?:[^()]*\b(?:cat|base64|tar|gzip|printenv|env|xxd)\b[^()]*)\)|`[^`]*\b(?:cat|base64|printenv|env)\b[^`]*`/;
 export const LOOPBACK = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\]|0\.0\.0\.0)$/;
 export const URL_G = /https?:\/\/[^\s'"`<>|]+/gi;
-const DATA_FLAG_G = /(?:^|\s)(?:-d|--data(?:-\w+)?|-F|--form(?:-string)?|--json|-T|--upload-file|--post-data|--post-file|--body-data|--body-file|-InFile|-Body)(?:=|\s+)?("[^"]*"|'[^']*'|\S+)/g;
+const DATA_FLAG_G =
+  /(?:^|\s)(?:-d|--data(?:-\w+)?|-F|--form(?:-string)?|--json|-T|--upload-file|--post-data|--post-file|--body-data|--body-file|-InFile|-Body)(?:=|\s+)?("[^"]*"|'[^']*'|\S+)/g;
 const USER_FLAG = /(?:^|\s)(?:-u|--user)(?:=|\s+)?("[^"]*"|'[^']*'|\S+)/;
 const HEADER_CONTEXT = /(?:^|\s)(?:-H|--header)\b|Authorization|Bearer|headers\s*[=:]|\bauth\s*=|X-API-Key|api-key:/i;
 /** A DNS lookup whose queried name carries data: `$VAR`, `$(…)` or a code interpolation before a domain. */
@@ -59,16 +63,19 @@ const critical = (message: string): Hit => ({ severity: "critical", message });
 function credentialSent(line: string): Hit | null {
   const stripped = line.replace(CRED_USE_G, " ");
   if (!CRED_FILE.test(stripped)) return null;
-  for (const m of stripped.matchAll(DATA_FLAG_G)) if (CRED_FILE.test(m[1]!)) return critical("credential file uploaded");
+  for (const m of stripped.matchAll(DATA_FLAG_G))
+    if (CRED_FILE.test(m[1]!)) return critical("credential file uploaded");
   const segs = pipeSegments(stripped);
   for (let i = 0; i < segs.length; i++) {
     if (!SHELL_SENDER.test(segs[i]!) && !CODE_SENDER.test(segs[i]!)) continue;
     if (segs.slice(0, i).some((s) => CRED_FILE.test(s))) return critical("credential file piped to a network sender");
     if (/<\s*["']?\S*/.test(segs[i]!) && CRED_FILE.test(segs[i]!.slice(segs[i]!.indexOf("<"))))
       return critical("credential file redirected into a network sender");
-    if (/\b(?:scp|sftp|rsync)\b/.test(segs[i]!) && CRED_FILE.test(segs[i]!)) return critical("credential file copied to a remote host");
+    if (/\b(?:scp|sftp|rsync)\b/.test(segs[i]!) && CRED_FILE.test(segs[i]!))
+      return critical("credential file copied to a remote host");
   }
-  for (const u of stripped.match(URL_G) ?? []) if (CRED_FILE.test(u)) return critical("credential file placed in a URL");
+  for (const u of stripped.match(URL_G) ?? [])
+    if (CRED_FILE.test(u)) return critical("credential file placed in a URL");
   if (SUBST_SECRET.test(stripped) && CRED_FILE.test(stripped.match(SUBST_SECRET)?.[0] ?? ""))
     return critical("credential file contents sent");
   if (CODE_SENDER.test(stripped)) return critical("credential file read and sent");
@@ -96,13 +103,23 @@ function envSent(line: string): Hit | null {
     if (LOOPBACK.test(host)) continue;
     const q = u.indexOf("?");
     const inQuery = q >= 0 && SECRET_VAR.test(u.slice(q)) && !SECRET_VAR.test(u.slice(0, q));
-    hit = worst(hit, inQuery && https && !isIp(host) ? { severity: "high", message: "secret sent as a URL query value" } : critical("secret placed in a URL"));
+    hit = worst(
+      hit,
+      inQuery && https && !isIp(host)
+        ? { severity: "high", message: "secret sent as a URL query value" }
+        : critical("secret placed in a URL"),
+    );
   }
   for (const m of line.matchAll(DATA_FLAG_G))
     if (SECRET_VAR.test(m[1]!)) hit = worst(hit, critical("secret placed in a request body or form"));
   const user = USER_FLAG.exec(line);
   if (user && SECRET_VAR.test(user[1]!))
-    hit = worst(hit, safeHttps(line) ? { severity: "high", message: "secret sent as a -u/--user credential" } : critical("secret sent as a credential over plain http"));
+    hit = worst(
+      hit,
+      safeHttps(line)
+        ? { severity: "high", message: "secret sent as a -u/--user credential" }
+        : critical("secret sent as a credential over plain http"),
+    );
   if (hit !== null) return hit;
   if (CODE_SENDER.test(line) && CODE_SECRET.test(line) && !HEADER_CONTEXT.test(line))
     return { severity: "high", message: "secret environment variable passed to a network call" };
@@ -113,9 +130,64 @@ function envSent(line: string): Hit | null {
 
 export const exfiltration: LineRule = {
   rule: "exfiltration",
-  keywords: ["curl", "wget", "nc ", "ncat", "netcat", "socat", "telnet", "scp", "sftp", "rsync", "invoke-", "iwr", "irm", "requests.", "fetch", "httpx", "axios", "urlopen", "http.request", "xmlhttprequest", "sendbeacon", "net::http", "smtplib", "webclient", ".send", "dig ", "nslookup", "host ", "drill ", "ping ", "https.", "got(", "got.", "connection(", "aiohttp", "urllib3", "session.", "client.", "resolvectl", "resolve-dnsname", "gethostbyname", "getaddrinfo", "resolver.", "dns.", "dns\")", "dns')", "https\")", "https')", "http\")", "http')", "getbyname", "lookuphost", "gethostentry"],
+  keywords: [
+    "curl",
+    "wget",
+    "nc ",
+    "ncat",
+    "netcat",
+    "socat",
+    "telnet",
+    "scp",
+    "sftp",
+    "rsync",
+    "invoke-",
+    "iwr",
+    "irm",
+    "requests.",
+    "fetch",
+    "httpx",
+    "axios",
+    "urlopen",
+    "http.request",
+    "xmlhttprequest",
+    "sendbeacon",
+    "net::http",
+    "smtplib",
+    "webclient",
+    ".send",
+    "dig ",
+    "nslookup",
+    "host ",
+    "drill ",
+    "ping ",
+    "https.",
+    "got(",
+    "got.",
+    "connection(",
+    "aiohttp",
+    "urllib3",
+    "session.",
+    "client.",
+    "resolvectl",
+    "resolve-dnsname",
+    "gethostbyname",
+    "getaddrinfo",
+    "resolver.",
+    "dns.",
+    'dns")',
+    "dns')",
+    'https")',
+    "https')",
+    'http")',
+    "http')",
+    "getbyname",
+    "lookuphost",
+    "gethostentry",
+  ],
   category: "exfiltration",
-  quick: /curl|wget|\bnc\b|ncat|netcat|socat|telnet|scp|sftp|rsync|Invoke-|\biwr\b|\birm\b|requests\.|fetch\s*\(|httpx|axios|urlopen|http\.request|XMLHttpRequest|sendBeacon|Net::HTTP|smtplib|WebClient|\.send|(?:dig|nslookup|host|drill|ping|resolvectl|Resolve-DnsName)\s[^\n]*[$`]|https?\.(?:request|get)|\bgot\b|HTTPS?Connection|aiohttp|urllib3|(?:session|client)\.(?:post|put|patch)|gethostbyname|getaddrinfo|resolver\.|dns\.|require\(\s*["'](?:node:)?(?:dns|https?)["']\s*\)|getByName|LookupHost|GetHostEntry/i,
+  quick:
+    /curl|wget|\bnc\b|ncat|netcat|socat|telnet|scp|sftp|rsync|Invoke-|\biwr\b|\birm\b|requests\.|fetch\s*\(|httpx|axios|urlopen|http\.request|XMLHttpRequest|sendBeacon|Net::HTTP|smtplib|WebClient|\.send|(?:dig|nslookup|host|drill|ping|resolvectl|Resolve-DnsName)\s[^\n]*[$`]|https?\.(?:request|get)|\bgot\b|HTTPS?Connection|aiohttp|urllib3|(?:session|client)\.(?:post|put|patch)|gethostbyname|getaddrinfo|resolver\.|dns\.|require\(\s*["'](?:node:)?(?:dns|https?)["']\s*\)|getByName|LookupHost|GetHostEntry/i,
   check(line) {
     if (DNS_EXFIL.test(line) || DNS_CODE.test(line)) return critical("data exfiltrated through DNS lookups");
     if (!SHELL_SENDER.test(line) && !CODE_SENDER.test(line)) return null;
@@ -159,15 +231,18 @@ export const markdownExfil: LineRule = {
     for (const m of line.matchAll(MD_LINK)) {
       const url = m[1] ?? m[2] ?? m[3] ?? m[4] ?? "";
       const q = url.search(/[?#]/);
-      if (q >= 0 && TEMPLATE.test(url.slice(q))) return { severity: "high", message: "link query interpolates a variable" };
+      if (q >= 0 && TEMPLATE.test(url.slice(q)))
+        return { severity: "high", message: "link query interpolates a variable" };
       const host = /^https?:\/\/([^/?#]*)/i.exec(url)?.[1] ?? "";
       if (TEMPLATE.test(host)) return { severity: "high", message: "link host interpolates a variable" };
       // A path like /{{owner}}/{{repo}} is a template; one carrying the conversation or a secret is a leak.
-      if (DATA_TEMPLATE.test(url)) return { severity: "high", message: "link URL interpolates conversation data or a secret" };
+      if (DATA_TEMPLATE.test(url))
+        return { severity: "high", message: "link URL interpolates conversation data or a secret" };
     }
     if (ctx.location === "markdown" && !ctx.fenced)
       for (const m of line.matchAll(BARE_DATA_URL_G))
-        if (DATA_TEMPLATE.test(m[0])) return { severity: "high", message: "URL in prose interpolates conversation data or a secret" };
+        if (DATA_TEMPLATE.test(m[0]))
+          return { severity: "high", message: "URL in prose interpolates conversation data or a secret" };
     return null;
   },
 };
@@ -196,7 +271,22 @@ const SENSITIVE_MENTION =
 
 export const sensitivePath: LineRule = {
   rule: "sensitive_path",
-  keywords: ["/.ssh", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", ".aws/credentials", ".gnupg", ".kube/config", ".docker/config.json", ".netrc", ".pypirc", "/etc/shadow", ".git-credentials", "/proc/self/environ"],
+  keywords: [
+    "/.ssh",
+    "id_rsa",
+    "id_dsa",
+    "id_ecdsa",
+    "id_ed25519",
+    ".aws/credentials",
+    ".gnupg",
+    ".kube/config",
+    ".docker/config.json",
+    ".netrc",
+    ".pypirc",
+    "/etc/shadow",
+    ".git-credentials",
+    "/proc/self/environ",
+  ],
   category: "exfiltration",
   quick: SENSITIVE_MENTION,
   check(line, _ctx: LineContext) {

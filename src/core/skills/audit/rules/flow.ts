@@ -48,8 +48,10 @@ const WHILE_READ = /\bwhile\s+(?:IFS=\S*\s+)?read\s+(?:-\w+\s+)*([A-Za-z_][\w\s]
 const DONE_FROM = /^\s*done\s*<\s*["']?([^\s"';&|]+)/;
 const WITH_OPEN = /\bwith\s+open\s*\((.+?)\)\s+as\s+([A-Za-z_]\w*)\s*:/;
 const READ_INTO = /^\s*read\s+(?:-\w+\s+)*([A-Za-z_]\w*)\s*<\s*(.+)$/;
-const LOOSE_CRED = /["'`]\.ssh["'`/]|["'`]\.aws["'`/].*credentials|["'`]\.gnupg["'`/]|["'`]\.kube["'`/].*config|["'`]\.netrc["'`]/;
-const RC_FILE = /(?:^|[\s"'`/=(])\.(?:bashrc|zshrc|profile|bash_profile|zprofile|bash_login|zshenv|zlogin|kshrc)\b|\bconfig\.fish\b|\bfish\/conf\.d\//;
+const LOOSE_CRED =
+  /["'`]\.ssh["'`/]|["'`]\.aws["'`/].*credentials|["'`]\.gnupg["'`/]|["'`]\.kube["'`/].*config|["'`]\.netrc["'`]/;
+const RC_FILE =
+  /(?:^|[\s"'`/=(])\.(?:bashrc|zshrc|profile|bash_profile|zprofile|bash_login|zshenv|zlogin|kshrc)\b|\bconfig\.fish\b|\bfish\/conf\.d\//;
 /**
  * Where a value goes, from the last marker before it: a header (`-H`, `Authorization`,
  * `headers=`), a credential or query (`-u`, `?k=`, `params=`), or a body (`-d`, `data=`, `body:`).
@@ -68,9 +70,11 @@ function roleBefore(pre: string): Role {
   }
   return role;
 }
-const SHELL_WRITE = /(?:^|[\s;&|)0-9])>>?\s*["']?$|\btee\s+(?:-a\s+)?["']?$|\b(?:cp|mv|install)\s+(?:-\S+\s+)*\S+\s+["']?$/;
+const SHELL_WRITE =
+  /(?:^|[\s;&|)0-9])>>?\s*["']?$|\btee\s+(?:-a\s+)?["']?$|\b(?:cp|mv|install)\s+(?:-\S+\s+)*\S+\s+["']?$/;
 const CODE_WRITE = /\b(?:open|appendFile|appendFileSync|writeFile|writeFileSync|createWriteStream)\s*\(\s*$/;
-const CODE_WRITE_MODE = /\bopen\s*\([^)]*,\s*["'][aw+]|\.(?:write_text|open\s*\(\s*["'][aw])|appendFile|writeFile|createWriteStream/;
+const CODE_WRITE_MODE =
+  /\bopen\s*\([^)]*,\s*["'][aw+]|\.(?:write_text|open\s*\(\s*["'][aw])|appendFile|writeFile|createWriteStream/;
 
 /** A credential (or the environment) copied, archived or redirected into a file: the file is now one. */
 const COPY_TO = /\b(?:cp|mv|install|ln)\s+(?:-\S+\s+)*(\S+)\s+["']?([^\s"';&|]+)/;
@@ -106,7 +110,9 @@ function runsDownloaded(text: string, downloads: Map<string, { line: number; tex
     const m = RUNS.exec(part);
     if (m === null) continue;
     const ran = m[1]!;
-    const interpreted = !/^\s*(?:sudo\s+(?:-\S+\s+)*)?["']?[^\s"']*$/.test(part.slice(0, m.index + m[0].length - ran.length));
+    const interpreted = !/^\s*(?:sudo\s+(?:-\S+\s+)*)?["']?[^\s"']*$/.test(
+      part.slice(0, m.index + m[0].length - ran.length),
+    );
     if (!interpreted && !ran.includes("/")) continue;
     for (const [path, d] of downloads) if (ran === path || baseName(ran) === baseName(path)) return d;
   }
@@ -122,7 +128,7 @@ function remember<V>(map: Map<string, V>, key: string, value: V): void {
   if (map.size > TRACKED) map.delete(map.keys().next().value!);
 }
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 /** A variable reference: `$NAME`/`${NAME}` in shell; an identifier that is not a member or a target in code. */
 const REF_G: Record<Dialect, RegExp> = {
   shell: /\$\{?([A-Za-z_]\w*)\b(?![(\w])/g,
@@ -221,7 +227,9 @@ function whileReadSources(stmts: readonly LogicalLine[]): Map<number, { names: s
     if (done === null) continue;
     const start = open.pop();
     if (start === undefined || sourceOf(done[1]!) !== "cred") continue;
-    const names = WHILE_READ.exec(stmts[start]!.text)![1]!.split(/\s+/).filter((n) => n !== "");
+    const names = WHILE_READ.exec(stmts[start]!.text)![1]!
+      .split(/\s+/)
+      .filter((n) => n !== "");
     out.set(start, { names, from: st.line });
   }
   return out;
@@ -250,10 +258,12 @@ export function dataFlow(lines: readonly LogicalLine[], dialect: Dialect, emit: 
   };
   const pace = garbagePacer();
   const stmts = statements(lines, dialect);
-  const loopReads = dialect === "shell" ? whileReadSources(stmts) : new Map<number, { names: string[]; from: number }>();
+  const loopReads =
+    dialect === "shell" ? whileReadSources(stmts) : new Map<number, { names: string[]; from: number }>();
   for (const [si, line] of stmts.entries()) {
     pace();
-    for (const name of loopReads.get(si)?.names ?? []) remember(taint, name, { kind: "cred", line: loopReads.get(si)!.from });
+    for (const name of loopReads.get(si)?.names ?? [])
+      remember(taint, name, { kind: "cred", line: loopReads.get(si)!.from });
     // A chain of commands flows like consecutive lines; its pieces are made here, one line at a time.
     if (dialect === "shell" && /;|&&|\|\|/.test(line.text)) for (const part of shellCommands(line)) visit(part);
     else visit(line);
@@ -271,7 +281,8 @@ export function dataFlow(lines: readonly LogicalLine[], dialect: Dialect, emit: 
     if (dialect === "shell") {
       if (DOWNLOADER.test(text)) {
         for (const m of text.matchAll(OUTPUT_G))
-          if (m[1] !== "-" && m[1] !== "/dev/null" && downloads.size < 50) downloads.set(m[1]!, { line: st.line, text });
+          if (m[1] !== "-" && m[1] !== "/dev/null" && downloads.size < 50)
+            downloads.set(m[1]!, { line: st.line, text });
       } else if (downloads.size > 0) {
         const d = runsDownloaded(text, downloads);
         if (d !== null)
@@ -338,14 +349,13 @@ export function dataFlow(lines: readonly LogicalLine[], dialect: Dialect, emit: 
       if (SHELL_SENDER.test(expr) || CODE_SENDER.test(expr)) {
         taint.delete(name);
         if (dialect === "code" && channels.length < 20)
-          channels.push(new RegExp(String.raw`\b${escape(name)}\.(?:write|end|send|sendall)\s*\(`));
+          channels.push(new RegExp(String.raw`\b${escapeRegex(name)}\.(?:write|end|send|sendall)\s*\(`));
         continue;
       }
       const own = sourceOf(expr);
       const inherited = refsIn(expr).find((r) => roleBefore(expr.slice(Math.max(0, r.at - 60), r.at)) !== "header");
       const kind = own ?? inherited?.kind ?? null;
-      if (kind !== null)
-        remember(taint, name, { kind, line: own !== null ? st.line : inherited!.from });
+      if (kind !== null) remember(taint, name, { kind, line: own !== null ? st.line : inherited!.from });
       else taint.delete(name);
     }
   }

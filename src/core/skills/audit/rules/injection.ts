@@ -22,7 +22,8 @@ const INJECTION = [
 ];
 
 /** "You are DAN", "act as DAN": upper-case only, so the name Dan is not a persona. */
-const DAN = /\b(?:[Yy]ou(?:'re|\s+are)\s+(?:now\s+)?(?:going\s+to\s+)?(?:be\s+|act\s+as\s+|play(?:ing)?\s+)?|(?:[Aa]ct|[Pp]retend|[Rr]ole-?play)\s+(?:as|to\s+be)\s+|\b[Aa]s\s+)(?:an?\s+)?DAN\b/;
+const DAN =
+  /\b(?:[Yy]ou(?:'re|\s+are)\s+(?:now\s+)?(?:going\s+to\s+)?(?:be\s+|act\s+as\s+|play(?:ing)?\s+)?|(?:[Aa]ct|[Pp]retend|[Rr]ole-?play)\s+(?:as|to\s+be)\s+|\b[Aa]s\s+)(?:an?\s+)?DAN\b/;
 /** Developer mode as a jailbreak: tied to the model or its rules (Chrome's and Android's are not). */
 const DEVELOPER_MODE = [
   /\b(?:enter|enable|activate|switch\s+(?:in)?to|turn\s+on|now\s+(?:in|have))\s+(?:the\s+)?developer\s+mode\b.{0,80}\b(?:AI|assistant|model|LLM|restrictions?|polic(?:y|ies)|filters?|censor\w*|guidelines|content\s+rules|safety)\b/i,
@@ -51,7 +52,8 @@ const OBEY_AFTER =
 const INSTRUCTIONS_BEFORE = /\b(?:instructions|directives|orders)\b/i;
 const NEW_INSTRUCTIONS_BEFORE =
   /\b(?:fetch|download|retrieve|load|pull|check)\b[^\n]{0,60}?\b(?:new|latest|updated|further|additional|remote|real)\s+instructions\b[^\n]{0,60}$/i;
-const HOLDS_INSTRUCTIONS_AFTER = /^\S*[^\n]{0,60}?\b(?:contains?|has|holds)\s+(?:your\s+)?(?:new|real|updated|actual|further)\s+instructions\b/i;
+const HOLDS_INSTRUCTIONS_AFTER =
+  /^\S*[^\n]{0,60}?\b(?:contains?|has|holds)\s+(?:your\s+)?(?:new|real|updated|actual|further)\s+instructions\b/i;
 const INSTRUCTIONS_ARE_AT =
   /\b(?:your\s+(?:(?:real|actual|new|updated|latest|current)\s+)?|(?:the\s+)?(?:real|actual|new|updated|latest|remote)\s+)(?:instructions|orders|directives)\s+(?:are|live|is|can\s+be\s+found)\s+(?:(?:hosted|published|kept|stored|available)\s+)?(?:at|in|on)\s+$/i;
 const OBEY_RETURNED =
@@ -64,7 +66,8 @@ function remoteInstructions(line: string): boolean {
     const before = line.slice(Math.max(0, m.index - 120), m.index);
     const after = line.slice(m.index + m[0].length, m.index + m[0].length + 160);
     const near = before.slice(-80);
-    if ((FETCH_BEFORE.test(near) || INSTRUCTIONS_BEFORE.test(near)) && OBEY_AFTER.test(after.slice(0, 120))) return true;
+    if ((FETCH_BEFORE.test(near) || INSTRUCTIONS_BEFORE.test(near)) && OBEY_AFTER.test(after.slice(0, 120)))
+      return true;
     if (NEW_INSTRUCTIONS_BEFORE.test(before) || INSTRUCTIONS_ARE_AT.test(before)) return true;
     if (HOLDS_INSTRUCTIONS_AFTER.test(after)) return true;
   }
@@ -135,20 +138,59 @@ export function frontmatterMarkup(lineAt: (i: number) => string | undefined): nu
 
 export const promptInjection: LineRule = {
   rule: "prompt_injection",
-  keywords: ["ignore", "disregard", "forget", "override", "bypass", "are now", "act as", "behave", "respond", "answer", "pretend", "no longer", "the user", "the\tuser", "system prompt", "mode", "anything", "dan", "instructions", "follow", "obey", "execute", "comply", "carry out", "do what", "do whatever", "do as", "act on", "adopt", "treat", "forget", "new instructions", "whatever"],
+  keywords: [
+    "ignore",
+    "disregard",
+    "forget",
+    "override",
+    "bypass",
+    "are now",
+    "act as",
+    "behave",
+    "respond",
+    "answer",
+    "pretend",
+    "no longer",
+    "the user",
+    "the\tuser",
+    "system prompt",
+    "mode",
+    "anything",
+    "dan",
+    "instructions",
+    "follow",
+    "obey",
+    "execute",
+    "comply",
+    "carry out",
+    "do what",
+    "do whatever",
+    "do as",
+    "act on",
+    "adopt",
+    "treat",
+    "forget",
+    "new instructions",
+    "whatever",
+  ],
   category: "injection",
-  quick: /ignore|disregard|forget|override|bypass|you\s+are\s+now|\b(?:act|behave|respond|answer)\s+as\b|pretend|no\s+longer|the\s+user\b|system\s+prompt|(?:DAN|jailbreak|developer|god|unrestricted|unfiltered|uncensored|evil)\s+mode|system\s+prompt|(?:instructions|orders|directives)\s+(?:are|live|is|can)|\bobey\b|\bcomply\b|forget\s+(?:everything|all)|new\s+(?:system\s+)?instructions|anything\s+now|\bDAN\b|https?:\/\/[^\n]*(?:follow|obey|execute|\brun\b|apply|comply|carry\s+out|\bdo\s+(?:what|as)|act\s+on|adopt|treat|whatever|instructions)|instructions[^\n]*https?:\/\//i,
+  quick:
+    /ignore|disregard|forget|override|bypass|you\s+are\s+now|\b(?:act|behave|respond|answer)\s+as\b|pretend|no\s+longer|the\s+user\b|system\s+prompt|(?:DAN|jailbreak|developer|god|unrestricted|unfiltered|uncensored|evil)\s+mode|system\s+prompt|(?:instructions|orders|directives)\s+(?:are|live|is|can)|\bobey\b|\bcomply\b|forget\s+(?:everything|all)|new\s+(?:system\s+)?instructions|anything\s+now|\bDAN\b|https?:\/\/[^\n]*(?:follow|obey|execute|\brun\b|apply|comply|carry\s+out|\bdo\s+(?:what|as)|act\s+on|adopt|treat|whatever|instructions)|instructions[^\n]*https?:\/\//i,
   check(line) {
     if (injectionPhrase(line)) return { severity: "high", message: "prompt-injection phrasing" };
-    if (remoteInstructions(line)) return { severity: "high", message: "tells the agent to fetch remote instructions and follow them" };
+    if (remoteInstructions(line))
+      return { severity: "high", message: "tells the agent to fetch remote instructions and follow them" };
     return null;
   },
 };
 
-const COVERT = /\b(?:secretly|silently|covertly|quietly)\b|\bwithout\s+(?:telling|informing|notifying)\b|\b(?:do\s+not|don't|never)\s+(?:tell|mention|reveal|show)\b/i;
+const COVERT =
+  /\b(?:secretly|silently|covertly|quietly)\b|\bwithout\s+(?:telling|informing|notifying)\b|\b(?:do\s+not|don't|never)\s+(?:tell|mention|reveal|show)\b/i;
 const AI_NOUN = /\b(?:assistant|AI|LLM|the\s+model|the\s+agent|Claude|GPT|Codex|Copilot|Gemini)\b/i;
-const IMPERATIVE = /\b(?:ignore|disregard|you\s+must|must|always|never|do\s+not|don't|run|execute|send|upload|post|fetch|curl|wget|delete|remove|read|copy|include|append|install|exfiltrate|override|output|reply|respond|say)\b/i;
-const DANGEROUS = /\b(?:curl|wget|bash|sh\s+-c|rm\s+-rf|base64|\.ssh|id_rsa|token|password|secret|api[_ -]?key|credentials?|env(?:ironment)?\s+variables?)\b/i;
+const IMPERATIVE =
+  /\b(?:ignore|disregard|you\s+must|must|always|never|do\s+not|don't|run|execute|send|upload|post|fetch|curl|wget|delete|remove|read|copy|include|append|install|exfiltrate|override|output|reply|respond|say)\b/i;
+const DANGEROUS =
+  /\b(?:curl|wget|bash|sh\s+-c|rm\s+-rf|base64|\.ssh|id_rsa|token|password|secret|api[_ -]?key|credentials?|env(?:ironment)?\s+variables?)\b/i;
 
 /** Does hidden text (an HTML comment, a display:none block) carry instructions? */
 export function hiddenInstructions(text: string): boolean {
@@ -170,11 +212,13 @@ export function hiddenBlocks(text: string): OffsetHit[] {
   const out: OffsetHit[] = [];
   if (text.includes("<!--")) {
     for (const m of text.matchAll(HTML_COMMENT_G))
-      if (hiddenInstructions(m[1]!)) out.push({ offset: m.index, severity: "high", message: "hidden HTML comment with instructions" });
+      if (hiddenInstructions(m[1]!))
+        out.push({ offset: m.index, severity: "high", message: "hidden HTML comment with instructions" });
   }
   if (/display|visibility|font-size|opacity|hidden/i.test(text)) {
     for (const m of text.matchAll(HIDDEN_BLOCK_G))
-      if (hiddenInstructions(m[2] ?? m[4] ?? "")) out.push({ offset: m.index, severity: "high", message: "hidden HTML block with instructions" });
+      if (hiddenInstructions(m[2] ?? m[4] ?? ""))
+        out.push({ offset: m.index, severity: "high", message: "hidden HTML block with instructions" });
   }
   return out;
 }
@@ -182,7 +226,8 @@ export function hiddenBlocks(text: string): OffsetHit[] {
 const TAGS = /[\u{E0000}-\u{E007F}]/u;
 const BIDI = /[\u202A-\u202E\u2066-\u2069]/u;
 const ZERO_WIDTH_G = /[\u200B-\u200D\u2060\uFEFF\u2061-\u2064\u115F\u1160\u3164\uFFA0\u180E]/gu;
-const VS_RUN = /[\u{E0100}-\u{E01EF}]{4,}|(?<![\p{Extended_Pictographic}\u20E3\u{1F3FB}-\u{1F3FF}])[\uFE00-\uFE0E]{2,}/u;
+const VS_RUN =
+  /[\u{E0100}-\u{E01EF}]{4,}|(?<![\p{Extended_Pictographic}\u20E3\u{1F3FB}-\u{1F3FF}])[\uFE00-\uFE0E]{2,}/u;
 const MIXED_WORD_G = /[\p{L}\p{M}]{2,}/gu;
 const EMOJI = /\p{Extended_Pictographic}|[\u{1F1E6}-\u{1F1FF}\u{1F3FB}-\u{1F3FF}\u20E3\uFE0F]/u;
 const JOINING_SCRIPT = /[^\p{Script=Latin}\p{Script=Common}\s\d]/u;
@@ -193,7 +238,12 @@ function legitimateJoiner(line: string, i: number, ch: string): boolean {
   const before = Array.from(line.slice(Math.max(0, i - 4), i)).pop() ?? "";
   const after = Array.from(line.slice(i + 1, i + 5))[0] ?? "";
   if (ch === "\u200D" && EMOJI.test(before) && EMOJI.test(after)) return true;
-  return /\p{L}|\p{M}/u.test(before) && /\p{L}|\p{M}/u.test(after) && JOINING_SCRIPT.test(before) && JOINING_SCRIPT.test(after);
+  return (
+    /\p{L}|\p{M}/u.test(before) &&
+    /\p{L}|\p{M}/u.test(after) &&
+    JOINING_SCRIPT.test(before) &&
+    JOINING_SCRIPT.test(after)
+  );
 }
 
 /** `hidden_unicode` on one raw line (`first`: the line starts the file, where a BOM is fine). */
@@ -215,4 +265,5 @@ export function hiddenUnicode(line: string, first: boolean): Hit | null {
 }
 
 /** Quick test: can this text contain anything `hiddenUnicode` reports? */
-export const MAY_HIDE = /[\u200B-\u200D\u2060-\u2064\u202A-\u202E\u2066-\u2069\uFEFF\u115F\u1160\u3164\uFFA0\u180E\uFE00-\uFE0E\u0400-\u04FF]|[\u{E0000}-\u{E007F}\u{E0100}-\u{E01EF}]/u;
+export const MAY_HIDE =
+  /[\u200B-\u200D\u2060-\u2064\u202A-\u202E\u2066-\u2069\uFEFF\u115F\u1160\u3164\uFFA0\u180E\uFE00-\uFE0E\u0400-\u04FF]|[\u{E0000}-\u{E007F}\u{E0100}-\u{E01EF}]/u;

@@ -41,7 +41,8 @@ const BEARER_G = /\b(Bearer|Basic|token)(\s+)([A-Za-z0-9._~+/=-]{16,})/g;
 const LONG_TOKEN_G = /(?<![A-Za-z0-9/+=_-])[A-Za-z0-9/+=_-]{32,}(?![A-Za-z0-9/+=_-])/g;
 const USERINFO_G = /(\b[a-z][a-z0-9+.-]*:\/\/[^\s/:@]+:)([^\s/@]+)(@)/gi;
 
-const PLACEHOLDER = /example|sample|placeholder|dummy|fake|redacted|your|xxxx|\.\.\.|\*\*\*|<|>|0000000|1234567|abcdef|test|changeme/i;
+const PLACEHOLDER =
+  /example|sample|placeholder|dummy|fake|redacted|your|xxxx|\.\.\.|\*\*\*|<|>|0000000|1234567|abcdef|test|changeme/i;
 /** jwt.io's famous sample token and friends decode to these. */
 const SAMPLE_JWT = /"sub"\s*:\s*"1234567890"|John Doe|"name"\s*:\s*"test/;
 
@@ -78,7 +79,9 @@ function awsSecret(line: string, nearKeyId: boolean): string | null {
  */
 export function maskSecrets(line: string): string {
   let s = line.replace(TOKEN_G, (tok) => (PREFIX.exec(tok)?.[0] ?? "") + "****");
-  s = s.replace(NAMED_VALUE_G, (all, name: string, sep: string, value: string) => (value.endsWith("****") ? all : `${name}${sep}****`));
+  s = s.replace(NAMED_VALUE_G, (all, name: string, sep: string, value: string) =>
+    value.endsWith("****") ? all : `${name}${sep}****`,
+  );
   s = s.replace(BEARER_G, (_all, kind: string, sp: string) => `${kind}${sp}****`);
   s = s.replace(USERINFO_G, "$1****$3");
   return s.replace(LONG_TOKEN_G, (tok) => (mixed(tok) ? "****" : tok));
@@ -86,9 +89,33 @@ export function maskSecrets(line: string): string {
 
 export const hardcodedSecret: LineRule = {
   rule: "hardcoded_secret",
-  keywords: ["akia", "asia", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "xox", "xapp-", "sk-", "k_live_", "eyj", "aiza", "npm_", "hf_", "pypi-", "sg.", "dop_v1_", "hooks.slack.com", "secret"],
+  keywords: [
+    "akia",
+    "asia",
+    "ghp_",
+    "gho_",
+    "ghu_",
+    "ghs_",
+    "ghr_",
+    "github_pat_",
+    "glpat-",
+    "xox",
+    "xapp-",
+    "sk-",
+    "k_live_",
+    "eyj",
+    "aiza",
+    "npm_",
+    "hf_",
+    "pypi-",
+    "sg.",
+    "dop_v1_",
+    "hooks.slack.com",
+    "secret",
+  ],
   category: "credentials",
-  quick: /AKIA|ASIA|gh[pousr]_|github_pat_|glpat-|xox[abposre]-|xapp-|\bsk-|k_live_|eyJ|AIza|npm_|hf_|pypi-|SG\.|dop_v1_|hooks\.slack|secret/i,
+  quick:
+    /AKIA|ASIA|gh[pousr]_|github_pat_|glpat-|xox[abposre]-|xapp-|\bsk-|k_live_|eyJ|AIza|npm_|hf_|pypi-|SG\.|dop_v1_|hooks\.slack|secret/i,
   check(line) {
     for (const m of line.matchAll(TOKEN_G)) {
       if (isPlaceholder(m[0])) continue;

@@ -8,13 +8,52 @@ import { byLocation, worst } from "./types.ts";
 
 const RM_G = /(?:^|[\s;&|(`$]|sudo\s)rm\s+([^;&|`)\n]*)/g;
 const ROOT_TARGETS = new Set([
-  "/", "/*", "~", "~/", "~/*", "$HOME", "${HOME}", "$HOME/", "${HOME}/", "$HOME/*", "${HOME}/*",
-  "/etc", "/usr", "/bin", "/boot", "/var", "/home", "/lib", "/root", "/System", "/Users", "C:\\", "C:/",
+  "/",
+  "/*",
+  "~",
+  "~/",
+  "~/*",
+  "$HOME",
+  "${HOME}",
+  "$HOME/",
+  "${HOME}/",
+  "$HOME/*",
+  "${HOME}/*",
+  "/etc",
+  "/usr",
+  "/bin",
+  "/boot",
+  "/var",
+  "/home",
+  "/lib",
+  "/root",
+  "/System",
+  "/Users",
+  "C:\\",
+  "C:/",
 ]);
-const EXEMPT = new Set(["node_modules", "dist", "build", "target", ".cache", "__pycache__", ".next", "out", "coverage", ".venv", "venv", ".pytest_cache", ".turbo", "tmp"]);
+const EXEMPT = new Set([
+  "node_modules",
+  "dist",
+  "build",
+  "target",
+  ".cache",
+  "__pycache__",
+  ".next",
+  "out",
+  "coverage",
+  ".venv",
+  "venv",
+  ".pytest_cache",
+  ".turbo",
+  "tmp",
+]);
 
 function rmHit(args: string): Hit | "low" | null {
-  const toks = args.trim().split(/\s+/).map((t) => t.replace(/^["']|["']$/g, ""));
+  const toks = args
+    .trim()
+    .split(/\s+/)
+    .map((t) => t.replace(/^["']|["']$/g, ""));
   let recursive = false;
   let force = false;
   const targets: string[] = [];
@@ -28,7 +67,8 @@ function rmHit(args: string): Hit | "low" | null {
     } else if (t !== "--" && t !== "") targets.push(t);
   }
   if (!recursive) return null;
-  if (targets.some((t) => ROOT_TARGETS.has(t))) return { severity: "critical", message: "recursive delete of the root or home directory" };
+  if (targets.some((t) => ROOT_TARGETS.has(t)))
+    return { severity: "critical", message: "recursive delete of the root or home directory" };
   if (!force) return null;
   const benign = (t: string) => {
     const name = t.replace(/\/+$/, "").replace(/^.*\//, "");
@@ -42,11 +82,27 @@ const DISK =
 
 export const destructive: LineRule = {
   rule: "destructive",
-  keywords: ["rm ", "rm\t", "mkfs", "dd ", "dd\t", "/dev/", "format", "diskpart", "shred", ":()", "remove-item", "rd ", "rmdir"],
+  keywords: [
+    "rm ",
+    "rm\t",
+    "mkfs",
+    "dd ",
+    "dd\t",
+    "/dev/",
+    "format",
+    "diskpart",
+    "shred",
+    ":()",
+    "remove-item",
+    "rd ",
+    "rmdir",
+  ],
   category: "destructive",
   quick: /\brm\s|mkfs|\bdd\s|>\s*\/dev\/|\bformat\s+[A-Za-z]:|diskpart|shred|:\(\)|Remove-Item|\brd\s|rmdir/i,
   check(line, ctx) {
-    let hit: Hit | null = DISK.test(line) ? { severity: byLocation(ctx), message: "destroys a disk or file system" } : null;
+    let hit: Hit | null = DISK.test(line)
+      ? { severity: byLocation(ctx), message: "destroys a disk or file system" }
+      : null;
     let low = false;
     for (const m of line.matchAll(RM_G)) {
       const r = rmHit(m[1]!);
@@ -70,7 +126,8 @@ const SERVICE =
   /\|\s*crontab\b|\bcrontab\s+(?:-u\s+\S+\s+)?(?!-[lre]\b)(?:-\s|-$|[^\s-]\S*)|\bsystemctl\s+(?:--user\s+|--now\s+|--system\s+)*enable\b|\blaunchctl\s+(?:load|bootstrap)\b|\bschtasks\b.*\/create\b|\breg\s+add\b.*\\Run\b|New-ItemProperty\b.*\\Run\b/i;
 
 /** A start-up file named in code (`Path.home() / ".bashrc"`, `join(homedir(), '.zshrc')`) and written. */
-const RC_IN_CODE = /["'`/]\.(?:bashrc|zshrc|profile|bash_profile|zprofile|bash_login|zshenv|zlogin|kshrc)["'`]|["'`/]config\.fish["'`]/;
+const RC_IN_CODE =
+  /["'`/]\.(?:bashrc|zshrc|profile|bash_profile|zprofile|bash_login|zshenv|zlogin|kshrc)["'`]|["'`/]config\.fish["'`]/;
 const CODE_WRITES =
   /\b(?:appendFile|appendFileSync|writeFile|writeFileSync|createWriteStream|write_text|Add-Content|Set-Content)\b|\bopen\s*\([^)]*\)?[^)]*,\s*["'][aw+]|\.open\s*\(\s*["'][aw]|\bOut-File\b.*-Append|>>/;
 /** PATH starting with a temporary, shared-memory or relative directory: whatever is dropped there wins. */
@@ -90,8 +147,7 @@ const SHADOWED = [
   "terraform|ssh-agent|ssh-add|go|cargo|rustc|java|code|vim|nano|less",
 ].join("|");
 /** Shell writes (`>`, `tee`, `cp`/`mv`/`install`/`ln SRC`) aimed at the path that follows. */
-const SHELL_WRITE_TO =
-  String.raw`(?:(?:^|[\s;&|)])>>?\s*|\btee\s+(?:-a\s+)?|\b(?:cp|mv|install|ln)\s+(?:-\S+\s+)*\S+\s+)`;
+const SHELL_WRITE_TO = String.raw`(?:(?:^|[\s;&|)])>>?\s*|\btee\s+(?:-a\s+)?|\b(?:cp|mv|install|ln)\s+(?:-\S+\s+)*\S+\s+)`;
 const BIN_PATH = String.raw`["'\`/](?:\.local\/bin|bin|sbin)\/(?:${SHADOWED})["'\`]`;
 const BIN_SHADOW = new RegExp(
   String.raw`${SHELL_WRITE_TO}["']?\S*\/(?:\.local\/bin|bin|sbin)\/(?:${SHADOWED})["']?(?=\s|$|[;&|)])|` +
@@ -108,34 +164,104 @@ const GIT_HOOK = new RegExp(
 
 export const persistence: LineRule = {
   rule: "persistence",
-  keywords: ["path=", "path ", "$profile", "alias ", "sudo", "su(", "doas", "passwd", ".kshrc", "conf.d", "authorized_keys", "sudoers", ".bashrc", ".zshrc", ".profile", "bash_profile", "zprofile", "bash_login", "zshenv", "zlogin", "config.fish", "/etc/", "cron", "systemd", "systemctl", "launch", "init.d", "autostart", "agents.md", "claude.md", "cursorrules", ".claude", ".codex", ".lemon", "gemini", "copilot-instructions", "git config", "schtasks", "reg add", "\\run", "bin/", ".git/hooks", "hookspath"],
+  keywords: [
+    "path=",
+    "path ",
+    "$profile",
+    "alias ",
+    "sudo",
+    "su(",
+    "doas",
+    "passwd",
+    ".kshrc",
+    "conf.d",
+    "authorized_keys",
+    "sudoers",
+    ".bashrc",
+    ".zshrc",
+    ".profile",
+    "bash_profile",
+    "zprofile",
+    "bash_login",
+    "zshenv",
+    "zlogin",
+    "config.fish",
+    "/etc/",
+    "cron",
+    "systemd",
+    "systemctl",
+    "launch",
+    "init.d",
+    "autostart",
+    "agents.md",
+    "claude.md",
+    "cursorrules",
+    ".claude",
+    ".codex",
+    ".lemon",
+    "gemini",
+    "copilot-instructions",
+    "git config",
+    "schtasks",
+    "reg add",
+    "\\run",
+    "bin/",
+    ".git/hooks",
+    "hookspath",
+  ],
   category: "persistence",
-  quick: /bin\/|\.git\/hooks|hooksPath|PATH|PROFILE|alias\s|sudo|\bsu\s*\(|doas|passwd|\.kshrc|conf\.d|authorized_keys|sudoers|\.bashrc|\.zshrc|\.profile|bash_profile|zprofile|bash_login|zshenv|zlogin|config\.fish|\/etc\/|cron|systemd|systemctl|Launch|launchctl|init\.d|autostart|AGENTS\.md|CLAUDE\.md|cursorrules|\.claude|\.codex|\.lemon|GEMINI|copilot-instructions|git config|schtasks|reg add|\\Run/i,
+  quick:
+    /bin\/|\.git\/hooks|hooksPath|PATH|PROFILE|alias\s|sudo|\bsu\s*\(|doas|passwd|\.kshrc|conf\.d|authorized_keys|sudoers|\.bashrc|\.zshrc|\.profile|bash_profile|zprofile|bash_login|zshenv|zlogin|config\.fish|\/etc\/|cron|systemd|systemctl|Launch|launchctl|init\.d|autostart|AGENTS\.md|CLAUDE\.md|cursorrules|\.claude|\.codex|\.lemon|GEMINI|copilot-instructions|git config|schtasks|reg add|\\Run/i,
   check(line, ctx) {
-    if (PERSIST_WRITE.test(line)) return { severity: byLocation(ctx), message: "writes a login, sudo, ssh or autostart file" };
+    if (PERSIST_WRITE.test(line))
+      return { severity: byLocation(ctx), message: "writes a login, sudo, ssh or autostart file" };
     if (SERVICE.test(line)) return { severity: byLocation(ctx), message: "installs a scheduled job or service" };
-    if (RC_IN_CODE.test(line) && CODE_WRITES.test(line)) return { severity: byLocation(ctx), message: "writes a shell start-up file" };
-    if (SUDO_HIJACK.test(line)) return { severity: byLocation(ctx), message: "shadows sudo or another credential prompt" };
-    if (PATH_HIJACK.test(line)) return { severity: byLocation(ctx), message: "puts a temporary or relative directory first on PATH" };
+    if (RC_IN_CODE.test(line) && CODE_WRITES.test(line))
+      return { severity: byLocation(ctx), message: "writes a shell start-up file" };
+    if (SUDO_HIJACK.test(line))
+      return { severity: byLocation(ctx), message: "shadows sudo or another credential prompt" };
+    if (PATH_HIJACK.test(line))
+      return { severity: byLocation(ctx), message: "puts a temporary or relative directory first on PATH" };
     if (BIN_SHADOW.test(line))
       return { severity: byLocation(ctx), message: "shadows a common command in a bin directory" };
     if (GIT_HOOK.test(line)) return { severity: "high", message: "installs a git hook" };
     if (AGENT_WRITE.test(line)) return { severity: "high", message: "writes into agent configuration" };
-    if (/\bgit\s+config\s+--global\b/.test(line)) return { severity: "medium", message: "changes global git configuration" };
+    if (/\bgit\s+config\s+--global\b/.test(line))
+      return { severity: "medium", message: "changes global git configuration" };
     return null;
   },
 };
 
 const DEV_TCP = /\/dev\/(?:tcp|udp)\/\S+\/\d+/;
-const INTERACTIVE = /\b(?:ba|z)?sh\b[^|;]*\s-i\b|\s-i\s*[>&]|[0-2]?>&\s*[0-2]\b.*\/dev\/tcp|\/dev\/tcp.*[0-2]>&[0-2]|0<&\d|<&\d+\s*\|\s*while|\$line\b|exec\s+\/bin\/(?:ba)?sh/;
+const INTERACTIVE =
+  /\b(?:ba|z)?sh\b[^|;]*\s-i\b|\s-i\s*[>&]|[0-2]?>&\s*[0-2]\b.*\/dev\/tcp|\/dev\/tcp.*[0-2]>&[0-2]|0<&\d|<&\d+\s*\|\s*while|\$line\b|exec\s+\/bin\/(?:ba)?sh/;
 const REVERSE =
   /\b(?:ba|z)?sh\s+-i\s*>&|\b(?:nc|ncat|netcat)\b[^|;]*\s-(?:e|c)\s+\S|\bncat\b.*--(?:exec|sh-exec|lua-exec)\b|\bsocat\b.*\b(?:exec|system):|\bsocat\b.*\bpty\b.*\btcp|\bmkfifo\b.*\b(?:nc|ncat|netcat|telnet|openssl\s+s_client)\b|\b(?:ba|z)?sh\s+-i\b.*\|\s*(?:nc|ncat|netcat|telnet|openssl)\b|\b(?:nc|ncat|netcat|telnet|openssl\s+s_client)\b[^|]*\|\s*(?:\/bin\/)?(?:ba|z)?sh\b|socket\.socket\(.*(?:subprocess|os\.dup2|pty\.spawn|\/bin\/(?:ba)?sh)|\bdup2\(\s*\w+\.fileno\(\)|pty\.spawn\(\s*["']\/bin\/(?:ba|z)?sh|Net\.Sockets\.TCPClient\(.*(?:GetStream|iex|Invoke-Expression)|\bfsockopen\(.*(?:exec|shell_exec|system|passthru|proc_open|\/bin\/sh)|\bsocket\(.*\bexec\b.*\/bin\/(?:ba)?sh|TCPSocket\.(?:new|open)\(.*(?:exec|spawn|popen|\/bin\/sh)|net\.(?:connect|Socket|createConnection)\b.*(?:child_process|spawn\(\s*["']\/bin\/(?:ba)?sh)/i;
 
 export const reverseShell: LineRule = {
   rule: "reverse_shell",
-  keywords: ["/dev/tcp", "/dev/udp", "-i", "nc ", "ncat", "netcat", "socat", "mkfifo", "socket", "dup2", "pty.spawn", "tcpclient", "fsockopen", "tcpsocket", "net.", "telnet", "s_client"],
+  keywords: [
+    "/dev/tcp",
+    "/dev/udp",
+    "-i",
+    "nc ",
+    "ncat",
+    "netcat",
+    "socat",
+    "mkfifo",
+    "socket",
+    "dup2",
+    "pty.spawn",
+    "tcpclient",
+    "fsockopen",
+    "tcpsocket",
+    "net.",
+    "telnet",
+    "s_client",
+  ],
   category: "network",
-  quick: /\/dev\/(?:tcp|udp)|\bsh\s+-i|\b(?:nc|ncat|netcat)\b|socat|mkfifo|socket|dup2|pty\.spawn|TCPClient|fsockopen|TCPSocket|net\.(?:connect|Socket|createConnection)|telnet|s_client/i,
+  quick:
+    /\/dev\/(?:tcp|udp)|\bsh\s+-i|\b(?:nc|ncat|netcat)\b|socat|mkfifo|socket|dup2|pty\.spawn|TCPClient|fsockopen|TCPSocket|net\.(?:connect|Socket|createConnection)|telnet|s_client/i,
   check(line) {
     if (REVERSE.test(line)) return { severity: "critical", message: "reverse shell" };
     if (DEV_TCP.test(line))
@@ -155,10 +281,27 @@ const TUNNEL_USE =
 export const tunnelOrDropsite: LineRule = {
   rule: "tunnel_or_dropsite",
   category: "network",
-  keywords: ["ngrok", "cloudflared", "localtunnel", "--port", "webhook.site", "requestbin", "pipedream", "pastebin", "transfer.sh", "serveo", "localhost.run", "interactsh", "oastify", "burpcollaborator"],
-  quick: /ngrok|cloudflared|localtunnel|lt\s+--port|webhook\.site|requestbin|pipedream|pastebin|transfer\.sh|serveo|localhost\.run|interactsh|oastify|burpcollaborator/i,
+  keywords: [
+    "ngrok",
+    "cloudflared",
+    "localtunnel",
+    "--port",
+    "webhook.site",
+    "requestbin",
+    "pipedream",
+    "pastebin",
+    "transfer.sh",
+    "serveo",
+    "localhost.run",
+    "interactsh",
+    "oastify",
+    "burpcollaborator",
+  ],
+  quick:
+    /ngrok|cloudflared|localtunnel|lt\s+--port|webhook\.site|requestbin|pipedream|pastebin|transfer\.sh|serveo|localhost\.run|interactsh|oastify|burpcollaborator/i,
   check(line) {
-    if (TUNNEL_USE.test(line)) return { severity: "high", message: "opens a public tunnel or sends to an anonymous drop site" };
+    if (TUNNEL_USE.test(line))
+      return { severity: "high", message: "opens a public tunnel or sends to an anonymous drop site" };
     return TUNNEL.test(line) ? { severity: "medium", message: "mentions a public tunnel or drop site" } : null;
   },
 };
@@ -175,7 +318,8 @@ export const mining: LineRule = {
   },
 };
 
-const SETUID = /\bNOPASSWD\b|\bchmod\s+(?:-\w+\s+)*(?:[ugoa]*\+[rwxX]*s[rwxX]*|[2467][0-7]{3})\s|\bsetuid\s*\(|\bsetcap\b.*cap_setuid/;
+const SETUID =
+  /\bNOPASSWD\b|\bchmod\s+(?:-\w+\s+)*(?:[ugoa]*\+[rwxX]*s[rwxX]*|[2467][0-7]{3})\s|\bsetuid\s*\(|\bsetcap\b.*cap_setuid/;
 
 export const privilege: LineRule = {
   rule: "privilege",
@@ -192,7 +336,8 @@ export const privilege: LineRule = {
 };
 
 const SECRET_SYSTEM_FILE = /\/etc\/shadow\b|\/etc\/gshadow\b|\/proc\/(?:self|\d+|\*|\$\w+)\/environ\b/;
-const READER = /\b(?:cat|less|more|head|tail|strings|xxd|od|base64|cp|tar|zip|open|readFile|readFileSync|read_text|Get-Content|gc|type|grep|awk|sed)\b|</;
+const READER =
+  /\b(?:cat|less|more|head|tail|strings|xxd|od|base64|cp|tar|zip|open|readFile|readFileSync|read_text|Get-Content|gc|type|grep|awk|sed)\b|</;
 
 export const pathTraversal: LineRule = {
   rule: "path_traversal",
@@ -201,7 +346,8 @@ export const pathTraversal: LineRule = {
   quick: /\.\.[/\\]\.\.[/\\]\.\.|shadow|environ/,
   check(line) {
     const m = SECRET_SYSTEM_FILE.exec(line);
-    if (m && READER.test(line.slice(0, m.index))) return { severity: "high", message: "reads /etc/shadow or a process environment" };
+    if (m && READER.test(line.slice(0, m.index)))
+      return { severity: "high", message: "reads /etc/shadow or a process environment" };
     if (/(?:\.\.[/\\]){3,}/.test(line)) return { severity: "medium", message: "deep ../ path traversal" };
     return null;
   },

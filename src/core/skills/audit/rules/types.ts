@@ -66,7 +66,10 @@ const PROGRAM_FLAGS: Record<string, Set<string>> = {
 const ARG_FLAGS = new Set(["-o", "+o", "-W", "-X", "-u", "-g"]);
 
 function family(name: string): string | null {
-  const base = name.replace(/^.*[/\\]/, "").toLowerCase().replace(/\.exe$/, "");
+  const base = name
+    .replace(/^.*[/\\]/, "")
+    .toLowerCase()
+    .replace(/\.exe$/, "");
   if (SH.has(base)) return "sh";
   if (/^python[0-9.]*$/.test(base) || base === "py") return "python";
   if (base === "node" || base === "nodejs") return "node";
@@ -85,7 +88,10 @@ function family(name: string): string | null {
  */
 export function runsStdin(segment: string): boolean {
   const head = segment.split(/&&|;|\|\||\)|`|2?>/)[0] ?? "";
-  const toks = head.trim().split(/\s+/).filter((t) => t !== "");
+  const toks = head
+    .trim()
+    .split(/\s+/)
+    .filter((t) => t !== "");
   let i = 0;
   for (;;) {
     const t = toks[i];
