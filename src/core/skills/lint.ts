@@ -45,7 +45,7 @@ export interface LintReport {
 }
 
 /** What the audit contributes to lint: a verdict and its finding lines. */
-export type LintAuditHook = (dir: string) => Promise<{ verdict: "pass" | "warn" | "block"; findings: string[] }>
+export type LintAuditHook = (dir: string) => Promise<{ verdict: "pass" | "warn" | "block"; findings: string[] }>;
 
 /** Recommended key spelling (lint `invalid_key`); other keys still work. */
 const KEY_RE = /^[a-z0-9][a-z0-9._-]*$/;
