@@ -182,7 +182,9 @@ const CONTEXT_FIELDS: Record<string, ArgKind> = {
 function checkContextOptions(opts: unknown, what: string): void {
   checkOptions(opts, CONTEXT_FIELDS, what);
   const o = opts as ContextOptions | undefined;
-  for (const [k, v] of Object.entries(o?.env ?? {})) if (v !== undefined) checkArg(v, "string", `${what}: env.${k}`);
+  // The CLI hands over the whole process environment: only a bad value pays for its message.
+  for (const [k, v] of Object.entries(o?.env ?? {}))
+    if (v !== undefined && typeof v !== "string") checkArg(v, "string", `${what}: env.${k}`);
   for (const [k, v] of Object.entries(o?.skillRoots ?? {}))
     if (v !== undefined && v !== null) checkArg(v, "string", `${what}: skillRoots.${k}`);
 }

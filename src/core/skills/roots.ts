@@ -51,7 +51,12 @@ function findRepoRoot(cwd: string): string | null {
   }
 }
 
+/**
+ * Most of the eleven or more candidate roots do not exist: asking first spares a thrown ENOENT
+ * (an error object with a stack) per missing root on every listing.
+ */
 function real(p: string): { realPath: string; exists: boolean } {
+  if (!existsSync(p)) return { realPath: p, exists: false };
   try {
     return { realPath: realpathSync(p), exists: true };
   } catch {
