@@ -11,10 +11,16 @@ import { isDisplayable, toEntry, type SkillEntry } from "../entry.ts";
 import { resolveRoots, type SkillRoot } from "../roots.ts";
 import { docMeta, recordFromMeta } from "./doc-meta.ts";
 import type { Snapshot } from "./format.ts";
-import { parseQuery, scoreSnapshot, type ParsedQuery } from "./score.ts";
+import type { ParsedQuery } from "./score.ts";
 import { fingerprintOf } from "./stat-many.ts";
 import { CHECK_INTERVAL_MS, SnapshotStore, type StoreOptions, type WorkerMode } from "./store.ts";
 import { normaliseMaxResults } from "./limits.ts";
+
+/**
+ * The scorer (tokenizer, glossary, term matching) loads with the first query: a listing builds
+ * this engine only to peek at a snapshot, and never scores.
+ */
+type Scorer = typeof import("./score.ts");
 
 export interface FindRelevantOptions {
   maxResults?: number;
@@ -81,13 +87,14 @@ export class RelevanceEngine {
   async findRelevant(ctx: LemonContext, query: string, opts: FindRelevantOptions = {}): Promise<SkillEntry[]> {
     const max = normaliseMaxResults(opts.maxResults);
     if (max === 0 || typeof query !== "string") return [];
-    const parsed = parseQuery(query);
+    const score = await import("./score.ts");
+    const parsed = score.parseQuery(query);
     if (parsed.terms.length === 0) return [];
     const [snaps, disabled] = await Promise.all([this.snapshots(ctx, opts.refresh === true), this.#disabled(ctx)]);
     const out: SkillEntry[] = [];
-    if (snaps.project) collect(snaps.project, snaps.roots.project, parsed, max, ctx, disabled, null, out);
+    if (snaps.project) collect(score, snaps.project, snaps.roots.project, parsed, max, ctx, disabled, null, out);
     if (out.length < max && snaps.global)
-      collect(snaps.global, snaps.roots.global, parsed, max, ctx, disabled, snaps.project, out);
+      collect(score, snaps.global, snaps.roots.global, parsed, max, ctx, disabled, snaps.project, out);
     return out;
   }
 
@@ -128,6 +135,7 @@ export class RelevanceEngine {
 
 /** Appends displayable hits of one scope to `out` until it holds `max` entries. */
 function collect(
+  { scoreSnapshot }: Scorer,
   snap: Snapshot,
   roots: readonly SkillRoot[],
   q: ParsedQuery,
