@@ -32,16 +32,10 @@ export function isSafeText(s: unknown): s is string {
   return true;
 }
 
+/** True when `s` holds a surrogate without its pair; native, where a loop over every character
+ * of every manifest string is hot enough for the JIT to compile it on a cold listing. */
 export function hasLoneSurrogate(s: string): boolean {
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdbff) {
-      const n = s.charCodeAt(i + 1);
-      if (!(n >= 0xdc00 && n <= 0xdfff)) return true;
-      i++;
-    } else if (c >= 0xdc00 && c <= 0xdfff) return true;
-  }
-  return false;
+  return !s.isWellFormed();
 }
 
 // fatal: invalid bytes are an error, never U+FFFD; the default ignoreBOM: false drops a leading BOM.

@@ -10,6 +10,8 @@ import { isSafeText, utf8Bytes } from "../text.ts";
 
 // The rules of schema/manifest.ts as generated functions: no TypeBox on the listing path.
 const CHECKS = manifestChecks(checkFormat);
+/** Each rule's field path, split once: the rules run for every SKILL.md of a listing. */
+const RULES = CHECKS.fields.map((rule) => ({ ...rule, path: rule.field.split(".") }));
 
 /** A normalisation repair (skills.md §4.3), reported by lint under its code. */
 export interface ManifestWarning {
@@ -26,25 +28,31 @@ type Obj = Record<string, unknown>;
 const isMap = (v: unknown): v is Obj =>
   v !== null && typeof v === "object" && !Array.isArray(v) && !(v instanceof Date);
 
+// The helpers below run for every value of every SKILL.md of a cold listing. A small function
+// called a few dozen times is compiled by the JIT, which costs more than the whole run of it:
+// scalars are handled inline, without a call.
+
 /** Null values are absent (skills.md §4.1 rule 6), at every level of the mapping. */
 function dropNulls(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(dropNulls);
+  if (Array.isArray(v)) return v.map((x) => (x !== null && typeof x === "object" ? dropNulls(x) : x));
   if (isMap(v)) {
     const out: Obj = {};
     for (const [k, x] of Object.entries(v)) {
       if (x === null || x === undefined) continue;
-      Object.defineProperty(out, k, { value: dropNulls(x), enumerable: true, writable: true, configurable: true });
+      const value = typeof x === "object" ? dropNulls(x) : x;
+      Object.defineProperty(out, k, { value, enumerable: true, writable: true, configurable: true });
     }
     return out;
   }
   return v;
 }
 
-function get(obj: Obj, path: string): unknown {
+/** The value at a dotted `path` (or its parts), undefined when a step is not a mapping. */
+function get(obj: Obj, path: string | readonly string[]): unknown {
   let cur: unknown = obj;
-  for (const part of path.split(".")) {
-    if (!isMap(cur)) return undefined;
-    cur = cur[part];
+  for (const part of typeof path === "string" ? path.split(".") : path) {
+    if (cur === null || typeof cur !== "object" || Array.isArray(cur) || cur instanceof Date) return undefined;
+    cur = (cur as Obj)[part];
   }
   return cur;
 }
@@ -182,8 +190,9 @@ function normalise(m: Obj, warnings: ManifestWarning[]): void {
 }
 
 function validate(m: Obj): string | null {
-  for (const rule of CHECKS.fields) {
-    const v = get(m, rule.field);
+  for (const rule of RULES) {
+    // Most rules name a top-level field: read it here rather than through get().
+    const v = rule.path.length === 1 ? m[rule.field] : get(m, rule.path);
     if (v === undefined) continue;
     // No manifest field takes a TOML datetime, and a Date would pass the map schema.
     if (v instanceof Date || !rule.check(v)) return rule.message;
