@@ -1,13 +1,14 @@
 /**
  * @module mcp/read
  * Reading configuration files of lemon and other tools: size caps, missing vs unreadable, and
- * the three formats (JSON, JSONC, TOML). Failures become reasons for a diagnostic that names the
- * file, never its content. smol-toml loads only when a TOML file is actually present.
+ * the three formats (JSON, JSONC, TOML: src/core/toml.ts). Failures become reasons for a diagnostic
+ * that names the file, never its content.
  */
 import { statSync } from "node:fs";
 import { readRegularFile } from "../fsx/regular-file.ts";
 import { isJsonFormatError, parseJson } from "../json.ts";
-import { decodeUtf8, flattenLine } from "../text.ts";
+import { parseToml } from "../toml.ts";
+import { decodeUtf8 } from "../text.ts";
 
 /** lemon's own files (mcp.json, config.toml): read and rewritten under the same cap. */
 export const MAX_CONFIG_BYTES = 1024 * 1024;
@@ -59,15 +60,6 @@ export type Format = "json" | "jsonc" | "toml";
 export type ParseProblem = "syntax" | "duplicate_key" | "number";
 export type Parsed = { ok: true; value: unknown } | { ok: false; reason: string; problem: ParseProblem };
 
-/** A TOML parser's first line without quoting input (TOML parsers echo lines), or the redefined key. */
-function tomlFailure(err: unknown): Parsed {
-  const msg = err instanceof Error ? (err.message.split("\n")[0] ?? "") : "";
-  const dup = /Cannot redefine (?:key|table) '([^']*)'/.exec(msg);
-  if (dup) return { ok: false, reason: `duplicate key '${flattenLine(dup[1] ?? "")}'`, problem: "duplicate_key" };
-  const m = /line (\d+)/i.exec(msg);
-  return { ok: false, reason: m ? `invalid TOML (line ${m[1]})` : "invalid TOML", problem: "syntax" };
-}
-
 /** JSON or JSONC through the strict reader, synchronously (a rewrite's codec needs it so). */
 export function parseJsonText(text: string, jsonc = false): Parsed {
   try {
@@ -84,19 +76,6 @@ export function parseJsonText(text: string, jsonc = false): Parsed {
  */
 export async function parseText(text: string, format: Format): Promise<Parsed> {
   if (format !== "toml") return parseJsonText(text, format === "jsonc");
-  // Bun's native TOML parser reads foreign config files without loading smol-toml, which costs
-  // more than the rest of `mcp list`; smol-toml only runs to word the error of a broken file.
-  try {
-    return { ok: true, value: Bun.TOML.parse(text) as unknown };
-  } catch (err) {
-    const native = tomlFailure(err);
-    if (!native.ok && native.problem === "duplicate_key") return native;
-    try {
-      const { parse } = await import("smol-toml");
-      parse(text);
-      return native;
-    } catch (detailed) {
-      return tomlFailure(detailed);
-    }
-  }
+  const r = await parseToml(text);
+  return r.ok ? r : { ok: false, reason: r.reason, problem: r.problem };
 }

@@ -9,14 +9,10 @@ import { unknownConfigKeys } from "../schema/config-toml.ts";
 import { decodeUtf8 } from "./frontmatter.ts";
 import { MSG } from "./messages.ts";
 import { readRegularFile } from "../fsx/regular-file.ts";
+import { parseToml } from "../toml.ts";
 
 /** lemon's own configuration files are at most 1 MiB (mcp/read.ts keeps the same cap). */
 const MAX_CONFIG_BYTES = 1024 * 1024;
-
-/** The line of a TOML parse error, without the parser's message (which quotes the file). */
-function lineOf(err: unknown): number | null {
-  return err instanceof Error && "line" in err && typeof err.line === "number" ? err.line : null;
-}
 
 /** Diagnostics for `config.toml`; none when it is missing or clean. */
 export async function checkConfigFile(file: string): Promise<Diagnostic[]> {
@@ -34,14 +30,9 @@ export async function checkConfigFile(file: string): Promise<Diagnostic[]> {
   const text = decodeUtf8(read.bytes);
   if (text === null)
     return [diagnostic("error", "invalid_config", MSG.configUnreadable("file is not valid UTF-8"), { path: file })];
-  let value: unknown;
-  try {
-    const { parse } = await import("smol-toml");
-    value = parse(text);
-  } catch (err) {
-    return [diagnostic("error", "invalid_config", MSG.configNotToml(lineOf(err)), { path: file })];
-  }
-  return unknownConfigKeys(value).map((key) =>
+  const parsed = await parseToml(text);
+  if (!parsed.ok) return [diagnostic("error", "invalid_config", MSG.configNotToml(parsed.line), { path: file })];
+  return unknownConfigKeys(parsed.value).map((key) =>
     diagnostic("info", "unknown_config_key", MSG.configUnknownKey(key), { path: file }),
   );
 }

@@ -4,6 +4,7 @@
  * (skills.md §4.1). The parsers load lazily: listing an unchanged tree never needs them.
  */
 import { decodeUtf8 } from "../text.ts";
+import { parseTomlDetailed } from "../toml.ts";
 import { MSG } from "./messages.ts";
 import { parsePlainYaml } from "./yaml-fast.ts";
 
@@ -124,13 +125,12 @@ export async function parseYamlReference(header: string): Promise<Record<string,
   return plainCopy(value) as Record<string, unknown>;
 }
 
-async function parseToml(header: string): Promise<Record<string, unknown> | string> {
-  const { parse } = await import("smol-toml");
-  try {
-    return plainCopy(parse(header)) as Record<string, unknown>;
-  } catch (e) {
-    return MSG.tomlError(firstLine((e as Error).message));
-  }
+async function parseTomlHeader(header: string): Promise<Record<string, unknown> | string> {
+  const r = await parseTomlDetailed(header);
+  if (r.ok) return plainCopy(r.value) as Record<string, unknown>;
+  // The parser's own text quotes the header; the key or the line is enough to find the fault.
+  if (r.problem === "duplicate_key") return MSG.tomlError(r.reason);
+  return MSG.tomlError(r.line !== null ? `syntax error at line ${r.line}` : "syntax error");
 }
 
 function firstLine(s: string): string {
@@ -145,7 +145,7 @@ export async function parseSkillText(text: string): Promise<ParsedSkillFile> {
   if (Buffer.byteLength(split.header, "utf8") > MAX_HEADER_BYTES)
     return { ok: false, code: "parse_error", message: MSG.headerTooLarge };
   if (split.header.trim() === "") return { ...split, ok: true, data: {} };
-  const parsed = split.kind === "yaml" ? await parseYaml(split.header) : await parseToml(split.header);
+  const parsed = split.kind === "yaml" ? await parseYaml(split.header) : await parseTomlHeader(split.header);
   if (typeof parsed === "string") return { ok: false, code: "parse_error", message: parsed };
   return { ...split, ok: true, data: parsed };
 }
