@@ -13,7 +13,7 @@ import type { AuditReport } from "./skills/audit/engine.ts";
 import type { SearchResult } from "./skills/search/search.ts";
 import type { McpAppConfig, McpConfigApi, ValidateResult } from "./mcp/index.ts";
 import { validateEntries } from "./mcp/validate.ts";
-import { checkArg, checkOptions, toLemonError, type ArgKind } from "./errors.ts";
+import { checkArg, checkOptions, LemonError, toLemonError, type ArgKind } from "./errors.ts";
 import { internals } from "./internals.ts";
 
 /** What `createLemon` takes (cli.md §7): the context options plus configuration and the curator. */
@@ -22,7 +22,10 @@ export interface LemonOptions extends ContextOptions {
   config?: { mcp?: McpAppConfig };
   /** Read `<agentDir>/config.toml` (default true). */
   readConfigFile?: boolean;
-  /** Background curator; the CLI passes false. Accepted now, started once the curator exists. */
+  /**
+   * Background curator (skills.md §13.6). This version has no curator: leave it unset or pass
+   * `false`; settings for it are refused with UNAVAILABLE rather than accepted and ignored.
+   */
   curator?: false | Record<string, unknown>;
 }
 
@@ -110,8 +113,10 @@ const LEMON_FIELDS: Record<string, ArgKind> = { readConfigFile: "boolean", confi
 export function createLemon(options: LemonOptions = {}): Lemon {
   const context = createContext(options, "createLemon");
   checkOptions(options, LEMON_FIELDS, "createLemon");
-  if (options.curator !== undefined && options.curator !== false)
+  if (options.curator !== undefined && options.curator !== false) {
     checkArg(options.curator, "object", "createLemon: option 'curator'");
+    throw new LemonError("UNAVAILABLE", "the background curator is not available in this version; omit 'curator'");
+  }
   // The skills engine loads on first use: `lemon mcp …` and embedders that only validate never pay for it.
   let registryP: Promise<SkillRegistry> | null = null;
   const reg = () =>

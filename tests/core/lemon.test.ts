@@ -88,6 +88,15 @@ describe("bad input rejects with LemonError INVALID_PARAMS, never a TypeError (c
       expect([options, await codeOf(() => createLemon(wild(options)))]).toEqual([options, "INVALID_PARAMS"]);
   });
 
+  test("curator settings are refused while there is no curator, never accepted and ignored", async () => {
+    await using box = await sandbox();
+    expect(await codeOf(() => createLemon({ cwd: box.project, curator: { interval_hours: 1 } }))).toBe("UNAVAILABLE");
+    for (const curator of [false, undefined]) {
+      await using lemon = createLemon({ cwd: box.project, ...(curator === false ? { curator } : {}) });
+      expect(typeof lemon.skills.list).toBe("function");
+    }
+  });
+
   test("every method of the instance", async () => {
     await using box = await sandbox();
     await using lemon = createLemon({ cwd: box.project, env: box.env });
