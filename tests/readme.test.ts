@@ -50,7 +50,10 @@ function lemonCommands(): string[][] {
 
 async function project(box: Sandbox) {
   cpSync(join(REPO, ".lemon", "skill"), join(box.project, ".lemon", "skill"), { recursive: true });
-  await box.write(join(box.project, ".cursor/mcp.json"), JSON.stringify({ mcpServers: { sentry: { url: "https://mcp.sentry.dev/mcp" } } }));
+  await box.write(
+    join(box.project, ".cursor/mcp.json"),
+    JSON.stringify({ mcpServers: { sentry: { url: "https://mcp.sentry.dev/mcp" } } }),
+  );
 }
 
 describe("README", () => {
@@ -71,17 +74,35 @@ describe("README", () => {
     const dir = join(box.root, "app");
     mkdirSync(join(dir, "node_modules"), { recursive: true });
     symlinkSync(REPO, join(dir, "node_modules", "lemon-skills"));
-    const ts = blocks("ts").map((b) => b.replace('"/path/to/repo"', JSON.stringify(box.project)).replace('"/path/to/project"', JSON.stringify(box.project)));
+    const ts = blocks("ts").map((b) =>
+      b
+        .replace('"/path/to/repo"', JSON.stringify(box.project))
+        .replace('"/path/to/project"', JSON.stringify(box.project)),
+    );
     const embed = ts.find((b) => b.includes("createLemon"))!;
     const mcp = ts.find((b) => b.includes("mcpConfig"))!;
     writeFileSync(
       join(dir, "embed.ts"),
-      embed + "\nconsole.log(JSON.stringify({ n: skills.length, d: diagnostics.length, ready: status?.ready, prompt: systemPrompt.length > 0, hint: turnHint.startsWith('<relevant-skills>'), top: hits[0]?.key, verdict: report.verdict, mcp: servers.effective.length }));\n",
+      embed +
+        "\nconsole.log(JSON.stringify({ n: skills.length, d: diagnostics.length, ready: status?.ready, prompt: systemPrompt.length > 0, hint: turnHint.startsWith('<relevant-skills>'), top: hits[0]?.key, verdict: report.verdict, mcp: servers.effective.length }));\n",
     );
     const r = Bun.spawnSync([process.execPath, join(dir, "embed.ts")], { cwd: dir, env: box.env });
     expect(r.stderr.toString()).toBe("");
-    expect(JSON.parse(r.stdout.toString())).toEqual({ n: 3, d: 0, ready: true, prompt: true, hint: true, top: "bun-file-io", verdict: "pass", mcp: 1 });
-    writeFileSync(join(dir, "mcp.ts"), mcp + "\nconsole.log(JSON.stringify({ names: effective.map((s) => s.name), d: diagnostics.length, v: validate([{ name: 'x', url: 'ftp://nope' }]) }));\n");
+    expect(JSON.parse(r.stdout.toString())).toEqual({
+      n: 3,
+      d: 0,
+      ready: true,
+      prompt: true,
+      hint: true,
+      top: "bun-file-io",
+      verdict: "pass",
+      mcp: 1,
+    });
+    writeFileSync(
+      join(dir, "mcp.ts"),
+      mcp +
+        "\nconsole.log(JSON.stringify({ names: effective.map((s) => s.name), d: diagnostics.length, v: validate([{ name: 'x', url: 'ftp://nope' }]) }));\n",
+    );
     const m = Bun.spawnSync([process.execPath, join(dir, "mcp.ts")], { cwd: dir, env: box.env });
     expect(m.stderr.toString()).toBe("");
     expect(JSON.parse(m.stdout.toString())).toEqual({

@@ -58,7 +58,10 @@ try {
   const rules = [...byRule].sort().map(([k, v]) => `${k}=${v}`);
   console.log(`high/critical findings by rule: ${rules.join(", ") || "none"}`);
   const at = (r: AuditReport, severity: string) =>
-    r.findings.filter((f) => f.severity === severity).map(formatFinding).join("; ");
+    r.findings
+      .filter((f) => f.severity === severity)
+      .map(formatFinding)
+      .join("; ");
   for (const r of cold.filter((x) => x.verdict === "block")) console.log(`BLOCK ${rel(r)}: ${at(r, "critical")}`);
   if (list) for (const r of cold.filter((x) => x.verdict === "warn")) console.log(`warn  ${rel(r)}: ${at(r, "high")}`);
   console.log(`cold audit (cache written): ${coldMs.toFixed(0)} ms`);

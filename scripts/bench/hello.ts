@@ -22,9 +22,20 @@ export function buildProgram(dir: string, name: string, source: string, opts: { 
   writeFileSync(src, source);
   const outfile = join(dir, process.platform === "win32" ? `${name}.exe` : name);
   const p = Bun.spawnSync(
-    [process.execPath, "build", "--compile", "--format=esm", "--bytecode", "--minify",
+    [
+      process.execPath,
+      "build",
+      "--compile",
+      "--format=esm",
+      "--bytecode",
+      "--minify",
       ...(opts.splitting ? ["--splitting"] : []),
-      "--no-compile-autoload-dotenv", "--no-compile-autoload-bunfig", src, "--outfile", outfile],
+      "--no-compile-autoload-dotenv",
+      "--no-compile-autoload-bunfig",
+      src,
+      "--outfile",
+      outfile,
+    ],
     { cwd: dir, stdout: "ignore", stderr: "pipe" },
   );
   if (p.exitCode !== 0) throw new Error(`${name} build failed: ${p.stderr.toString()}`);

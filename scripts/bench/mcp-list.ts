@@ -45,7 +45,6 @@ function parseOptions(argv: string[]) {
   return o;
 }
 
-
 /** Copies the fixture tree, replacing the `__PROJECT__` placeholder (Claude's projects key). */
 function copyTree(src: string, dest: string, project: string): void {
   cpSync(src, dest, { recursive: true });
@@ -136,8 +135,16 @@ function main(): void {
       samples.floor.push(run([floor], scratch, env).sample);
       if (baseArgv) samples.baseline.push(run(baseArgv, project, env).sample);
     }
-    const med = (k: keyof typeof samples, f: keyof Sample) => pct(samples[k].map((s) => s[f]), 50);
-    const p90 = (k: keyof typeof samples, f: keyof Sample) => pct(samples[k].map((s) => s[f]), 90);
+    const med = (k: keyof typeof samples, f: keyof Sample) =>
+      pct(
+        samples[k].map((s) => s[f]),
+        50,
+      );
+    const p90 = (k: keyof typeof samples, f: keyof Sample) =>
+      pct(
+        samples[k].map((s) => s[f]),
+        90,
+      );
     const sources = `${providers.size} sources (${[...providers].join(", ")})`;
     console.log(`lemon mcp list --all --json: ${doc.effective.length} servers from ${sources}`);
     console.log(`lemon: ${label}; runs: ${o.runs} each, alternating\n`);

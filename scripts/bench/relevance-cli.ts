@@ -97,7 +97,11 @@ async function statFloor(cache: string, scales: Scale[]): Promise<{ bin: string;
 /** Modification times of a scale's snapshot files. */
 function snapTimes(s: Scale): string {
   const dir = join(s.env.LEMON_AGENT_DIR!, "cache", "skills");
-  const files = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith(".snap")).sort() : [];
+  const files = existsSync(dir)
+    ? readdirSync(dir)
+        .filter((f) => f.endsWith(".snap"))
+        .sort()
+    : [];
   return files.map((f) => `${f}:${statSync(join(dir, f)).mtimeMs}`).join(",");
 }
 

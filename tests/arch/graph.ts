@@ -66,7 +66,11 @@ function read(file: string): { edges: Edge[]; computed: number } {
     // `*.macro.ts` runs at bundle time (imported `with { type: "macro" }`); only its output ships.
     if (spec.endsWith(".macro.ts")) return;
     const pkg = !isRelative(spec);
-    const to = pkg ? packageName(spec) : relative(REPO, Bun.resolveSync(spec, dirname(abs))).split("\\").join("/");
+    const to = pkg
+      ? packageName(spec)
+      : relative(REPO, Bun.resolveSync(spec, dirname(abs)))
+          .split("\\")
+          .join("/");
     if (seen.has(`${kind}\0${to}`)) return;
     seen.add(`${kind}\0${to}`);
     edges.push({ to, kind, package: pkg });

@@ -67,7 +67,7 @@ test("startup.ts prints every start-up case, the corpus ones, the listing floor 
   ])
     expect(out).toContain(c);
   expect(out).toMatch(/vs its floor: cpu [\d.]+ vs [\d.]+ ms \([\d.]+×/);
-  expect(out).toMatch(/against the baseline[^\n]*\n  --version +cpu [\d.]+ vs [\d.]+ ms/);
+  expect(out).toMatch(/against the baseline[^\n]*\n {2}--version +cpu [\d.]+ vs [\d.]+ ms/);
 }, 60_000);
 
 test("list-ladder.ts prints each step of a listing with its CPU over the step before", () => {
