@@ -20,7 +20,7 @@ export default defineCommand({
       .catch((e) => explainMissing(lemon, args.target, e));
     if (flags.json) printJson(io, auditJson(report));
     else {
-      io.out(`${cell(report.key)}: ${report.verdict} (sha256 ${report.bundleHash})\n`);
+      io.out(`${cell(report.key)}: ${report.verdict} (sha256 ${report.bundle_hash})\n`);
       for (const f of report.findings) io.out(`${cell(formatFinding(f))}\n`);
       printDiagnostics(io, flags.quiet, report.diagnostics);
     }

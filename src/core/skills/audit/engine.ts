@@ -33,14 +33,14 @@ import { formatFinding } from "./json.ts";
 export interface AuditReport {
   key: string;
   path: string;
-  bundleHash: string;
+  bundle_hash: string;
   verdict: Verdict;
   counts: SeverityCounts;
   findings: Finding[];
   cached: boolean;
-  engineVersion: string;
-  lintValid: boolean;
-  lintIssues: LintIssueRecord[];
+  engine_version: string;
+  lint_valid: boolean;
+  lint_issues: LintIssueRecord[];
   /** Problems with the audit cache (never fatal: the audit then runs uncached). */
   diagnostics: Diagnostic[];
 }
@@ -205,14 +205,14 @@ function fromRecord(rec: AuditRecord, path: string): AuditReport {
   return {
     key: rec.key,
     path,
-    bundleHash: rec.bundle_hash,
+    bundle_hash: rec.bundle_hash,
     verdict: rec.verdict,
     counts: rec.counts,
     findings: rec.findings,
     cached: true,
-    engineVersion: rec.engine_version,
-    lintValid: rec.lint_valid,
-    lintIssues: rec.lint_issues,
+    engine_version: rec.engine_version,
+    lint_valid: rec.lint_valid,
+    lint_issues: rec.lint_issues,
     diagnostics: [],
   };
 }
@@ -253,14 +253,14 @@ export async function auditBundle(dir: string, opts: AuditOptions = {}): Promise
   const report: AuditReport = {
     key,
     path,
-    bundleHash: loaded.bundleHash,
+    bundle_hash: loaded.bundleHash,
     verdict,
     counts,
     findings,
     cached: false,
-    engineVersion: ENGINE_VERSION,
-    lintValid,
-    lintIssues,
+    engine_version: ENGINE_VERSION,
+    lint_valid: lintValid,
+    lint_issues: lintIssues,
     diagnostics,
   };
   if (cache) {

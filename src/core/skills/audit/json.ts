@@ -16,7 +16,7 @@ export function auditJson(report: AuditReport): Record<string, unknown> {
     ok: report.verdict !== "block",
     key: report.key,
     path: report.path,
-    bundle_hash: report.bundleHash,
+    bundle_hash: report.bundle_hash,
     verdict: report.verdict,
     counts: report.counts,
     findings: report.findings,

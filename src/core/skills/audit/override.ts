@@ -33,8 +33,8 @@ export function blockedError(key: string, report: AuditReport) {
   return forbidden(
     `Skill '${key}' blocked by security audit (${critical.length} critical finding(s)): ${critical.slice(0, 3).map(formatFinding).join("; ")}`,
     {
-      hint: `bundle sha256 ${report.bundleHash}; to install it anyway after reviewing every finding, re-run with --security-override ${report.bundleHash}`,
-      details: { bundle_hash: report.bundleHash, findings: strings },
+      hint: `bundle sha256 ${report.bundle_hash}; to install it anyway after reviewing every finding, re-run with --security-override ${report.bundle_hash}`,
+      details: { bundle_hash: report.bundle_hash, findings: strings },
     },
   );
 }
@@ -47,9 +47,9 @@ export type OverrideDecision = "not_needed" | "needs_approval";
  */
 export function checkOverride(report: AuditReport, overrideHash: string): OverrideDecision {
   if (report.verdict !== "block") return "not_needed";
-  if (overrideHash !== report.bundleHash)
-    throw forbidden(`security override does not match this bundle (sha256 ${report.bundleHash})`, {
-      details: { bundle_hash: report.bundleHash },
+  if (overrideHash !== report.bundle_hash)
+    throw forbidden(`security override does not match this bundle (sha256 ${report.bundle_hash})`, {
+      details: { bundle_hash: report.bundle_hash },
     });
   return "needs_approval";
 }
@@ -57,7 +57,7 @@ export function checkOverride(report: AuditReport, overrideHash: string): Overri
 /** The record stored in the lock after approval (step 3). */
 export function makeOverride(report: AuditReport, approvedAt: string): SecurityOverride {
   return {
-    bundle_hash: report.bundleHash,
+    bundle_hash: report.bundle_hash,
     approved_at: approvedAt,
     engine_version: ENGINE_VERSION,
     findings: report.findings.map(formatFinding),
@@ -67,7 +67,7 @@ export function makeOverride(report: AuditReport, approvedAt: string): SecurityO
 export interface OverrideStatus {
   valid: boolean;
   /** The bundle hash on disk now. */
-  bundleHash: string;
+  bundle_hash: string;
 }
 
 /** Step 4: an override holds only while the installed bundle hash equals the approved one. */
@@ -78,7 +78,7 @@ export async function verifyOverride(
   const bundleHash = await computeBundleHash(dir);
   return {
     valid: override != null && HASH.test(override.bundle_hash) && override.bundle_hash === bundleHash,
-    bundleHash,
+    bundle_hash: bundleHash,
   };
 }
 

@@ -142,14 +142,14 @@ describe("cache", () => {
       expect(rec).toMatchObject({
         key: "s",
         kind: "skill",
-        bundle_hash: first.bundleHash,
+        bundle_hash: first.bundle_hash,
         verdict: "warn",
         approval_required: true,
         scanned_at: "2026-01-02T03:04:05Z",
         engine_version: "lemon-audit-1",
         lint_valid: true,
       });
-      expect(rec.audit_fingerprint).toBe(auditFingerprint(first.bundleHash, 2));
+      expect(rec.audit_fingerprint).toBe(auditFingerprint(first.bundle_hash, 2));
       const second = await auditBundle(dir, { cacheFile });
       expect(second.cached).toBe(true);
       expect(second.findings).toEqual(first.findings);
@@ -157,7 +157,7 @@ describe("cache", () => {
       await writeFile(join(dir, "notes.txt"), "new file\n");
       const third = await auditBundle(dir, { cacheFile });
       expect(third.cached).toBe(false);
-      expect(third.bundleHash).not.toBe(first.bundleHash);
+      expect(third.bundle_hash).not.toBe(first.bundle_hash);
     });
   });
 
@@ -171,7 +171,7 @@ describe("cache", () => {
       expect((await auditBundle(dir, { cacheFile })).cached).toBe(false);
       const [a] = await auditBundles([dir], { cacheFile });
       expect(a!.cached).toBe(true);
-      expect(a!.bundleHash).toBe(r.bundleHash);
+      expect(a!.bundle_hash).toBe(r.bundle_hash);
       const cache = await AuditCache.open(cacheFile);
       cache.remove("skill", "s");
       await cache.flush();
@@ -190,23 +190,23 @@ describe("security override (install.md §8)", () => {
         "Skill 's' blocked by security audit (1 critical finding(s)): [critical] remote_exec:",
       );
       expect(err.hint).toBe(
-        `bundle sha256 ${r.bundleHash}; to install it anyway after reviewing every finding, re-run with --security-override ${r.bundleHash}`,
+        `bundle sha256 ${r.bundle_hash}; to install it anyway after reviewing every finding, re-run with --security-override ${r.bundle_hash}`,
       );
-      expect(err.details).toMatchObject({ bundle_hash: r.bundleHash });
+      expect(err.details).toMatchObject({ bundle_hash: r.bundle_hash });
       expect(() => parseOverrideHash("ABC")).toThrow(/64-character/);
-      expect(parseOverrideHash(r.bundleHash)).toBe(r.bundleHash);
+      expect(parseOverrideHash(r.bundle_hash)).toBe(r.bundle_hash);
       expect(() => checkOverride(r, "0".repeat(64))).toThrow(
-        `security override does not match this bundle (sha256 ${r.bundleHash})`,
+        `security override does not match this bundle (sha256 ${r.bundle_hash})`,
       );
-      expect(checkOverride(r, r.bundleHash)).toBe("needs_approval");
+      expect(checkOverride(r, r.bundle_hash)).toBe("needs_approval");
       const o = makeOverride(r, "2026-01-01T00:00:00Z");
-      expect(o).toMatchObject({ bundle_hash: r.bundleHash, engine_version: "lemon-audit-1" });
+      expect(o).toMatchObject({ bundle_hash: r.bundle_hash, engine_version: "lemon-audit-1" });
       expect((await verifyOverride(dir, o)).valid).toBe(true);
       await writeFile(join(dir, "scripts", "x.sh"), "echo changed\n");
       const after = await verifyOverride(dir, o);
       expect(after.valid).toBe(false);
-      expect(after.bundleHash).not.toBe(r.bundleHash);
-      expect(checkOverride(await auditBundle(dir), r.bundleHash)).toBe("not_needed");
+      expect(after.bundle_hash).not.toBe(r.bundle_hash);
+      expect(checkOverride(await auditBundle(dir), r.bundle_hash)).toBe("not_needed");
     });
   });
 });
