@@ -11,7 +11,7 @@ import { notFound } from "../errors.ts";
 import type { Scope } from "../paths.ts";
 import { maskSecrets } from "../skills/audit/rules/secrets.ts";
 import { redactUrl } from "../text.ts";
-import { effectiveServers, type EffectiveServer } from "./effective.ts";
+import { effectiveServers, serverSummary, type EffectiveServer } from "./effective.ts";
 import type { EffectiveView } from "./index.ts";
 import type { McpConfigOptions } from "./settings.ts";
 
@@ -65,15 +65,8 @@ export function serverDetails(s: EffectiveServer, diagnostics: Diagnostic[] = []
   const stdio = s.type === "stdio";
   const project = s.source.endsWith(":project");
   return {
-    name: s.name,
-    source: s.source,
+    ...serverSummary(s),
     file: s.server.file ?? null,
-    type: s.type,
-    enabled: s.enabled,
-    disabled_by: s.disabled_by,
-    approval: s.approval,
-    shadowed: s.shadowed,
-    warnings: s.warnings,
     command: stdio ? (e.command ?? null) : null,
     args: stdio ? maskArgs(e.args ?? []) : null,
     cwd: stdio ? (e.cwd ?? null) : null,

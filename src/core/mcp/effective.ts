@@ -125,3 +125,17 @@ export async function effectiveServers(ctx: LemonContext, opts: McpConfigOptions
     global: loaded.global,
   };
 }
+
+/** What `list --all` shows of an effective server (cli.md §3.2): never its command, URL or values. */
+export function serverSummary(s: EffectiveServer) {
+  return {
+    name: s.name,
+    source: s.source,
+    type: s.type,
+    enabled: s.enabled,
+    disabled_by: s.disabled_by,
+    approval: s.approval,
+    shadowed: s.shadowed,
+    warnings: s.warnings,
+  };
+}

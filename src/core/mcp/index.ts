@@ -8,7 +8,7 @@ import { conflict, invalidParams, notFound } from "../errors.ts";
 import type { Diagnostic } from "../diagnostics.ts";
 import type { Scope } from "../paths.ts";
 import type { AddResult, RemoveResult, ToggleResult } from "./edit.ts";
-import { effectiveServers, type EffectiveSet } from "./effective.ts";
+import { effectiveServers, serverSummary, type EffectiveSet } from "./effective.ts";
 import { readLemonFile, rawEntries, targetFile } from "./lemon-sources.ts";
 import type { McpServerDetails } from "./details.ts";
 import { isValidServerName, NAME_MESSAGE } from "./names.ts";
@@ -146,16 +146,7 @@ export function effectiveView(set: EffectiveSet, scope: Scope): McpEffectiveList
     scope,
     disabled: set.disabled,
     enabled: set.enabled,
-    effective: set.servers.map((s) => ({
-      name: s.name,
-      source: s.source,
-      type: s.type,
-      enabled: s.enabled,
-      disabled_by: s.disabled_by,
-      approval: s.approval,
-      shadowed: s.shadowed,
-      warnings: s.warnings,
-    })),
+    effective: set.servers.map(serverSummary),
     diagnostics: set.diagnostics,
   };
 }
