@@ -246,6 +246,18 @@ describe("listings say what they do not show", () => {
     expect((await box.cli(["mcp", "list", "--json"])).stderr).toBe("");
   });
 
+  test("lemon's own servers never count as other tools: unnamed entries and the global file", async () => {
+    await using box = await sandbox();
+    await box.write(
+      join(box.project, ".lemon", "mcp.json"),
+      JSON.stringify({ servers: [{ command: "uvx", args: ["mcp-server-git"] }] }),
+    );
+    expect((await box.cli(["mcp", "add", "g", "--stdio", "y", "--global"])).code).toBe(0);
+    const r = await box.cli(["mcp", "list"]);
+    expect(r.stdout).toContain("#0");
+    expect(r.stderr).toBe("");
+  });
+
   test("skill list --all shows an invalid skill's whole message and its path", async () => {
     await using box = await sandbox();
     const long = `${"x".repeat(70)}: y`;

@@ -50,7 +50,8 @@ function printAll(io: CliIo, l: McpEffectiveListing, quiet: boolean): void {
 async function fromElsewhere(api: McpConfigApi, l: McpFileListing, global: boolean): Promise<number> {
   const own = new Set(l.servers.flatMap((s) => (s.name !== undefined ? [s.name] : [])));
   const all = await api.list({ global, all: true });
-  return all.effective.filter((s) => !own.has(s.name)).length;
+  // Only imports count: lemon's own sources (`lemon:*`, unnamed entries included) are not "other tools".
+  return all.effective.filter((s) => !s.source.startsWith("lemon:") && !own.has(s.name)).length;
 }
 
 export default defineCommand({
