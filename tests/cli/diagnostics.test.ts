@@ -24,6 +24,23 @@ describe("diagnostics in human output (cli.md §1.2)", () => {
     }
   });
 
+  test("a .lemon that is a file is a warning of skill and mcp listings, not silence", async () => {
+    await using box = await sandbox();
+    const state = join(box.project, ".lemon");
+    await box.write(state, "not a directory\n");
+    const line = `warn: ${state}: not a directory: lemon's state files there are ignored`;
+    for (const argv of [
+      ["skill", "list"],
+      ["mcp", "list"],
+      ["mcp", "list", "--all"],
+    ]) {
+      const r = await box.cli(argv);
+      expect([argv, r.code, warnLines(r.stderr)]).toEqual([argv, 0, [line]]);
+      const json = JSON.parse((await box.cli([...argv, "--json"])).stdout);
+      expect(json.diagnostics.map((d: { code: string }) => d.code)).toContain("state_dir_not_directory");
+    }
+  });
+
   test("at most 20 lines, then a pointer to --json", async () => {
     await using box = await sandbox();
     for (let i = 0; i < 23; i++)

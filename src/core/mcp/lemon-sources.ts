@@ -5,7 +5,9 @@
  * a wrong top level skips the whole source with a diagnostic; a bad entry skips only itself.
  */
 import type { LemonContext } from "../context.ts";
+import { dirname } from "node:path";
 import { diagnostic, type Diagnostic } from "../diagnostics.ts";
+import { stateDirProblem } from "../fsx/state-dir.ts";
 import { scopePathsFor, type Scope } from "../paths.ts";
 import { firstFailure } from "../schema/first-failure.ts";
 import { isMcpEnvServers, isMcpJson, McpEnvServersData, McpJsonData } from "../schema/mcp-json.checks.js";
@@ -91,7 +93,11 @@ export async function readLemonFile(file: string, label: LemonSourceLabel): Prom
   const diagnostics: Diagnostic[] = [];
   const base = { file, label, diagnostics };
   const r = await readCapped(file);
-  if (r.kind === "missing") return { ...base, exists: false, invalid: null, doc: null, servers: [] };
+  if (r.kind === "missing") {
+    const dirProblem = stateDirProblem(dirname(file), label);
+    if (dirProblem) diagnostics.push(dirProblem);
+    return { ...base, exists: false, invalid: null, doc: null, servers: [] };
+  }
   if (r.kind === "error") {
     diagnostics.push(diagnostic("error", "read_error", r.reason, { path: file, source: label }));
     return { ...base, exists: true, invalid: r.reason, doc: null, servers: [] };

@@ -9,6 +9,7 @@ import { resolve } from "node:path";
 import { withCwd, withTools, type LemonContext } from "../context.ts";
 import type { Diagnostic } from "../diagnostics.ts";
 import { invalidParams, notFound } from "../errors.ts";
+import { stateDirProblem } from "../fsx/state-dir.ts";
 import { resolvePaths, type LemonPaths, type Scope } from "../paths.ts";
 import type { AuditReport } from "./audit/engine.ts";
 import type { Discovery, RecordCache, ScopeLoad, View } from "./catalog.ts";
@@ -209,7 +210,9 @@ export class SkillRegistry {
     const entries = [...discovery.effective.values()]
       .map((r) => toEntry(r, ctx, disabled, undefined, bins))
       .sort(byKey);
-    return { ctx, paths, discovery, entries, diagnostics: [...discovery.diagnostics, ...settings.diagnostics] };
+    const stateDir = view !== "global" ? stateDirProblem(paths.project.stateDir) : null;
+    const diagnostics = [...(stateDir ? [stateDir] : []), ...discovery.diagnostics, ...settings.diagnostics];
+    return { ctx, paths, discovery, entries, diagnostics };
   }
 
   /** A scope's load from its search snapshot when the relevance store proves it current; else null. */
