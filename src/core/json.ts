@@ -64,7 +64,8 @@ function syntaxReason(err: unknown, jsonc: boolean): string {
   const first = err instanceof Error ? (err.message.split("\n")[0] ?? "") : "";
   const detail = first
     .replace(/^JSONC? Parse error:\s*/i, "")
-    .replace(/"[^"]*"|'[^']*'|`[^`]*`/g, "")
+    // Quoted grammar punctuation is the parser's own; any other quoted token may come from the file.
+    .replace(/(["'`])([^"'`]*)\1/g, (m, _q: string, inner: string) => (/^[{}[\]:,]$/.test(inner) ? m : "…"))
     .replace(/\s+/g, " ")
     .trim();
   const label = jsonc ? "invalid JSONC" : "invalid JSON";

@@ -164,6 +164,12 @@ describe("parseJson: syntax errors", () => {
     expect(failure("{a: 1}", true).reason).toStartWith("invalid JSONC");
     expect(failure("{a: 1}", true).reason).not.toContain('"a"');
   });
+
+  test("the parser's own punctuation stays, so the reason says what was expected", () => {
+    expect(failure("{bad").reason).toBe("invalid JSON (Expected '}')");
+    expect(failure('{"a" 1}').reason).toBe("invalid JSON (Expected ':' before value in object property definition)");
+    expect(failure('{"a": "x" "secret"}').reason).not.toContain("secret");
+  });
 });
 
 describe("parseJson: speed", () => {
