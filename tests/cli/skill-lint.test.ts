@@ -44,6 +44,17 @@ describe("lemon skill lint (skills.md §15.1)", () => {
     });
   });
 
+  test("overlapping PATHs lint each skill once", async () => {
+    await using box = await sandbox();
+    await box.skill(join(box.root, "skills"), "clean", {
+      name: "clean",
+      description: "A perfectly clean skill for lint tests.",
+    });
+    const r = await lint(box, join(box.root, "skills"), join(box.root, "skills/clean"));
+    expect(r.doc.results.map((x) => x.key)).toEqual(["clean"]);
+    expect(r.doc.summary.skills).toBe(1);
+  });
+
   test("every manifest and body rule has its code and severity", async () => {
     await using box = await sandbox();
     const dir = join(box.root, "skills");

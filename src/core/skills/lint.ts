@@ -218,6 +218,7 @@ export async function lintRun(
     for (const d of target.dirs) results.push(await lintSkillDir(d, opts));
     return summarise(results, opts.strict === true);
   }
+  const seen = new Set<string>();
   for (const raw of target.paths) {
     const abs = resolve(target.cwd, raw);
     const listed = listPath(abs);
@@ -232,7 +233,12 @@ export async function lintRun(
     }
     // The audit's rule for a PATH, checked before anything is expanded: `lint /` is refused, not walked.
     if (!(await holdsSkillFile(abs, { followLinks: true }))) throw notSkillDirectory(abs);
-    for (const d of expandLintPath(abs, listed.names)) results.push(await lintSkillDir(d, opts));
+    // Overlapping PATHs (`lint skills skills/a`) lint each skill once.
+    for (const d of expandLintPath(abs, listed.names)) {
+      if (seen.has(resolve(d))) continue;
+      seen.add(resolve(d));
+      results.push(await lintSkillDir(d, opts));
+    }
   }
   return summarise(results, opts.strict === true);
 }
