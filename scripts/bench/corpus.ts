@@ -11,9 +11,7 @@ import { join, resolve } from "node:path";
 const REPO = resolve(import.meta.dir, "..", "..");
 
 /** The one line every benchmark and test prints when it has no corpus. */
-export const CORPUS_HINT =
-  "no skills corpus: set LEMON_CORPUS to a folder of skills laid out <source>/<key>/SKILL.md " +
-  "(or place one at ../shared/corpus/skills beside the repository)";
+export const CORPUS_HINT = "no skills corpus: set LEMON_CORPUS to a folder of skills laid out <source>/<key>/SKILL.md";
 
 function isDir(p: string): boolean {
   return statSync(p, { throwIfNoEntry: false })?.isDirectory() === true;

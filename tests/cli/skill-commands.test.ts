@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { chmod, mkdir, symlink } from "node:fs/promises";
 import { join } from "node:path";
+import { lemonAsNobody } from "../support/unprivileged.ts";
 import { sandbox, type Sandbox } from "../support/sandbox.ts";
 
 async function fixture(box: Sandbox) {
@@ -362,21 +363,10 @@ describe("browse, inspect, check, enable/disable, prompt", () => {
     await chmod(unreadable, 0o000);
     // Root ignores modes, so the run happens as an unprivileged user (skills.md: tests run as root).
     await chmod(box.root, 0o755);
-    const r = Bun.spawnSync(
-      [
-        "setpriv",
-        "--reuid=65534",
-        "--regid=65534",
-        "--clear-groups",
-        process.execPath,
-        join(import.meta.dir, "../../src/cli/main.ts"),
-        "skill",
-        "list",
-        "--all",
-        "--json",
-      ],
-      { cwd: box.project, env: { ...box.env, HOME: box.home } },
-    );
+    const r = lemonAsNobody(["skill", "list", "--all", "--json"], {
+      cwd: box.project,
+      env: { ...box.env, HOME: box.home },
+    });
     await chmod(join(root, "locked-cat"), 0o755);
     expect(r.exitCode).toBe(0);
     const doc = JSON.parse(r.stdout.toString());

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { mkdir, symlink } from "node:fs/promises";
 import { join } from "node:path";
+import { lemonAsNobody } from "../support/unprivileged.ts";
 import { sandbox, type Sandbox } from "../support/sandbox.ts";
 
 interface Issue {
@@ -214,21 +215,7 @@ describe("lemon skill lint (skills.md §15.1)", () => {
     await chmod(skill, 0o311);
     await chmod(join(skill, "SKILL.md"), 0o644);
     await chmod(box.root, 0o755);
-    const r = Bun.spawnSync(
-      [
-        "setpriv",
-        "--reuid=65534",
-        "--regid=65534",
-        "--clear-groups",
-        process.execPath,
-        join(import.meta.dir, "../../src/cli/main.ts"),
-        "skill",
-        "lint",
-        "--json",
-        "--no-audit",
-      ],
-      { cwd: box.project, env: { ...box.env } },
-    );
+    const r = lemonAsNobody(["skill", "lint", "--json", "--no-audit"], { cwd: box.project, env: { ...box.env } });
     await chmod(skill, 0o755);
     expect(r.stderr.toString()).toBe("");
     expect(r.exitCode).toBe(1);
@@ -243,22 +230,7 @@ describe("lemon skill lint (skills.md §15.1)", () => {
     await mkdir(dir, { mode: 0o000 });
     const { chmod } = await import("node:fs/promises");
     await chmod(box.root, 0o755);
-    const r = Bun.spawnSync(
-      [
-        "setpriv",
-        "--reuid=65534",
-        "--regid=65534",
-        "--clear-groups",
-        process.execPath,
-        join(import.meta.dir, "../../src/cli/main.ts"),
-        "skill",
-        "lint",
-        dir,
-        "--json",
-        "--no-audit",
-      ],
-      { cwd: box.root, env: { ...box.env } },
-    );
+    const r = lemonAsNobody(["skill", "lint", dir, "--json", "--no-audit"], { cwd: box.root, env: { ...box.env } });
     expect(r.exitCode).toBe(1);
     const doc = JSON.parse(r.stdout.toString());
     expect(doc.results[0].issues[0].code).toBe("directory_unreadable");

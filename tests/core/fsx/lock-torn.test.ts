@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { acquireLock, TORN_GRACE_MS } from "../../../src/core/fsx/lock.ts";
 import { LemonError } from "../../../src/core/errors.ts";
 import { sandbox } from "../../support/sandbox.ts";
+import { raceForLock } from "./race.ts";
 
 const LOCK_TS = join(import.meta.dir, "../../../src/core/fsx/lock.ts");
 
@@ -63,35 +64,8 @@ describe("torn lock directories", () => {
   test("several processes recovering one torn lock: exactly one holds it at a time", async () => {
     await using box = await sandbox();
     const file = join(box.root, "skills.json");
-    const log = join(box.root, "log");
-    await writeFile(log, "");
     await tornLock(file, "", OLD);
-    const script = await box.write(
-      "worker.ts",
-      `
-import { appendFileSync } from "node:fs";
-import { acquireLock } from ${JSON.stringify(LOCK_TS)};
-const [file, log] = process.argv.slice(2);
-for (let round = 0; round < 3; round++) {
-  const lock = await acquireLock(file, { timeoutMs: 20000, command: "race" });
-  appendFileSync(log, "enter " + process.pid + "\\n");
-  await Bun.sleep(3);
-  appendFileSync(log, "leave " + process.pid + "\\n");
-  await lock.release();
-}
-`,
-    );
-    const children = [1, 2, 3, 4].map(() =>
-      Bun.spawn([process.execPath, script, file, log], { stdout: "ignore", stderr: "inherit", cwd: box.root }),
-    );
-    expect(await Promise.all(children.map((c) => c.exited))).toEqual([0, 0, 0, 0]);
-    const lines = readFileSync(log, "utf8").trim().split("\n");
-    expect(lines.length).toBe(24);
-    for (let i = 0; i < lines.length; i += 2) {
-      expect(lines[i]).toStartWith("enter ");
-      expect(lines[i + 1]).toBe(lines[i]!.replace("enter", "leave"));
-    }
-    expect(existsSync(`${file}.lock`)).toBe(false);
+    await raceForLock(box, file);
     expect(leftovers(box.root)).toEqual([]);
   }, 30000);
 

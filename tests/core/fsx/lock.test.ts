@@ -7,6 +7,7 @@ import { acquireLock, type LockOwner } from "../../../src/core/fsx/lock.ts";
 import { isoSeconds } from "../../../src/core/fsx/atomic.ts";
 import type { LemonError } from "../../../src/core/errors.ts";
 import { sandbox } from "../../support/sandbox.ts";
+import { raceForLock } from "./race.ts";
 
 /** Above the largest pid Linux hands out (2^22). */
 const DEAD = 2 ** 22 + 12345;
@@ -126,40 +127,11 @@ describe("lock directories", () => {
 });
 
 describe("stale lock recovery across processes", () => {
-  const LOCK_TS = join(import.meta.dir, "../../../src/core/fsx/lock.ts");
-  /** Takes the lock, logs enter/leave around a short critical section, releases. */
-  const WORKER = `
-import { appendFileSync } from "node:fs";
-import { acquireLock } from ${JSON.stringify(LOCK_TS)};
-const [file, log] = process.argv.slice(2);
-for (let round = 0; round < 3; round++) {
-  const lock = await acquireLock(file, { timeoutMs: 20000, command: "race" });
-  appendFileSync(log, "enter " + process.pid + "\\n");
-  await Bun.sleep(5);
-  appendFileSync(log, "leave " + process.pid + "\\n");
-  await lock.release();
-}
-`;
-
   test("writers racing for one stale lock take it one at a time", async () => {
     await using box = await sandbox();
     const file = join(box.root, "skills.json");
-    const log = join(box.root, "log");
-    await writeFile(log, "");
     await ownedLock(file, { pid: DEAD, host: hostname(), started_at: "2026-01-01T00:00:00Z", command: "x" });
-    const script = await box.write("worker.ts", WORKER);
-    const children = [1, 2, 3, 4].map(() =>
-      Bun.spawn([process.execPath, script, file, log], { stdout: "ignore", stderr: "inherit", cwd: box.root }),
-    );
-    expect(await Promise.all(children.map((c) => c.exited))).toEqual([0, 0, 0, 0]);
-    const lines = readFileSync(log, "utf8").trim().split("\n");
-    expect(lines.length).toBe(24);
-    // Mutual exclusion: every enter is followed by the same process's leave.
-    for (let i = 0; i < lines.length; i += 2) {
-      expect(lines[i]).toStartWith("enter ");
-      expect(lines[i + 1]).toBe(lines[i]!.replace("enter", "leave"));
-    }
-    expect(existsSync(`${file}.lock`)).toBe(false);
+    await raceForLock(box, file);
     expect(readdirSync(box.root).filter((n) => n.includes(".stale-"))).toEqual([]);
   }, 30000);
 });
