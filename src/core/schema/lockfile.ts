@@ -43,11 +43,7 @@ export const SecurityOverride = Type.Object({
 });
 export type SecurityOverride = Static<typeof SecurityOverride>;
 
-/**
- * Every field of a record in §6 order, each with its own schema. `agent` is null only when a
- * file names a root this lemon does not know: such a record matches no location (a missing
- * `agent` reads as `lemon`, see skills/lockfile.ts).
- */
+/** Every field of a record in §6 order, each with its own schema. */
 export const LOCK_RECORD_FIELDS = {
   key: Type.String(),
   source_kind: Nullable(Literals(SOURCE_KINDS)),
@@ -68,7 +64,7 @@ export const LOCK_RECORD_FIELDS = {
   audit_engine_version: Nullable(Type.String()),
   audit_approval: Nullable(AuditApproval),
   security_override: Nullable(SecurityOverride),
-  agent: Nullable(Literals(LOCK_AGENTS)),
+  agent: Literals(LOCK_AGENTS),
 } as const;
 
 export const LockRecord = Type.Object(LOCK_RECORD_FIELDS, { additionalProperties: true });

@@ -60,20 +60,22 @@ const isKey = (key: string) => keyProblem(key) === null;
 /**
  * One record read leniently: each field that fails its schema reads as its fallback (null, `[]`
  * for findings). The map key is the record's identity: a `key` field that disagrees is ignored,
- * since lookups, installs and removals all go by the map key. A missing `agent` is `lemon`; an
- * agent this lemon does not know is null and matches no location.
+ * since lookups, installs and removals all go by the map key. A missing (or null) `agent` is
+ * `lemon`; a record naming a root this lemon does not know is null: it describes no location
+ * lemon reads, so it is not read at all (and kept as it was on rewrite).
  */
-function normalizeRecord(key: string, raw: unknown): LockRecord {
+function normalizeRecord(key: string, raw: unknown): LockRecord | null {
   const rec = emptyRecord(key);
   if (!isObject(raw)) return rec;
   const out = rec as unknown as JsonObject;
   for (const [field, check] of lockRecordChecks) {
-    if (field === "key") continue;
-    if (!Object.hasOwn(raw, field)) continue;
+    if (field === "key" || !Object.hasOwn(raw, field)) continue;
     const v = raw[field];
     if (check(v)) out[field] = v;
-    else if (field === "audit_findings") out[field] = Array.isArray(v) ? v.filter((s) => typeof s === "string") : [];
-    else out[field] = field === "agent" && v === null ? "lemon" : null;
+    else if (field === "agent") {
+      if (v !== null) return null;
+    } else if (field === "audit_findings") out[field] = Array.isArray(v) ? v.filter((s) => typeof s === "string") : [];
+    else out[field] = null;
   }
   return rec;
 }
@@ -101,7 +103,8 @@ function parseLock(text: string): Parsed {
   const rawSkills = isObject(raw.skills) ? raw.skills : {};
   for (const [key, value] of Object.entries(rawSkills)) {
     // A key no skill can have matches no entry; it is kept on rewrite but never read.
-    if (isKey(key)) put(skills, key, normalizeRecord(key, value));
+    const rec = isKey(key) ? normalizeRecord(key, value) : null;
+    if (rec !== null) put(skills, key, rec);
   }
   return { doc: { version: 1, skills }, raw };
 }
@@ -161,8 +164,8 @@ function merge(before: Parsed, next: LockDoc): JsonObject {
   const rawSkills = isObject(before.raw.skills) ? before.raw.skills : {};
   const skills: JsonObject = {};
   const keys = new Set(Object.keys(next.skills));
-  // Entries the read could not use (keys no skill can have) stay as they were.
-  for (const k of Object.keys(rawSkills)) if (!isKey(k)) keys.add(k);
+  // Entries the read could not use (keys no skill can have, unknown roots) stay as they were.
+  for (const k of Object.keys(rawSkills)) if (!Object.hasOwn(before.doc.skills, k)) keys.add(k);
   for (const k of [...keys].sort()) {
     const rec = Object.hasOwn(next.skills, k) ? next.skills[k] : undefined;
     const raw = rawSkills[k];
