@@ -12,6 +12,7 @@ import { renderRelevantBlock } from "./skills/prompt.ts";
 import type { AuditReport } from "./skills/audit/engine.ts";
 import type { SearchResult } from "./skills/search/search.ts";
 import type { McpAppConfig, McpConfigApi, ValidateResult } from "./mcp/index.ts";
+import type { AgentsConfig, DeepPartialSkills } from "./skills/skills-config.ts";
 import { validateEntries } from "./mcp/validate.ts";
 import { checkArg, checkOptions, LemonError, toLemonError, type ArgKind } from "./errors.ts";
 import { internals } from "./internals.ts";
@@ -19,7 +20,7 @@ import { internals } from "./internals.ts";
 /** What `createLemon` takes (cli.md §7): the context options plus configuration and the curator. */
 export interface LemonOptions extends ContextOptions {
   /** The `config.toml` settings as options; a key given here wins over the file. */
-  config?: { mcp?: McpAppConfig };
+  config?: { mcp?: McpAppConfig; skills?: DeepPartialSkills; agents?: AgentsConfig };
   /** Read `<agentDir>/config.toml` (default true). */
   readConfigFile?: boolean;
   /**
