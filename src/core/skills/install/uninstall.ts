@@ -1,19 +1,34 @@
 /**
  * @module skills/install/uninstall
- * `skill remove` (install.md §10): only skills lemon installed, in the recorded root, removed by
- * rename under the lockfile lock so a failure puts everything back.
+ * `skill remove` (install.md §10): only skills lemon manages (its own root of the scope, or the
+ * root the lock records for an `--agent` install), removed by rename under the lockfile lock so
+ * that a failure, or a process killed half-way, puts the directory and the records back.
  */
+import { existsSync, readdirSync, renameSync } from "node:fs";
+import { readdir, rename, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import type { LemonContext } from "../../context.ts";
-import { LemonError } from "../../errors.ts";
-import type { Scope } from "../../paths.ts";
-import type { ApproveArg } from "./update.ts";
+import { conflict, forbidden, invalidParams, LemonError, notFound } from "../../errors.ts";
+import { randomHex } from "../../fsx/atomic.ts";
+import { holdPath, releasePath } from "../../fsx/cleanup.ts";
+import { readRegularFile } from "../../fsx/regular-file.ts";
+import { parseJson } from "../../json.ts";
+import { scopePathsFor, type Scope } from "../../paths.ts";
+import { decodeUtf8 } from "../../text.ts";
+import { auditCacheFile } from "../audit/target.ts";
+import { readLockfile, updateLockfile, type LockDoc, type LockRecord } from "../lockfile.ts";
+import { resolveRoots } from "../roots.ts";
+import { escapeKey, keyProblem } from "../skill-key.ts";
+import { type Approver, requestApproval } from "./approval.ts";
+import { putAuditRecord, restoreAuditRecord, type PreviousAuditRecord } from "./audit-record.ts";
+import { assertWritableRoot, destinationRoot, occupied } from "./destination.ts";
 
 export interface UninstallRequest {
   /** Project scope when false; default global. */
   global: boolean;
   /** Needed to remove a pinned skill. */
   force: boolean;
-  approve: ApproveArg;
+  approve: Approver;
 }
 
 /** cli.md §2.14 JSON without `ok`; `path` = the removed directory. */
@@ -24,10 +39,237 @@ export interface UninstallResult {
   removed: true;
 }
 
-export async function uninstallSkill(
-  _ctx: LemonContext,
-  _key: string,
-  _req: UninstallRequest,
-): Promise<UninstallResult> {
-  throw new LemonError("UNAVAILABLE", "'lemon skill remove' is not available in this version");
+/** A key is a directory name: INVALID_PARAMS for anything that could step out of a root. */
+export function assertSkillKey(key: string): void {
+  if (typeof key !== "string" || key === "" || key === "." || key === ".." || /[/\\\0]/.test(key))
+    throw invalidParams(`invalid skill key '${escapeKey(String(key))}'`);
+  const problem = keyProblem(key);
+  if (problem !== null) throw invalidParams(problem);
+}
+
+/** The record of `key`, or null (the skills map has no prototype, but a hostile file could still say `__proto__`). */
+export function recordOf(doc: LockDoc, key: string): LockRecord | null {
+  return Object.hasOwn(doc.skills, key) ? (doc.skills[key] ?? null) : null;
+}
+
+/** The lock of a scope as read for a write: an invalid file refuses the operation (install.md §6). */
+export async function readLockForWrite(file: string): Promise<LockDoc> {
+  const read = await readLockfile(file);
+  if (!read.ok) throw conflict(`refusing to overwrite invalid ${file}: ${read.reason}`);
+  return read.doc;
+}
+
+/** The root a record's skill lives in: its `agent` root of the scope (install.md §4.8). */
+export function recordedRoot(ctx: LemonContext, scope: Scope, rec: LockRecord | null): string {
+  return destinationRoot(ctx, scope, rec?.agent ?? "lemon");
+}
+
+/**
+ * The usage sidecar's pin (skills.md §12), read tolerantly: another module owns that file, and a
+ * file that does not parse pins nothing (the operation approval still stands in the way).
+ */
+function isPinned(file: string, key: string): boolean {
+  const read = readRegularFile(file, 8 * 1024 * 1024);
+  if (!read.ok) return false;
+  const text = decodeUtf8(read.bytes);
+  if (text === null) return false;
+  try {
+    const doc = parseJson(text) as { skills?: Record<string, { lifecycle_state?: unknown }> } | null;
+    const skills = doc?.skills;
+    if (typeof skills !== "object" || skills === null || !Object.hasOwn(skills, key)) return false;
+    return skills[key]?.lifecycle_state === "pinned";
+  } catch {
+    return false;
+  }
+}
+
+/** Where a skill with this key sits in any root of either scope (for the FORBIDDEN message), or null. */
+function foundElsewhere(ctx: LemonContext, key: string): string | null {
+  const { project, global } = resolveRoots(ctx);
+  for (const root of [...project, ...global]) {
+    if (!root.exists) continue;
+    if (existsSync(join(root.path, key, "SKILL.md"))) return root.path;
+    let cats: string[];
+    try {
+      cats = readdirSync(root.path).filter((n) => !n.startsWith("."));
+    } catch {
+      continue;
+    }
+    for (const cat of cats) if (existsSync(join(root.path, cat, key, "SKILL.md"))) return join(root.path, cat);
+  }
+  return null;
+}
+
+/** The directory to remove and its root (§10 step 1); FORBIDDEN or NOT_FOUND otherwise. */
+async function locate(
+  ctx: LemonContext,
+  scope: Scope,
+  key: string,
+  rec: LockRecord | null,
+): Promise<{ root: string; dir: string }> {
+  // A record naming a root this lemon does not know (agent null) vouches for no location.
+  if (rec !== null && rec.agent !== null) {
+    const root = recordedRoot(ctx, scope, rec);
+    return { root, dir: join(root, key) };
+  }
+  const root = scopePathsFor(ctx, scope).skillRoot;
+  const dir = join(root, key);
+  if (await occupied(dir)) return { root, dir };
+  const elsewhere = foundElsewhere(ctx, key);
+  if (elsewhere === null) throw notFound(`Skill '${key}' not found`);
+  const other = scopePathsFor(ctx, scope === "global" ? "project" : "global").skillRoot;
+  const hint =
+    elsewhere === other
+      ? `it is installed in the ${scope === "global" ? "project" : "global"} scope; ${scope === "global" ? "add" : "drop"} --local`
+      : undefined;
+  throw forbidden(`Skill '${key}' is not managed by lemon (found in ${elsewhere})`, hint ? { hint } : {});
+}
+
+/**
+ * A test hook: with `LEMON_TEST_PAUSE_AT=<step>` in the context's env, the process writes
+ * `LEMON_TEST_PAUSE_FILE` and waits there, so a test can kill it at exactly that step.
+ */
+export async function pauseAt(ctx: LemonContext, step: string): Promise<void> {
+  if (ctx.env.LEMON_TEST_FAIL_AT === step) throw new LemonError("OPERATION_FAILED", `injected failure at ${step}`);
+  if (ctx.env.LEMON_TEST_PAUSE_AT !== step) return;
+  const marker = ctx.env.LEMON_TEST_PAUSE_FILE;
+  if (marker !== undefined && marker !== "") await writeFile(marker, `${process.pid}\n`);
+  await new Promise(() => {});
+}
+
+const REMOVING = /^\.(.+)\.removing-[0-9a-f]+$/;
+
+/**
+ * Puts back what a killed remove left half-done in `root` (call under the lockfile lock): a
+ * `.<key>.removing-*` dir whose key still has its record (or never had one) and whose place is
+ * free goes back; one whose record is gone was removed for good and is deleted.
+ */
+export async function recoverRemovals(
+  root: string,
+  doc: LockDoc,
+  rootOf: (rec: LockRecord) => string,
+  lemonRoot: string,
+): Promise<void> {
+  let names: string[];
+  try {
+    names = await readdir(root);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const m = REMOVING.exec(name);
+    if (!m) continue;
+    const key = m[1]!;
+    const rec = recordOf(doc, key);
+    const recordHere = rec !== null && rec.agent !== null && rootOf(rec) === root;
+    const dest = join(root, key);
+    // A skill of lemon's root without a record leaves no trace in the lock: it goes back.
+    const unrecorded = rec === null && root === lemonRoot;
+    if ((recordHere || unrecorded) && !(await occupied(dest))) await rename(join(root, name), dest);
+    else if (!recordHere) await rm(join(root, name), { recursive: true, force: true });
+  }
+}
+
+const hasRemovals = (root: string) => {
+  try {
+    return readdirSync(root).some((n) => REMOVING.test(n));
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * Finishes or undoes removals a killed process left in the roots a key may live in (its lemon
+ * root and its recorded root), under the lockfile lock; free when there is nothing to recover.
+ */
+export async function recoverInterrupted(ctx: LemonContext, scope: Scope, key: string): Promise<void> {
+  const paths = scopePathsFor(ctx, scope);
+  const rec = recordOf(await readLockForWrite(paths.lockfile), key);
+  const roots = new Set([paths.skillRoot, ...(rec ? [recordedRoot(ctx, scope, rec)] : [])]);
+  const todo: string[] = [];
+  for (const root of roots) {
+    if (!hasRemovals(root)) continue;
+    // A project root that resolves outside C is never written, not even to put a dir back.
+    const confined = await assertWritableRoot(ctx, scope, root).then(
+      () => true,
+      () => false,
+    );
+    if (confined) todo.push(root);
+  }
+  if (todo.length === 0) return;
+  await updateLockfile(
+    paths.lockfile,
+    scope === "project" ? ctx.cwd : null,
+    async (doc) => {
+      for (const root of todo) await recoverRemovals(root, doc, (r) => recordedRoot(ctx, scope, r), paths.skillRoot);
+      return { next: undefined, result: undefined };
+    },
+    { command: "lemon skill remove" },
+  );
+}
+
+/** Removes an installed skill (install.md §10). */
+export async function uninstallSkill(ctx: LemonContext, key: string, req: UninstallRequest): Promise<UninstallResult> {
+  assertSkillKey(key);
+  const scope: Scope = req.global === false ? "project" : "global";
+  const paths = scopePathsFor(ctx, scope);
+  const confine = scope === "project" ? ctx.cwd : null;
+  await recoverInterrupted(ctx, scope, key);
+  const before = await readLockForWrite(paths.lockfile);
+  const rec = recordOf(before, key);
+  const { root, dir } = await locate(ctx, scope, key, rec);
+  if (!req.force && isPinned(paths.usage, key)) throw conflict(`Skill '${key}' is pinned; use --force`);
+  await requestApproval(req.approve, {
+    kind: "skill_uninstall",
+    key,
+    scope,
+    trustLevel: rec?.trust_level ?? "unknown",
+    source: rec?.source_id ?? dir,
+    destination: dir,
+  });
+  await assertWritableRoot(ctx, scope, root);
+  const auditFile = auditCacheFile(ctx, scope);
+  const removing = join(root, `.${key}.removing-${randomHex(6)}`);
+  let renamed = false;
+  let prevAudit: PreviousAuditRecord | null = null;
+  const putBack = () => {
+    if (renamed) renameSync(removing, dir);
+    renamed = false;
+  };
+  try {
+    await updateLockfile(
+      paths.lockfile,
+      confine,
+      async (doc) => {
+        await recoverRemovals(root, doc, (r) => recordedRoot(ctx, scope, r), paths.skillRoot);
+        const current = recordOf(doc, key);
+        const present = await occupied(dir);
+        // A record whose directory is gone is dropped; a key with neither was removed meanwhile.
+        if (!present && current === null) throw notFound(`Skill '${key}' not found`);
+        if (present) {
+          await rename(dir, removing);
+          renamed = true;
+          holdPath(removing, putBack);
+        }
+        await pauseAt(ctx, "uninstall-renamed");
+        prevAudit = await putAuditRecord(auditFile, key, null);
+        if (current === null) return { next: undefined, result: undefined };
+        const next: LockDoc = { version: 1, skills: doc.skills };
+        delete next.skills[key];
+        return { next, result: undefined };
+      },
+      { command: "lemon skill remove" },
+    );
+  } catch (err) {
+    // Nothing was committed: the lock write is the last step that can fail.
+    const prev: PreviousAuditRecord | null = prevAudit;
+    if (prev !== null) await restoreAuditRecord(prev).catch(() => {});
+    putBack();
+    releasePath(removing);
+    throw err;
+  }
+  releasePath(removing);
+  // The removal is committed; a leftover dot-dir is invisible and the next remove deletes it.
+  if (renamed) await rm(removing, { recursive: true, force: true }).catch(() => {});
+  return { key, scope, path: dir, removed: true };
 }

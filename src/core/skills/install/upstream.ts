@@ -1,16 +1,71 @@
 /**
  * @module skills/install/upstream
- * The upstream identity of an installed skill's source (install.md §9 step 2), per source kind.
+ * The upstream identity of an installed skill's source (install.md §9 step 2), per source kind:
+ * the commit a git ref names now, or the bundle hash of what a local or well-known source holds.
+ * Asking is cheap for git (one ls-remote, no clone), so `update --check` never downloads a tree.
  */
-import { LemonError } from "../../errors.ts";
-import type { FetchOptions } from "./fetch.ts";
+import { existsSync } from "node:fs";
+import { mkdir, rm } from "node:fs/promises";
+import { join } from "node:path";
+import { LemonError, notFound } from "../../errors.ts";
+import { computeBundleHash } from "../bundle.ts";
+import { fetchSource, type FetchOptions } from "./fetch.ts";
+import { remoteCommit } from "./git.ts";
+import { findSkills } from "./select.ts";
 import type { SourceSpec } from "./source.ts";
 
+export interface UpstreamOptions extends FetchOptions {
+  /**
+   * A directory where a private `.fetch-<random>` dir may be created (well_known downloads the
+   * files to hash them); it is removed afterwards. The destination root, so it stays invisible.
+   */
+  scratch: string;
+  /** The installed key: picks the skill when a local source holds several (install.md §4.7). */
+  key: string;
+}
+
 /**
- * git/github: the remote commit (peeled tag) of the spec's ref or HEAD; local: the source's bundle
- * hash; well_known: the bundle hash of a fresh fetch (into a private temp dir under `scratch`).
- * registry/hermes: UNAVAILABLE.
+ * The skill directory inside a fetched root: the root itself when it holds SKILL.md, else the
+ * one skill found there, else the one whose key is the installed key.
  */
-export async function upstreamIdentity(spec: SourceSpec, _opts: FetchOptions & { scratch: string }): Promise<string> {
-  throw new LemonError("UNAVAILABLE", `${spec.kind} sources are not available in this version`);
+async function skillDirOf(root: string, key: string): Promise<string> {
+  if (existsSync(join(root, "SKILL.md"))) return root;
+  const found = await findSkills(root);
+  const pick = found.length === 1 ? found[0] : found.find((f) => f.key === key);
+  if (pick === undefined) throw notFound(`Skill '${key}' is no longer in its source`);
+  return pick.dir;
+}
+
+/**
+ * git/github: the commit the spec's ref (or HEAD) names on the remote, an annotated tag peeled;
+ * a commit pin is its own identity. local: the bundle hash of the source skill directory.
+ * well_known: the bundle hash of a fresh download. registry/hermes: UNAVAILABLE, like install.
+ */
+export async function upstreamIdentity(spec: SourceSpec, opts: UpstreamOptions): Promise<string> {
+  switch (spec.kind) {
+    case "git":
+    case "github": {
+      if (spec.pinned && spec.ref !== null) return spec.ref;
+      if (spec.cloneUrl === null) throw new LemonError("OPERATION_FAILED", "git source has no clone URL");
+      return remoteCommit(spec.cloneUrl, spec.ref, opts);
+    }
+    case "local": {
+      // fetchSource applies the subdir and refuses a symlinked one; a local fetch copies nothing.
+      const fetched = await fetchSource(spec, opts.scratch, opts);
+      return computeBundleHash(await skillDirOf(fetched.root, opts.key));
+    }
+    case "well_known": {
+      const into = join(opts.scratch, `.fetch-${crypto.randomUUID().slice(0, 12)}`);
+      await mkdir(opts.scratch, { recursive: true });
+      await mkdir(into, { mode: 0o700 });
+      try {
+        const fetched = await fetchSource(spec, into, opts);
+        return await computeBundleHash(await skillDirOf(fetched.root, opts.key));
+      } finally {
+        await rm(into, { recursive: true, force: true });
+      }
+    }
+    default:
+      throw new LemonError("UNAVAILABLE", `${spec.kind} sources are not available in this version`);
+  }
 }
