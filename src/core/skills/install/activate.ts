@@ -1,0 +1,166 @@
+/**
+ * @module skills/install/activate
+ * install.md §5 steps 9–13 as a journalled transaction under the scope's lockfile lock. Before a
+ * rename touches the destination, a private `.<key>.txn-<random>/` records what is about to happen
+ * (`intent.json`) and later holds the backup of a replaced skill. A process that fails rolls back
+ * at once; one that dies (SIGKILL, power loss) leaves the journal, and the next writer of the scope
+ * finishes the job under the same lock: the install counts as done only when the lock record names
+ * its bundle, otherwise the previous skill and audit record are put back. Every activation of a
+ * scope happens under that lock, so a journal found while holding it is abandoned.
+ */
+import { readdir, rename, rm } from "node:fs/promises";
+import { join } from "node:path";
+import type { LemonContext } from "../../context.ts";
+import { conflict } from "../../errors.ts";
+import { formatJson, randomHex, writeFileAtomic } from "../../fsx/atomic.ts";
+import { readRegularFile } from "../../fsx/regular-file.ts";
+import { parseJson } from "../../json.ts";
+import { computeBundleHash } from "../bundle.ts";
+import type { LockDoc, LockRecord } from "../lockfile.ts";
+import { restoreAuditRecord, type PreviousAuditRecord } from "./audit-record.ts";
+import { occupied } from "./destination.ts";
+import { privateDir, type TempDir } from "./stage.ts";
+
+/** What a journal promises: enough to tell a finished activation from one to undo. */
+interface Intent {
+  key: string;
+  dest: string;
+  /** Bundle hash of the skill being activated. */
+  bundle_hash: string;
+  /** The timestamp the new lock record carries (`installed_at`, or `updated_at` for an update). */
+  stamp: string;
+  /** The audit record that was replaced, once it has been. */
+  audit: PreviousAuditRecord | null;
+}
+
+const TXN = /^\.(.+)\.txn-[0-9a-f]+$/;
+const INTENT = "intent.json";
+const BACKUP = "backup";
+
+/**
+ * Test hook for the kill test: with `LEMON_TEST_PAUSE_AT=<step>` and `LEMON_TEST_PAUSE_MARKER=<file>`
+ * in the context's env, the install writes the marker at that step and waits there forever, so a
+ * test can SIGKILL a real process at a known point. Inert unless both are set.
+ */
+export async function pauseAt(ctx: LemonContext, step: string): Promise<void> {
+  const marker = ctx.env.LEMON_TEST_PAUSE_MARKER;
+  if (ctx.env.LEMON_TEST_PAUSE_AT !== step || marker === undefined || marker === "") return;
+  await writeFileAtomic(marker, step, { confineTo: null });
+  for (;;) await Bun.sleep(1000);
+}
+
+/** An open journal: the intent on disk and the backup slot. */
+export interface Txn {
+  dir: TempDir;
+  intent: Intent;
+  /** Where a replaced skill waits until the transaction ends. */
+  backup: string;
+  /** True once the previous skill sits in `backup`. */
+  backedUp: boolean;
+  /** True once the staged skill sits at `dest`. */
+  activated: boolean;
+}
+
+export async function openTxn(destRoot: string, intent: Omit<Intent, "audit">): Promise<Txn> {
+  const dir = await privateDir(destRoot, `.${intent.key}.txn-${randomHex(6)}`, true);
+  const txn: Txn = {
+    dir,
+    intent: { ...intent, audit: null },
+    backup: join(dir.path, BACKUP),
+    backedUp: false,
+    activated: false,
+  };
+  await saveIntent(txn);
+  return txn;
+}
+
+export async function saveIntent(txn: Txn): Promise<void> {
+  await writeFileAtomic(join(txn.dir.path, INTENT), formatJson(txn.intent), { confineTo: null });
+}
+
+/** Step 10: the previous skill (if any) into the journal's backup slot, the staged one into place. */
+export async function activate(txn: Txn, staged: string, replacing: boolean): Promise<void> {
+  if (replacing) {
+    await rename(txn.intent.dest, txn.backup);
+    txn.backedUp = true;
+  }
+  await rename(staged, txn.intent.dest);
+  txn.activated = true;
+}
+
+/** Step 12 for a live transaction: the new skill out, the backup back, the audit record restored. */
+export async function rollback(txn: Txn): Promise<void> {
+  if (txn.activated) await rm(txn.intent.dest, { recursive: true, force: true });
+  if (txn.backedUp) await rename(txn.backup, txn.intent.dest);
+  if (txn.intent.audit !== null) await restoreAuditRecord(txn.intent.audit);
+  await txn.dir.remove();
+}
+
+function readIntent(dir: string): Intent | null {
+  const read = readRegularFile(join(dir, INTENT), 1 << 20);
+  if (!read.ok) return null;
+  try {
+    const raw = parseJson(new TextDecoder().decode(read.bytes)) as Partial<Intent> | null;
+    if (raw === null || typeof raw !== "object") return null;
+    if (typeof raw.key !== "string" || typeof raw.dest !== "string" || typeof raw.bundle_hash !== "string") return null;
+    if (typeof raw.stamp !== "string") return null;
+    return { key: raw.key, dest: raw.dest, bundle_hash: raw.bundle_hash, stamp: raw.stamp, audit: raw.audit ?? null };
+  } catch {
+    return null;
+  }
+}
+
+/** True when the lock already says the journalled activation happened. */
+function finished(doc: LockDoc, intent: Intent): boolean {
+  const rec: LockRecord | undefined = Object.hasOwn(doc.skills, intent.key) ? doc.skills[intent.key] : undefined;
+  return (
+    rec !== undefined &&
+    rec.bundle_hash === intent.bundle_hash &&
+    (rec.installed_at === intent.stamp || rec.updated_at === intent.stamp)
+  );
+}
+
+async function hashOrNull(dir: string): Promise<string | null> {
+  try {
+    return await computeBundleHash(dir);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Finishes or undoes every journal a dead writer left in `destRoot`. Call only while holding the
+ * scope's lockfile lock, with the document read under it. A journal without a readable intent
+ * died before anything was moved: it is just removed.
+ */
+export async function recoverJournals(destRoot: string, doc: LockDoc): Promise<void> {
+  let names: string[];
+  try {
+    names = await readdir(destRoot);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!TXN.test(name)) continue;
+    const dir = join(destRoot, name);
+    const intent = readIntent(dir);
+    const backup = join(dir, BACKUP);
+    if (intent !== null && intent.dest === join(destRoot, intent.key) && !finished(doc, intent)) {
+      // Only the skill this journal activated is removed: its bytes say so.
+      if ((await occupied(intent.dest)) && (await hashOrNull(intent.dest)) === intent.bundle_hash)
+        await rm(intent.dest, { recursive: true, force: true });
+      if ((await occupied(backup)) && !(await occupied(intent.dest))) await rename(backup, intent.dest);
+      if (intent.audit !== null) await restoreAuditRecord(intent.audit);
+      // A backup that could not go back (something else took its place) is never deleted.
+      if (await occupied(backup)) continue;
+    }
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** Step 9's re-check: a skill that appeared since step 4 is a concurrent install. */
+export async function recheck(dest: string, key: string, replace: boolean): Promise<boolean> {
+  const there = await occupied(dest);
+  if (there && !replace) throw conflict(`Skill '${key}' is already installed at ${dest}; use --force to replace it`);
+  return there;
+}

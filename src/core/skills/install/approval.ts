@@ -1,0 +1,44 @@
+/**
+ * @module skills/install/approval
+ * The approvals of install.md §1 and §8: an operation approval per install, update and uninstall,
+ * a warn approval for an audit `warn`, and the separate approval of an exact-bundle override.
+ * Nothing here prompts: the embedder's `approve` callback (or the CLI's prompt) decides, and the
+ * default is to deny.
+ */
+import { forbidden } from "../../errors.ts";
+import type { Scope } from "../../paths.ts";
+
+/** The skill members of cli.md §7 `ApprovalRequest`. Summaries never carry file contents or secrets. */
+export type SkillApprovalRequest =
+  | {
+      kind: "skill_install" | "skill_update" | "skill_uninstall";
+      key: string;
+      scope: Scope;
+      trustLevel: string;
+      /** The redacted source (no userinfo, no query string). */
+      source: string;
+      destination: string;
+    }
+  | { kind: "skill_audit_warn"; key: string; bundleHash: string; findings: string[] }
+  | { kind: "security_override"; key: string; source: string; bundleHash: string; findings: string[] };
+
+/** The whole cli.md §7 union as far as this version asks for approvals. */
+export type ApprovalRequest = SkillApprovalRequest;
+
+/** How a caller answers approvals: `true` pre-approves every request (`--approve`), `false` denies. */
+export type Approver = boolean | ((request: ApprovalRequest) => Promise<boolean>);
+
+/** The denial of install.md §1 (FORBIDDEN, exit 1). */
+export const approvalDenied = () => forbidden("approval denied");
+
+/**
+ * Resolves when the request is approved, else rejects FORBIDDEN `approval denied`. A callback may
+ * reject with its own LemonError (the CLI without a terminal says `approval required; …`).
+ * Builtin skills never get here: they are not installable (install.md §2 row 1).
+ */
+export async function requestApproval(approve: Approver | undefined, request: ApprovalRequest): Promise<void> {
+  if (approve === true) return;
+  if (typeof approve !== "function") throw approvalDenied();
+  // Only a real `true` approves: a callback returning "yes" or 1 has not said yes.
+  if ((await approve(request)) !== true) throw approvalDenied();
+}

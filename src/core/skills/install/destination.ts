@@ -1,0 +1,82 @@
+/**
+ * @module skills/install/destination
+ * Where an install lands (install.md §4.8): the lemon root of the scope, or with `--agent` the
+ * root another tool reads, moved by its skills.md §2.1 override in the global scope. In the
+ * project scope every root must resolve inside the real path of `C`, so a committed symlink
+ * (`.claude -> ~/.ssh`) can never redirect a write.
+ */
+import { lstat } from "node:fs/promises";
+import { join } from "node:path";
+import { expandUserPath, type LemonContext } from "../../context.ts";
+import { invalidParams, LemonError } from "../../errors.ts";
+import { confinedTarget } from "../../fsx/atomic.ts";
+import { scopePathsFor, type Scope } from "../../paths.ts";
+import { GLOBAL_ROOTS } from "../roots.ts";
+
+/** `--agent` labels (install.md §4.8); the lock records the one used. */
+export const AGENT_LABELS = ["lemon", "agents", "claude", "codex", "omp"] as const;
+export type AgentLabel = (typeof AGENT_LABELS)[number];
+
+/** Project-scope roots per label (skills.md §2.1); they have no override. */
+const PROJECT_ROOTS: Record<Exclude<AgentLabel, "lemon">, string> = {
+  agents: ".agents/skills",
+  omp: ".omp/skills",
+  claude: ".claude/skills",
+  codex: ".codex/skills",
+};
+
+/** install.md §4.8 key rule. */
+export const INSTALL_KEY = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+/** INVALID_PARAMS unless `agent` is one of {@link AGENT_LABELS}. */
+export function parseAgent(agent: unknown): AgentLabel {
+  if (typeof agent === "string" && (AGENT_LABELS as readonly string[]).includes(agent)) return agent as AgentLabel;
+  throw invalidParams(`agent must be one of ${AGENT_LABELS.join(", ")}`);
+}
+
+/**
+ * The directory the skill's directory goes into. Global roots honour the `skillRoots` option, then
+ * the override variable; one switched off (null or "") makes the label UNAVAILABLE. Unlike
+ * discovery, an isolated context (LEMON_HOME set) still installs into the tool's own home root:
+ * that tool reads it whether or not this lemon instance does.
+ */
+export function destinationRoot(ctx: LemonContext, scope: Scope, agent: AgentLabel): string {
+  if (agent === "lemon") return scopePathsFor(ctx, scope).skillRoot;
+  if (scope === "project") return join(ctx.cwd, PROJECT_ROOTS[agent]);
+  const g = GLOBAL_ROOTS.find((r) => r.label === agent)!;
+  const opt = ctx.skillRoots[agent];
+  const env = ctx.env[g.env];
+  const off = () =>
+    new LemonError("UNAVAILABLE", `--agent ${agent} is not available: its skill root is switched off`, {
+      hint: `${g.env} (or the skillRoots.${agent} option) is set to the empty string`,
+    });
+  if (opt !== undefined) {
+    if (opt === null || opt === "") throw off();
+    return expandUserPath(ctx, opt);
+  }
+  if (env !== undefined) {
+    if (env === "") throw off();
+    return expandUserPath(ctx, env);
+  }
+  return join(ctx.homeDir, g.rel);
+}
+
+/**
+ * FORBIDDEN `refusing to write through symlink: <dir>` when a project root (or any component on
+ * the way to it) resolves outside the real path of `C`; global roots are the user's own choice.
+ */
+export async function assertWritableRoot(ctx: LemonContext, scope: Scope, root: string): Promise<void> {
+  if (scope === "project") await confinedTarget(root, ctx.cwd);
+}
+
+/** True when something (a directory, a file, even a dangling link) occupies `path`. */
+export async function occupied(path: string): Promise<boolean> {
+  try {
+    await lstat(path);
+    return true;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return false;
+    throw err;
+  }
+}

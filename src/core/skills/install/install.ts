@@ -1,0 +1,368 @@
+/**
+ * @module skills/install/install
+ * The install sequence of install.md §5: plan, early conflict check, operation approval, then
+ * `stageAndActivate` (steps 4–13), which `update` reuses with replace semantics. Every temporary,
+ * staging and journal directory is dot-named under the destination root and removed at the end.
+ */
+import { existsSync } from "node:fs";
+import { basename, join } from "node:path";
+import type { LemonContext } from "../../context.ts";
+import { conflict, invalidParams, invalidRequest } from "../../errors.ts";
+import { isoSeconds, makeDir, randomHex } from "../../fsx/atomic.ts";
+import { scopePathsFor, type Scope } from "../../paths.ts";
+import type { Finding, Verdict } from "../../schema/finding.ts";
+import { formatFinding } from "../audit/json.ts";
+import { blockedError, checkOverride, makeOverride, parseOverrideHash } from "../audit/override.ts";
+import { auditCacheFile } from "../audit/target.ts";
+import { escapeKey } from "../skill-key.ts";
+import { emptyRecord, readLockfile, updateLockfile, type LockRecord } from "../lockfile.ts";
+import { activate, openTxn, pauseAt, recheck, recoverJournals, rollback, saveIntent, type Txn } from "./activate.ts";
+import { requestApproval, type Approver } from "./approval.ts";
+import { auditRecordOf, putAuditRecord } from "./audit-record.ts";
+import { assertWritableRoot, destinationRoot, INSTALL_KEY, occupied, type AgentLabel } from "./destination.ts";
+import { fetchSource, type FetchedSource } from "./fetch.ts";
+import { findSkills, selectSkill, type FoundSkill } from "./select.ts";
+import { parseSource, type SourceSpec } from "./source.ts";
+import { privateDir, stageSkill, type Staged, type TempDir } from "./stage.ts";
+
+export { pauseAt } from "./activate.ts";
+
+/** One install as the module and the CLI ask for it (cli.md §2.12, §7 InstallOptions). */
+export interface InstallRequest {
+  source: string;
+  /** Global scope (default) or the project of the context's cwd. */
+  global: boolean;
+  agent: AgentLabel;
+  approve: Approver;
+  force: boolean;
+  ref?: string;
+  path?: string;
+  skill?: string;
+  as?: string;
+  securityOverride?: string;
+  /** Print the skills the source holds; install nothing. */
+  list?: boolean;
+  onProgress?: (line: string) => void;
+  onNotice?: (line: string) => void;
+}
+
+/** `install --list`: the skills of the source (cli.md §2.12). */
+export interface InstallListing {
+  kind: "list";
+  source: string;
+  skills: { key: string; path: string }[];
+}
+
+/** A finished activation, before the registry turns `dest` into an Entry. */
+export interface Activated {
+  kind: "activated";
+  action: "installed" | "replaced";
+  key: string;
+  scope: Scope;
+  agent: AgentLabel;
+  dest: string;
+  audit: { verdict: Verdict; findings: Finding[] };
+  lock: LockRecord;
+}
+
+export type InstallOutcome = InstallListing | Activated;
+
+/** What `stageAndActivate` needs: a parsed source, where it goes, and how to decide. */
+export interface ActivationPlan {
+  spec: SourceSpec;
+  scope: Scope;
+  agent: AgentLabel;
+  destRoot: string;
+  /** The key when fixed before fetching (`--as`, a registry/hermes/well-known name, update's key). */
+  key: string | null;
+  /** `--skill`: which skill of a source holding several. */
+  skill?: string;
+  /** Replace an existing destination (`--force`; always for update). */
+  replace: boolean;
+  /** An update: keeps `installed_at` (and the last check) of the previous record, sets `updated_at`. */
+  update?: boolean;
+  approve: Approver;
+  securityOverride?: string;
+  /** Runs once the key and destination are known, before staging (the operation approval). */
+  beforeStage?: (key: string, dest: string) => Promise<void>;
+  /** Fields set on the new record last (update passes its check results). */
+  patch?: Partial<Omit<LockRecord, "key">>;
+  onProgress?: (line: string) => void;
+  onNotice?: (line: string) => void;
+}
+
+/** The key a source's root skill takes: the subdir's last segment, the local dir's name, or the repo name. */
+export function rootNameOf(spec: SourceSpec): string {
+  if (spec.subdir !== null) return spec.subdir.split("/").pop()!;
+  if (spec.kind === "local" && spec.localPath !== null) return basename(spec.localPath);
+  const last =
+    spec.sourceId
+      .replace(/[/\\]+$/, "")
+      .split(/[/\\:]/)
+      .pop() ?? "";
+  return last.replace(/\.git$/, "");
+}
+
+/** INVALID_PARAMS for a key `--as` gave, INVALID_REQUEST for one the source's layout gave. */
+function checkKey(key: string, fromFlag: boolean): string {
+  if (INSTALL_KEY.test(key)) return key;
+  const message = `invalid skill key '${escapeKey(key)}': keys match ^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`;
+  if (fromFlag) throw invalidParams(message);
+  throw invalidRequest(message, { hint: "choose another key with --as <key>" });
+}
+
+const alreadyInstalled = (key: string, dest: string) =>
+  conflict(`Skill '${key}' is already installed at ${dest}; use --force to replace it`);
+
+const lockfileOf = (ctx: LemonContext, scope: Scope) => scopePathsFor(ctx, scope).lockfile;
+const confineOf = (ctx: LemonContext, scope: Scope) => (scope === "project" ? ctx.cwd : null);
+
+/** Fetches the source into a private dir under `parent` and finds its skills; the caller removes `dir`. */
+async function fetchAndFind(
+  ctx: LemonContext,
+  spec: SourceSpec,
+  parent: string,
+  onProgress?: (line: string) => void,
+): Promise<{ dir: TempDir; fetched: FetchedSource; found: FoundSkill[] }> {
+  const dir = await privateDir(parent, `.fetch-${randomHex(6)}`);
+  try {
+    const fetched = await fetchSource(spec, dir.path, { env: ctx.env, ...(onProgress ? { onProgress } : {}) });
+    await pauseAt(ctx, "fetched");
+    const found = await findSkills(fetched.root);
+    return { dir, fetched, found };
+  } catch (err) {
+    await dir.remove();
+    throw err;
+  }
+}
+
+/** The new lock record (install.md §6) for a staged skill. */
+function recordFor(
+  plan: ActivationPlan,
+  staged: Staged,
+  fetched: FetchedSource,
+  selected: FoundSkill,
+  prev: LockRecord | undefined,
+  stamp: string,
+  extra: Pick<LockRecord, "audit_approval" | "security_override">,
+): LockRecord {
+  const { spec } = plan;
+  const subdir = [spec.subdir, selected.path].filter((s): s is string => s !== null && s !== "").join("/");
+  const r = staged.report;
+  return {
+    ...emptyRecord(staged.key),
+    source_kind: spec.kind,
+    source_id: spec.sourceId,
+    source_ref: spec.ref,
+    subdir: subdir === "" ? null : subdir,
+    trust_level: spec.trust,
+    content_hash: staged.contentHash,
+    bundle_hash: staged.bundleHash,
+    // local and well_known sources have no commit: their identity is the bundle copied whole.
+    upstream_hash: fetched.upstreamHash ?? staged.bundleHash,
+    resolved_commit: fetched.resolvedCommit,
+    installed_at: plan.update ? (prev?.installed_at ?? stamp) : stamp,
+    updated_at: plan.update ? stamp : null,
+    checked_at: plan.update ? (prev?.checked_at ?? null) : null,
+    latest_upstream_hash: plan.update ? (prev?.latest_upstream_hash ?? null) : null,
+    audit_status: r.verdict,
+    audit_findings: r.findings.map(formatFinding),
+    audit_engine_version: r.engine_version,
+    ...extra,
+    agent: plan.agent,
+    ...(plan.patch ?? {}),
+  };
+}
+
+/** Step 8: `block` needs the exact override and its approval; `warn` its own approval. */
+async function decide(
+  ctx: LemonContext,
+  plan: ActivationPlan,
+  staged: Staged,
+): Promise<Pick<LockRecord, "audit_approval" | "security_override">> {
+  const r = staged.report;
+  const findings = r.findings.map(formatFinding);
+  const at = isoSeconds(ctx.now());
+  if (r.verdict === "block") {
+    if (plan.securityOverride === undefined) throw blockedError(staged.key, r);
+    checkOverride(r, plan.securityOverride);
+    const source = plan.spec.display;
+    await requestApproval(plan.approve, {
+      kind: "security_override",
+      key: staged.key,
+      source,
+      bundleHash: r.bundle_hash,
+      findings,
+    });
+    return { audit_approval: null, security_override: makeOverride(r, at) };
+  }
+  if (plan.securityOverride !== undefined)
+    plan.onNotice?.(`--security-override ignored: the audit verdict is ${r.verdict}, not block`);
+  if (r.verdict === "warn") {
+    await requestApproval(plan.approve, {
+      kind: "skill_audit_warn",
+      key: staged.key,
+      bundleHash: r.bundle_hash,
+      findings,
+    });
+    return { audit_approval: { bundle_hash: r.bundle_hash, approved_at: at, findings }, security_override: null };
+  }
+  return { audit_approval: null, security_override: null };
+}
+
+/**
+ * install.md §5 steps 4–13: fetch and select, stage, validate, hash, audit and decide, then under
+ * the scope's lockfile lock re-check, activate by rename, write the lock and audit records, and
+ * roll everything back on failure (see activate.ts for a process that dies mid-way).
+ */
+export async function stageAndActivate(ctx: LemonContext, plan: ActivationPlan): Promise<Activated> {
+  const { spec, scope, destRoot } = plan;
+  await assertWritableRoot(ctx, scope, destRoot);
+  await makeDir(destRoot, 0o755);
+  const { dir: fetchDir, fetched, found } = await fetchAndFind(ctx, spec, destRoot, plan.onProgress);
+  let staged: Staged | null = null;
+  try {
+    const selected = selectSkill(found, plan.skill, rootNameOf(spec));
+    const key = checkKey(plan.key ?? (selected.path === "" ? rootNameOf(spec) : selected.key), false);
+    const dest = join(destRoot, key);
+    if (!plan.replace && (await occupied(dest))) throw alreadyInstalled(key, dest);
+    await plan.beforeStage?.(key, dest);
+    staged = await stageSkill(ctx, selected.dir, destRoot, key);
+    const approvals = await decide(ctx, plan, staged);
+    await pauseAt(ctx, "staged");
+    const stamp = isoSeconds(ctx.now());
+    const file = lockfileOf(ctx, scope);
+    const confine = confineOf(ctx, scope);
+    let pending: Txn | null = null;
+    const s = staged;
+    const done = await updateLockfile(
+      file,
+      confine,
+      async (doc) => {
+        await recoverJournals(destRoot, doc);
+        const replacing = await recheck(dest, key, plan.replace);
+        const prev = Object.hasOwn(doc.skills, key) ? doc.skills[key] : undefined;
+        const record = recordFor(plan, s, fetched, selected, prev, stamp, approvals);
+        const txn = await openTxn(destRoot, { key, dest, bundle_hash: s.bundleHash, stamp });
+        try {
+          await activate(txn, s.dir, replacing);
+          await pauseAt(ctx, "activated");
+          const auditFile = auditCacheFile(ctx, scope);
+          txn.intent.audit = await putAuditRecord(auditFile, key, auditRecordOf(s.report, key, ctx.now()));
+          await saveIntent(txn);
+          await pauseAt(ctx, "recorded");
+        } catch (err) {
+          await rollback(txn);
+          throw err;
+        }
+        doc.skills[key] = record;
+        pending = txn;
+        return { next: doc, result: { txn, replacing, record } };
+      },
+      { command: plan.update ? "lemon skill update" : "lemon skill install" },
+    ).catch(async (err: unknown) => {
+      // The lock write failed after activation: undo under the lock, exactly as a crash would be.
+      if (pending !== null)
+        await updateLockfile(file, confine, async (doc) => {
+          await recoverJournals(destRoot, doc);
+          return { next: undefined, result: undefined };
+        }).catch(() => {});
+      throw err;
+    });
+    await pauseAt(ctx, "locked");
+    await done.txn.dir.remove();
+    return {
+      kind: "activated",
+      action: done.replacing ? "replaced" : "installed",
+      key,
+      scope,
+      agent: plan.agent,
+      dest,
+      audit: { verdict: s.report.verdict, findings: s.report.findings },
+      lock: done.record,
+    };
+  } finally {
+    await staged?.outer.remove();
+    await fetchDir.remove();
+  }
+}
+
+/** Lists the skills of a source without installing (`--list`), fetched under the agent dir's cache. */
+async function listSource(ctx: LemonContext, spec: SourceSpec): Promise<InstallListing> {
+  const parent = join(ctx.agentDir, "cache");
+  await makeDir(parent, 0o755);
+  const { dir, found } = await fetchAndFind(ctx, spec, parent);
+  try {
+    const rootName = rootNameOf(spec);
+    const skills = found.map((f) => ({ key: f.path === "" ? rootName : f.key, path: f.path }));
+    return { kind: "list", source: spec.display, skills };
+  } finally {
+    await dir.remove();
+  }
+}
+
+/** The key install.md §5 step 1 knows before fetching, if any. */
+function upFrontKey(spec: SourceSpec, req: InstallRequest): string | null {
+  if (req.as !== undefined) return req.as;
+  if (spec.key !== null) return spec.key;
+  if (req.skill !== undefined) return req.skill;
+  if (spec.subdir !== null) return rootNameOf(spec);
+  if (spec.kind === "local" && spec.localPath !== null && existsSync(join(spec.localPath, "SKILL.md")))
+    return rootNameOf(spec);
+  return null;
+}
+
+/** install.md §5 for one request in the context's cwd. */
+export async function installSkill(ctx: LemonContext, req: InstallRequest): Promise<InstallOutcome> {
+  if (req.securityOverride !== undefined) parseOverrideHash(req.securityOverride);
+  if (req.as !== undefined) checkKey(req.as, true);
+  const spec = parseSource(req.source, {
+    cwd: ctx.cwd,
+    homeDir: ctx.homeDir,
+    env: ctx.env,
+    ...(req.ref !== undefined ? { ref: req.ref } : {}),
+    ...(req.path !== undefined ? { path: req.path } : {}),
+  });
+  if (req.list === true) return listSource(ctx, spec);
+  const scope: Scope = req.global ? "global" : "project";
+  const destRoot = destinationRoot(ctx, scope, req.agent);
+  await assertWritableRoot(ctx, scope, destRoot);
+  // An invalid lockfile fails before anyone is asked anything (skills.md §1.3 rule 4).
+  const file = lockfileOf(ctx, scope);
+  const lock = await readLockfile(file);
+  if (!lock.ok) throw conflict(`refusing to overwrite invalid ${file}: ${lock.reason}`);
+  let approvedKey: string | null = null;
+  const approveOperation = async (key: string, dest: string) => {
+    if (approvedKey === key) return;
+    const trustLevel = spec.trust;
+    await requestApproval(req.approve, {
+      kind: "skill_install",
+      key,
+      scope,
+      trustLevel,
+      source: spec.display,
+      destination: dest,
+    });
+    approvedKey = key;
+  };
+  const early = upFrontKey(spec, req);
+  if (early !== null && INSTALL_KEY.test(early)) {
+    const dest = join(destRoot, early);
+    if (!req.force && (await occupied(dest))) throw alreadyInstalled(early, dest);
+    await approveOperation(early, dest);
+  }
+  return stageAndActivate(ctx, {
+    spec,
+    scope,
+    agent: req.agent,
+    destRoot,
+    key: req.as ?? spec.key,
+    ...(req.skill !== undefined ? { skill: req.skill } : {}),
+    replace: req.force,
+    approve: req.approve,
+    ...(req.securityOverride !== undefined ? { securityOverride: req.securityOverride } : {}),
+    beforeStage: approveOperation,
+    ...(req.onProgress ? { onProgress: req.onProgress } : {}),
+    ...(req.onNotice ? { onNotice: req.onNotice } : {}),
+  });
+}
