@@ -1,0 +1,343 @@
+/**
+ * @module skills/usage/events
+ * The telemetry events of one lemon instance (skills.md §11, cli.md §9) and the optional JSONL
+ * sink. Field names are the contract's snake_case. An event never carries skill body text, file
+ * contents, `content`/`file_content`/`old_string`/`new_string` values or env values: emitters
+ * pass only the fields below, and the sink clamps every string so a hostile key or section name
+ * cannot blow up a log line.
+ *
+ * Two kinds of subscriber: `persist` handlers (internal, async, awaited by `publish`: the usage
+ * sidecar) run first, so public listeners run synchronously "after the operation's state is
+ * persisted"; a throwing listener or a failing handler is isolated and never reaches the caller.
+ */
+import { closeSync, constants, openSync, writeSync } from "node:fs";
+import { dirname } from "node:path";
+import type { LemonContext, LogEntry } from "../../context.ts";
+import { diagnostic, type Diagnostic } from "../../diagnostics.ts";
+import type { Scope } from "../../paths.ts";
+import { clampChars, utf8Bytes } from "../../text.ts";
+import { isoSeconds, makeDir } from "../../fsx/atomic.ts";
+
+/** Session fields from the embedder's tool-call context (cli.md §7 `ToolCallContext`). */
+export interface SessionFields {
+  tool_call_id?: string;
+  session_key?: string;
+  run_id?: string;
+  agent_id?: string;
+}
+
+/** `read_skill` / `skill://` loads. `scope` is null when the skill was not found or has no scope. */
+export interface SkillLoadEvent extends SessionFields {
+  ts: string;
+  key: string;
+  scope: Scope | null;
+  view: string;
+  section?: string;
+  path?: string;
+  result: "ok" | "not_found" | "error";
+  error_code?: string;
+  /** Characters of the text returned to the agent. */
+  chars: number;
+  duration_ms: number;
+}
+
+/** One `skill_manage` action (or a draft publish). */
+export interface SkillWriteEvent extends SessionFields {
+  ts: string;
+  action: string;
+  name: string;
+  scope: Scope;
+  file_path?: string;
+  result: "ok" | "error";
+  error_code?: string;
+  audit_verdict?: "pass" | "warn" | "block";
+  duration_ms: number;
+}
+
+export interface PromptRenderEvent {
+  ts: string;
+  kind: "listing" | "relevant";
+  keys: string[];
+  count: number;
+  chars: number;
+}
+
+export interface SkillLifecycleEvent {
+  ts: string;
+  key: string;
+  scope: Scope;
+  source_kind: string | null;
+  result: "ok" | "error";
+  audit_verdict?: "pass" | "warn" | "block";
+  error_code?: string;
+}
+
+export interface RefreshEvent {
+  ts: string;
+  scope: Scope;
+  /** Effective skills of the scope after the refresh. */
+  count: number;
+  duration_ms: number;
+}
+
+export interface CuratorRunEvent {
+  ts: string;
+  scope: Scope;
+  counts: { checked: number; marked_stale: number; archived: number; reactivated: number };
+  review_required: boolean;
+  report_path: string;
+}
+
+/** cli.md §9; the `mcp.*` events join when the MCP client exists. */
+export interface LemonEventMap {
+  "skill.load": SkillLoadEvent;
+  "skill.write": SkillWriteEvent;
+  "skill.prompt_render": PromptRenderEvent;
+  "skill.install": SkillLifecycleEvent;
+  "skill.update": SkillLifecycleEvent;
+  "skill.uninstall": SkillLifecycleEvent;
+  "skills.refresh": RefreshEvent;
+  "curator.run": CuratorRunEvent;
+  diagnostic: Diagnostic;
+}
+
+export type LemonEventType = keyof LemonEventMap;
+export type Listener<T extends LemonEventType> = (event: LemonEventMap[T]) => void;
+
+/** What `lemon.events` offers an embedder (cli.md §9). */
+export interface LemonEvents {
+  /** Subscribes; returns the unsubscribe function. */
+  on<T extends LemonEventType>(type: T, listener: Listener<T>): () => void;
+  /** Subscribes for the next event of `type` only; returns the unsubscribe function. */
+  once<T extends LemonEventType>(type: T, listener: Listener<T>): () => void;
+}
+
+/**
+ * An internal subscriber that persists state from an event (the usage sidecar). `ctx` is the
+ * context of the call that produced the event (its cwd locates the project scope).
+ */
+export type PersistHandler<T extends LemonEventType> = (event: LemonEventMap[T], ctx: LemonContext) => Promise<void>;
+
+/** Where the sink writes; `write` throws on failure. */
+export interface EventSink {
+  write(type: LemonEventType, event: LemonEventMap[LemonEventType]): void;
+}
+
+type AnyListener = (event: never) => void;
+type AnyHandler = (event: never, ctx: LemonContext) => Promise<void>;
+
+/** The session fields of a tool-call context, snake_cased, only those that are set. */
+export function sessionFields(ctx?: {
+  toolCallId?: string;
+  sessionKey?: string;
+  runId?: string;
+  agentId?: string;
+}): SessionFields {
+  const out: SessionFields = {};
+  if (typeof ctx?.toolCallId === "string") out.tool_call_id = ctx.toolCallId;
+  if (typeof ctx?.sessionKey === "string") out.session_key = ctx.sessionKey;
+  if (typeof ctx?.runId === "string") out.run_id = ctx.runId;
+  if (typeof ctx?.agentId === "string") out.agent_id = ctx.agentId;
+  return out;
+}
+
+/** An event timestamp: ISO-8601 UTC, seconds precision (skills.md §1.3 rule 5). */
+export const eventTs = (ctx: Pick<LemonContext, "now">): string => isoSeconds(ctx.now());
+
+/** One instance's events; no module state, so two instances never see each other's events. */
+export class EventHub implements LemonEvents {
+  readonly #listeners = new Map<LemonEventType, Set<AnyListener>>();
+  readonly #handlers = new Map<LemonEventType, AnyHandler[]>();
+  readonly #log: (entry: LogEntry) => void;
+  readonly #pending = new Set<Promise<void>>();
+  #sink: EventSink | null = null;
+  /** Events emitted while the sink's settings are still being read, written once they are. */
+  #queued: [LemonEventType, LemonEventMap[LemonEventType]][] | null = null;
+
+  constructor(opts: { log?: (entry: LogEntry) => void } = {}) {
+    this.#log = opts.log ?? (() => {});
+  }
+
+  on<T extends LemonEventType>(type: T, listener: Listener<T>): () => void {
+    if (typeof listener !== "function") throw new TypeError("events.on: listener must be a function");
+    let set = this.#listeners.get(type);
+    if (set === undefined) this.#listeners.set(type, (set = new Set()));
+    // A wrapper per subscription, so the same function subscribed twice is two subscriptions.
+    const entry: AnyListener = (e: never) => listener(e);
+    set.add(entry);
+    return () => {
+      set.delete(entry);
+    };
+  }
+
+  once<T extends LemonEventType>(type: T, listener: Listener<T>): () => void {
+    if (typeof listener !== "function") throw new TypeError("events.once: listener must be a function");
+    const off = this.on(type, (e) => {
+      off();
+      listener(e);
+    });
+    return off;
+  }
+
+  /** True when something would receive an event of `type`: emitters skip costly fields otherwise. */
+  wants(type: LemonEventType): boolean {
+    return (
+      (this.#listeners.get(type)?.size ?? 0) > 0 ||
+      (this.#handlers.get(type)?.length ?? 0) > 0 ||
+      this.#sink !== null ||
+      this.#queued !== null
+    );
+  }
+
+  /** Registers an internal persisting subscriber (see {@link PersistHandler}). */
+  persist<T extends LemonEventType>(type: T, handler: PersistHandler<T>): void {
+    const list = this.#handlers.get(type) ?? [];
+    list.push(handler as AnyHandler);
+    this.#handlers.set(type, list);
+  }
+
+  /**
+   * Runs the persisting handlers of `type` (a failure becomes a `diagnostic` event, never a
+   * rejection), then the listeners. What a tool awaits before returning its result.
+   */
+  async publish<T extends LemonEventType>(type: T, event: LemonEventMap[T], ctx: LemonContext): Promise<void> {
+    for (const handler of this.#handlers.get(type) ?? []) {
+      try {
+        await handler(event as never, ctx);
+      } catch (err) {
+        const message = err instanceof Error ? err.message.split("\n")[0]! : String(err);
+        this.emit("diagnostic", diagnostic("warn", "usage_update_failed", message));
+      }
+    }
+    this.emit(type, event);
+  }
+
+  /** Delivers to the sink and every listener, synchronously; a throwing listener is logged and skipped. */
+  emit<T extends LemonEventType>(type: T, event: LemonEventMap[T]): void {
+    this.#toSink(type, event);
+    const set = this.#listeners.get(type);
+    if (set === undefined || set.size === 0) return;
+    // A copy: a listener that unsubscribes (once) or subscribes must not change this delivery.
+    for (const listener of [...set]) {
+      try {
+        listener(event as never);
+      } catch (err) {
+        this.#log({
+          level: "warn",
+          message: `event listener for ${type} threw: ${err instanceof Error ? err.message : String(err)}`,
+        });
+      }
+    }
+  }
+
+  /**
+   * Attaches the sink once `sink` resolves (null: none); events emitted meanwhile are queued and
+   * written then, in order. `drain()` waits for it.
+   */
+  attachSink(sink: Promise<EventSink | null>): void {
+    this.#queued = [];
+    const done = sink.then(
+      (s) => {
+        const queued = this.#queued ?? [];
+        this.#queued = null;
+        this.#sink = s;
+        for (const [type, event] of queued) this.#toSink(type, event);
+      },
+      (err) => {
+        this.#queued = null;
+        this.#log({ level: "warn", message: `event log unavailable: ${err instanceof Error ? err.message : err}` });
+      },
+    );
+    this.#track(done);
+  }
+
+  /** Waits for the sink to be attached and for persisting work started by `track`. */
+  async drain(): Promise<void> {
+    while (this.#pending.size > 0) await Promise.all([...this.#pending]);
+  }
+
+  #track(p: Promise<void>): void {
+    this.#pending.add(p);
+    void p.finally(() => this.#pending.delete(p));
+  }
+
+  #toSink(type: LemonEventType, event: LemonEventMap[LemonEventType]): void {
+    if (this.#queued !== null) {
+      this.#queued.push([type, event]);
+      return;
+    }
+    if (this.#sink === null) return;
+    try {
+      this.#sink.write(type, event);
+    } catch (err) {
+      // One warning, then no more attempts: a full disk must not add a warning per event.
+      this.#sink = null;
+      this.#log({ level: "warn", message: `event log disabled: ${err instanceof Error ? err.message : err}` });
+    }
+  }
+}
+
+/** The JSONL record type of an event (skills.md §11: loads and writes are `*_observed`). */
+export function recordType(type: LemonEventType): string {
+  if (type === "skill.load") return "skill_load_observed";
+  if (type === "skill.write") return "skill_write_observed";
+  return type;
+}
+
+/** A log line never exceeds this many bytes (newline included): one write(2), never torn. */
+export const MAX_LINE_BYTES = 8192;
+/** Any string field is clamped to this many characters before the line is built. */
+const MAX_FIELD_CHARS = 512;
+
+function clampValue(v: unknown): unknown {
+  if (typeof v === "string") return clampChars(v, MAX_FIELD_CHARS);
+  if (Array.isArray(v)) return v.map(clampValue);
+  if (v !== null && typeof v === "object") {
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) out[k] = clampValue(x);
+    return out;
+  }
+  return v;
+}
+
+/**
+ * One JSONL line of at most MAX_LINE_BYTES: strings clamped; a `keys` list that still does not
+ * fit is cut and marked `keys_truncated` (its `count` stays the true number).
+ */
+export function eventLine(type: LemonEventType, event: LemonEventMap[LemonEventType]): string {
+  const record: Record<string, unknown> = { type: recordType(type), ...(clampValue(event) as Record<string, unknown>) };
+  let line = `${JSON.stringify(record)}\n`;
+  if (utf8Bytes(line) <= MAX_LINE_BYTES) return line;
+  const keys = Array.isArray(record.keys) ? (record.keys as unknown[]) : [];
+  let keep = keys.length;
+  while (keep > 0) {
+    keep = Math.floor(keep / 2);
+    line = `${JSON.stringify({ ...record, keys: keys.slice(0, keep), keys_truncated: true })}\n`;
+    if (utf8Bytes(line) <= MAX_LINE_BYTES) return line;
+  }
+  // Nothing left to cut (every field is already clamped): the type and time still say it happened.
+  return `${JSON.stringify({ type: record.type, ts: record.ts, truncated: true })}\n`;
+}
+
+/**
+ * Appends each event as one line to `file` (`A/logs/skill-events.jsonl`). Each line is a single
+ * write(2) on an O_APPEND descriptor: the kernel moves to the end and writes in one step, so
+ * concurrent lemon processes interleave whole lines without a lock (a lock cycle would cost a
+ * mkdir, a rename and two removes per event). Lines are bounded, so a write is never split.
+ * The file is opened per line: a log rotated or removed meanwhile is simply recreated.
+ */
+export async function jsonlSink(file: string): Promise<EventSink> {
+  await makeDir(dirname(file), 0o755);
+  return {
+    write(type, event) {
+      const bytes = Buffer.from(eventLine(type, event), "utf8");
+      const fd = openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, 0o600);
+      try {
+        const n = writeSync(fd, bytes);
+        if (n !== bytes.length) throw new Error(`short write to ${file}`);
+      } finally {
+        closeSync(fd);
+      }
+    },
+  };
+}
