@@ -65,7 +65,7 @@ export const LOCK_RECORD_FIELDS = {
   audit_approval: Nullable(AuditApproval),
   security_override: Nullable(SecurityOverride),
   agent: Literals(LOCK_AGENTS),
-} as const;
+};
 
 export const LockRecord = Type.Object(LOCK_RECORD_FIELDS, { additionalProperties: true });
 export type LockRecord = Static<typeof LockRecord>;
@@ -86,6 +86,3 @@ export const LockFileShape = Type.Object(
   { skills: Type.Optional(Type.Record(Type.String(), Type.Unknown())) },
   { additionalProperties: true },
 );
-
-/** The largest lockfile read: a clone's `P/skills.lock.json` must not cost a listing unbounded memory. */
-export const LOCKFILE_MAX_BYTES = 8 * 1024 * 1024;

@@ -66,12 +66,15 @@ export interface SkillStatus {
   uncheckedTools: string[];
 }
 
-/** Provenance from the scope's lockfile; null fields for unmanaged skills (until installs exist). */
+/** Provenance from the lock record of the entry's own scope (skills/provenance.ts); null fields for unmanaged skills. */
 export interface Provenance {
   source_kind: string | null;
   source_id: string | null;
   trust_level: string | null;
   audit_status: string | null;
+  /** The bundle hash the record was installed with (the current one is computed by inspect/check). */
+  bundle_hash: string | null;
+  /** `audit_status: block` without an override naming the bundle on disk (skills.md §5.2 rule 3). */
   blocked: boolean;
 }
 
@@ -81,6 +84,7 @@ export const NO_PROVENANCE: Provenance = {
   source_id: null,
   trust_level: null,
   audit_status: null,
+  bundle_hash: null,
   blocked: false,
 };
 
@@ -189,7 +193,7 @@ export function toEntry(
     trust_level: prov.trust_level,
     audit_status: prov.audit_status,
     content_hash: rec.contentHash,
-    bundle_hash: null,
+    bundle_hash: prov.bundle_hash,
     locally_modified: null,
     ...(closed ? { disabled_by: "invalid_settings" as const } : {}),
   };

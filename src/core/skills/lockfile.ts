@@ -6,15 +6,17 @@
  * rule 5); a record the change left as it was is written back byte-for-byte as it was read.
  */
 import { isJsonFormatError, parseJson } from "../json.ts";
-import { formatJson } from "../fsx/atomic.ts";
 import { readRegularFile } from "../fsx/regular-file.ts";
-import { type Codec, update } from "../fsx/update.ts";
+import type { Codec } from "../fsx/update.ts";
 import { lockFileShape, lockRecordChecks } from "../schema/skills.checks.js";
-import { LOCKFILE_MAX_BYTES, type LockDoc, type LockRecord } from "../schema/lockfile.ts";
+import type { LockDoc, LockRecord } from "../schema/lockfile.ts";
 import { decodeUtf8 } from "../text.ts";
 import { keyProblem } from "./skill-key.ts";
 
 export type { LockAgent, LockDoc, LockRecord } from "../schema/lockfile.ts";
+
+/** The largest lockfile read: a clone's `P/skills.lock.json` must not cost a listing unbounded memory. */
+export const LOCKFILE_MAX_BYTES = 8 * 1024 * 1024;
 
 export type LockRead = { ok: true; doc: LockDoc } | { ok: false; reason: string };
 
@@ -192,13 +194,6 @@ function merge(before: Parsed, next: LockDoc): JsonObject {
   return out;
 }
 
-const codec: Codec<Parsed> = {
-  empty: () => ({ doc: emptyDoc(), raw: {} }),
-  parse: parseLock,
-  serialize: (p) => formatJson(p.raw),
-  maxBytes: LOCKFILE_MAX_BYTES,
-};
-
 export interface UpdateLockfileOptions {
   command?: string;
   lockTimeoutMs?: number;
@@ -215,6 +210,14 @@ export async function updateLockfile<R>(
   change: (doc: LockDoc) => Promise<{ next: LockDoc | undefined; result: R }>,
   opts: UpdateLockfileOptions = {},
 ): Promise<R> {
+  // Loaded here: the write code (locks, atomic writes) is no listing's cost.
+  const [{ update }, { formatJson }] = await Promise.all([import("../fsx/update.ts"), import("../fsx/atomic.ts")]);
+  const codec: Codec<Parsed> = {
+    empty: () => ({ doc: emptyDoc(), raw: {} }),
+    parse: parseLock,
+    serialize: (p) => formatJson(p.raw),
+    maxBytes: LOCKFILE_MAX_BYTES,
+  };
   return update(
     file,
     codec,

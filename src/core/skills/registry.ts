@@ -19,6 +19,7 @@ import type { SkillRecord } from "./load.ts";
 import { renderListing, renderRelevantBlock } from "./prompt.ts";
 import { escapeKey, keyProblem } from "./skill-key.ts";
 import { checkReport, inspection, type CheckReport, type SkillInspection } from "./reports.ts";
+import type { ScopeLock } from "./provenance.ts";
 import type { SkillRoot } from "./roots.ts";
 import { RelevanceEngine, type FindRelevantOptions } from "./search/relevance.ts";
 import { ONLINE_SEARCH_UNAVAILABLE, type SearchOptions, type SearchResult } from "./search/search.ts";
@@ -89,6 +90,8 @@ export interface CatalogView {
   /** Effective skills as Entries, sorted by key. */
   entries: SkillEntry[];
   diagnostics: Diagnostic[];
+  /** The lockfiles of the view's scopes (install.md §6), project first. */
+  locks: ScopeLock[];
 }
 
 /** Keys are directory names: no separators or NUL, not `.`/`..`, at most 255 characters. */
@@ -191,9 +194,10 @@ export class SkillRegistry {
     if (opts.refresh) this.#cache.clear();
     const view: View = opts.scope === undefined ? "both" : opts.scope;
     const paths = resolvePaths(ctx);
-    const [{ loadScope, resolvePrecedence, viewScopes }, settingsApi] = await Promise.all([
+    const [{ loadScope, resolvePrecedence, viewScopes }, settingsApi, prov] = await Promise.all([
       catalog(),
       settingsModule(),
+      import("./provenance.ts"),
     ]);
     const settings = await settingsApi.readSettings(ctx, paths);
     const scopes = viewScopes(ctx, view, paths);
@@ -205,14 +209,24 @@ export class SkillRegistry {
       (opts.refresh ? null : await this.#fromSnapshot(roots, paths)) ?? loadScope(roots, this.#cache);
     const loads = await Promise.all(scopes.map(load));
     const discovery = resolvePrecedence(view, scopes, loads);
+    // Read live on every view: a snapshot proves SKILL.md files current, not what the lock says.
+    const lockScopes: Scope[] = view === "both" ? ["project", "global"] : [view];
+    const lockFiles = { project: paths.project.lockfile, global: paths.global.lockfile };
+    const locks = await prov.viewLocks(ctx.cwd, lockFiles, lockScopes, discovery.effective);
     const disabled = settingsApi.effectiveDisabled(settings, view);
     const bins: BinLookup = new Map();
     const entries = [...discovery.effective.values()]
-      .map((r) => toEntry(r, ctx, disabled, undefined, bins))
+      .map((r) => toEntry(r, ctx, disabled, prov.provenanceIn(locks, r.candidate, ctx.cwd), bins))
       .sort(byKey);
     const stateDir = view !== "global" ? stateDirProblem(paths.project.stateDir) : null;
-    const diagnostics = [...(stateDir ? [stateDir] : []), ...discovery.diagnostics, ...settings.diagnostics];
-    return { ctx, paths, discovery, entries, diagnostics };
+    const lockProblems = locks.flatMap((l) => (l.diagnostic ? [l.diagnostic] : []));
+    const diagnostics = [
+      ...(stateDir ? [stateDir] : []),
+      ...discovery.diagnostics,
+      ...settings.diagnostics,
+      ...lockProblems,
+    ];
+    return { ctx, paths, discovery, entries, diagnostics, locks };
   }
 
   /** A scope's load from its search snapshot when the relevance store proves it current; else null. */
@@ -317,14 +331,30 @@ export class SkillRegistry {
     const config = this.#readConfigFile
       ? await (await import("./config-check.ts")).checkConfigFile(v.paths.configToml)
       : [];
-    return checkReport(v.discovery, v.entries, [...v.diagnostics, ...config], key);
+    const prov = await import("./provenance.ts");
+    return checkReport(v.discovery, v.entries, [...v.diagnostics, ...config], key, {
+      record: (e) => this.#recordOf(v, e, prov.recordIn),
+      bundleHash: prov.currentBundleHash,
+    });
+  }
+
+  /** The lock record of an effective entry, matched by key and location in its own scope. */
+  #recordOf(v: CatalogView, e: SkillEntry, recordIn: typeof import("./provenance.ts").recordIn) {
+    const rec = v.discovery.effective.get(e.key);
+    return rec ? recordIn(v.locks, rec.candidate, v.ctx.cwd) : null;
   }
 
   /** Everything about one effective skill, with its current bundle hash (cli.md §2.3). */
   async inspect(key: string, opts: ViewOptions = {}): Promise<SkillInspection> {
     const v = await this.view(opts);
-    const { computeBundleHash } = await import("./bundle.ts");
-    return inspection(v.discovery, v.entries, key, (dir) => computeBundleHash(dir));
+    const [{ computeBundleHash }, prov] = await Promise.all([import("./bundle.ts"), import("./provenance.ts")]);
+    return inspection(
+      v.discovery,
+      v.entries,
+      key,
+      (dir) => computeBundleHash(dir),
+      (e) => this.#recordOf(v, e, prov.recordIn),
+    );
   }
 
   /** The security audit of a skill key or directory (install.md §7); `force` (default false) skips the cache. */

@@ -1,0 +1,172 @@
+/**
+ * @module skills/provenance
+ * What a scope's `skills.lock.json` says about the skills discovery found (skills.md §5.1,
+ * §5.2 rule 3, install.md §4.8, §6, §8): a record describes the skill at its recorded location
+ * only (same key, the root of its `agent` label in the same scope, directly in that root), never
+ * a same-named skill elsewhere.
+ *
+ * A project's lockfile arrives with the clone, so it can only ever take trust away: its `block`
+ * blocks, but nothing it says makes a skill more trusted than having no record. An override
+ * there counts only when it names the bundle on disk, as in the global lock, which leaves a
+ * forged one exactly as good as no record at all, and a `builtin` trust level (lemon ships
+ * skills inside itself, never in a project) is not believed.
+ */
+import { join } from "node:path";
+import { diagnostic, type Diagnostic } from "../diagnostics.ts";
+import type { Scope } from "../paths.ts";
+import type { SecurityOverride } from "../schema/lockfile.ts";
+import { NO_PROVENANCE, type Provenance } from "./entry.ts";
+import { readLockfileSync, type LockDoc, type LockRead, type LockRecord } from "./lockfile.ts";
+import type { SkillCandidate } from "./scan.ts";
+
+/** The `invalid_lockfile` diagnostic (skills.md §2.3): listing continues without provenance. */
+export const invalidLockfile = (file: string, reason: string): Diagnostic =>
+  diagnostic("warn", "invalid_lockfile", `invalid skills.lock.json: ${reason}`, { path: file });
+
+/**
+ * The record of `doc` that describes the skill at `c`, or null. `cwd` is `C`: a project record
+ * of another tool's root names `C/.<tool>/skills`, not the same root of a parent directory.
+ */
+export function recordFor(doc: LockDoc, c: SkillCandidate, cwd: string): LockRecord | null {
+  const rec = Object.hasOwn(doc.skills, c.key) ? doc.skills[c.key] : undefined;
+  if (rec === undefined || rec.agent !== c.root.label) return null;
+  if (c.root.scope === "project" && rec.agent !== "lemon" && c.root.path !== join(cwd, `.${rec.agent}`, "skills"))
+    return null;
+  // Installs put a skill directly in the root: one a category level below is another skill.
+  if (c.path !== join(c.root.path, c.key)) return null;
+  return rec;
+}
+
+/**
+ * Whether an override still names the bundle on disk (install.md §8 step 4). A bundle that cannot
+ * be hashed (unreadable, over the walk caps) is not the approved one: the skill stays blocked.
+ */
+export async function overrideHolds(dir: string, override: SecurityOverride | null): Promise<boolean> {
+  const status = await overrideStatus(dir, override);
+  return status.valid;
+}
+
+/** The override's validity and the bundle hash now (null when it cannot be computed). */
+export async function overrideStatus(
+  dir: string,
+  override: SecurityOverride | null,
+): Promise<{ valid: boolean; bundle_hash: string | null }> {
+  const current = await currentBundleHash(dir);
+  return { valid: override !== null && current !== null && current === override.bundle_hash, bundle_hash: current };
+}
+
+/** The bundle hash of a directory now (install.md §7.2), or null when it has none. */
+export async function currentBundleHash(dir: string): Promise<string | null> {
+  const { computeBundleHash } = await import("./bundle.ts");
+  try {
+    return await computeBundleHash(dir);
+  } catch {
+    return null;
+  }
+}
+
+/** A record's provenance fields as an Entry shows them. */
+export function provenanceOf(rec: LockRecord | null, scope: Scope, blocked: boolean): Provenance {
+  if (rec === null) return NO_PROVENANCE;
+  return {
+    source_kind: rec.source_kind,
+    source_id: rec.source_id,
+    trust_level: scope === "project" && rec.trust_level === "builtin" ? null : rec.trust_level,
+    audit_status: rec.audit_status,
+    bundle_hash: rec.bundle_hash,
+    blocked,
+  };
+}
+
+/** What one scope's lockfile says about the candidates of a listing. */
+export interface ScopeLock {
+  scope: Scope;
+  file: string;
+  /** Empty for an invalid file (with `diagnostic` set). */
+  doc: LockDoc;
+  diagnostic: Diagnostic | null;
+  /** Paths of the candidates the lock blocks (state 3 of skills.md §5.2). */
+  blocked: ReadonlySet<string>;
+}
+
+/**
+ * Reads a scope's lockfile and decides `blocked` for the candidates `candidateOf` names by key
+ * (the scope's winners). Only `block` records with an override cost a bundle hash, each time:
+ * install.md §8 step 4 recomputes on every rebuild. `overrides` may carry verdicts already
+ * computed for the same files (a search snapshot's generation).
+ */
+export async function readScopeLock(
+  scope: Scope,
+  file: string,
+  cwd: string,
+  candidateOf: (key: string) => SkillCandidate | undefined,
+  read: LockRead = readLockfileSync(file),
+  overrides?: Map<string, boolean>,
+): Promise<ScopeLock> {
+  if (!read.ok) {
+    const empty: LockDoc = { version: 1, skills: Object.create(null) as LockDoc["skills"] };
+    return { scope, file, doc: empty, diagnostic: invalidLockfile(file, read.reason), blocked: new Set() };
+  }
+  const blocked = new Set<string>();
+  const checks: Promise<void>[] = [];
+  for (const [key, rec] of Object.entries(read.doc.skills)) {
+    if (rec.audit_status !== "block") continue;
+    const c = candidateOf(key);
+    if (c === undefined || recordFor(read.doc, c, cwd) !== rec) continue;
+    if (rec.security_override === null) {
+      blocked.add(c.path);
+      continue;
+    }
+    const known = overrides?.get(c.path);
+    if (known !== undefined) {
+      if (!known) blocked.add(c.path);
+      continue;
+    }
+    checks.push(
+      overrideHolds(c.realPath, rec.security_override).then((ok) => {
+        overrides?.set(c.path, ok);
+        if (!ok) blocked.add(c.path);
+      }),
+    );
+  }
+  await Promise.all(checks);
+  return { scope, file, doc: read.doc, diagnostic: null, blocked };
+}
+
+/** The Entry provenance of a candidate under its scope's lock. */
+export function candidateProvenance(lock: ScopeLock, c: SkillCandidate, cwd: string): Provenance {
+  const rec = recordFor(lock.doc, c, cwd);
+  return provenanceOf(rec, lock.scope, lock.blocked.has(c.path));
+}
+
+/**
+ * The locks of a view's scopes (project first), deciding `blocked` for the effective skills.
+ * The lockfile of a scope the view does not read is not read either.
+ */
+export async function viewLocks(
+  cwd: string,
+  files: Record<Scope, string>,
+  scopes: readonly Scope[],
+  effective: ReadonlyMap<string, { candidate: SkillCandidate }>,
+): Promise<ScopeLock[]> {
+  return Promise.all(
+    scopes.map((scope) =>
+      readScopeLock(scope, files[scope], cwd, (key) => {
+        const c = effective.get(key)?.candidate;
+        return c?.root.scope === scope ? c : undefined;
+      }),
+    ),
+  );
+}
+
+/** The provenance of a candidate under the lock of its own scope among `locks`. */
+export function provenanceIn(locks: readonly ScopeLock[], c: SkillCandidate, cwd: string): Provenance {
+  const lock = locks.find((l) => l.scope === c.root.scope);
+  return lock ? candidateProvenance(lock, c, cwd) : NO_PROVENANCE;
+}
+
+/** The lock record of a candidate under the lock of its own scope, or null. */
+export function recordIn(locks: readonly ScopeLock[], c: SkillCandidate, cwd: string): LockRecord | null {
+  const lock = locks.find((l) => l.scope === c.root.scope);
+  return lock ? recordFor(lock.doc, c, cwd) : null;
+}
