@@ -212,7 +212,7 @@ const ctx = createContext({ cwd: ${JSON.stringify(box.project)}, homeDir: ${JSON
 await uninstallSkill(ctx, "alpha", { global: true, force: false, approve: true });
 `,
     );
-    const env = { ...box.env, LEMON_TEST_PAUSE_AT: "uninstall-renamed", LEMON_TEST_PAUSE_FILE: marker };
+    const env = { ...box.env, LEMON_TEST_PAUSE_AT: "uninstall-renamed", LEMON_TEST_PAUSE_MARKER: marker };
     const child = Bun.spawn([process.execPath, script], {
       env: { ...box.env, CTX_ENV: JSON.stringify(env) },
       stdout: "ignore",

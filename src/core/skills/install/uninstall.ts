@@ -5,7 +5,7 @@
  * that a failure, or a process killed half-way, puts the directory and the records back.
  */
 import { existsSync, readdirSync, renameSync } from "node:fs";
-import { readdir, rename, rm, writeFile } from "node:fs/promises";
+import { readdir, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { LemonContext } from "../../context.ts";
 import { conflict, forbidden, invalidParams, LemonError, notFound } from "../../errors.ts";
@@ -21,6 +21,7 @@ import { resolveRoots } from "../roots.ts";
 import { escapeKey, keyProblem } from "../skill-key.ts";
 import { type Approver, requestApproval } from "./approval.ts";
 import { putAuditRecord, restoreAuditRecord, type PreviousAuditRecord } from "./audit-record.ts";
+import { pauseAt } from "./activate.ts";
 import { assertWritableRoot, destinationRoot, occupied } from "./destination.ts";
 
 export interface UninstallRequest {
@@ -126,15 +127,12 @@ async function locate(
 }
 
 /**
- * A test hook: with `LEMON_TEST_PAUSE_AT=<step>` in the context's env, the process writes
- * `LEMON_TEST_PAUSE_FILE` and waits there, so a test can kill it at exactly that step.
+ * Test hooks: `LEMON_TEST_FAIL_AT=<step>` in the context's env fails the removal at that step
+ * (the restore path without a crash); `LEMON_TEST_PAUSE_AT` pauses it there (activate.ts).
  */
-export async function pauseAt(ctx: LemonContext, step: string): Promise<void> {
-  if (ctx.env.LEMON_TEST_FAIL_AT === step) throw new LemonError("OPERATION_FAILED", `injected failure at ${step}`);
-  if (ctx.env.LEMON_TEST_PAUSE_AT !== step) return;
-  const marker = ctx.env.LEMON_TEST_PAUSE_FILE;
-  if (marker !== undefined && marker !== "") await writeFile(marker, `${process.pid}\n`);
-  await new Promise(() => {});
+async function step(ctx: LemonContext, name: string): Promise<void> {
+  if (ctx.env.LEMON_TEST_FAIL_AT === name) throw new LemonError("OPERATION_FAILED", `injected failure at ${name}`);
+  await pauseAt(ctx, name);
 }
 
 const REMOVING = /^\.(.+)\.removing-[0-9a-f]+$/;
@@ -251,7 +249,7 @@ export async function uninstallSkill(ctx: LemonContext, key: string, req: Uninst
           renamed = true;
           holdPath(removing, putBack);
         }
-        await pauseAt(ctx, "uninstall-renamed");
+        await step(ctx, "uninstall-renamed");
         prevAudit = await putAuditRecord(auditFile, key, null);
         if (current === null) return { next: undefined, result: undefined };
         const next: LockDoc = { version: 1, skills: doc.skills };

@@ -1,10 +1,24 @@
 /**
  * @module skills/install/update
- * `skill update` (install.md §9): compare the upstream identity with the installed one, refuse to
- * overwrite local edits, and reinstall through the install sequence's own activation.
+ * `skill update` (install.md §9): ask the upstream for its identity (one ls-remote for git, never
+ * a clone), compare it with the installed one, refuse to overwrite local edits, and reinstall
+ * through the install sequence's own activation (install.ts `stageAndActivate`, replace
+ * semantics, `installed_at` kept). Several keys query their upstreams in parallel, bounded, and
+ * record what they saw in one lockfile write.
  */
+import { join } from "node:path";
 import type { LemonContext } from "../../context.ts";
-import { LemonError, type ErrorCode } from "../../errors.ts";
+import { type ErrorCode, LemonError, notFound, toLemonError } from "../../errors.ts";
+import { isoSeconds } from "../../fsx/atomic.ts";
+import { scopePathsFor, type Scope } from "../../paths.ts";
+import { parseOverrideHash } from "../audit/override.ts";
+import { computeBundleHash } from "../bundle.ts";
+import { installedIdentity, updateLockfile, type LockRecord } from "../lockfile.ts";
+import { requestApproval, type Approver } from "./approval.ts";
+import { stageAndActivate } from "./install.ts";
+import { specFromRecord, type SourceSpec } from "./source.ts";
+import { assertSkillKey, readLockForWrite, recordOf, recordedRoot, recoverInterrupted } from "./uninstall.ts";
+import { upstreamIdentity } from "./upstream.ts";
 
 /** Result status of one key (install.md §9). */
 export type UpdateStatus = "up_to_date" | "updated" | "update_available" | "pinned";
@@ -20,8 +34,8 @@ export interface UpdateResult {
 /** One key of a several-key run: its result, or the error that stopped it (cli.md §2.13). */
 export type UpdateItem = UpdateResult | { key: string; error: { code: ErrorCode; message: string } };
 
-/** An operation or warn approval; same shape as the install engine's (approval.ts, once it lands). */
-export type ApproveArg = boolean | ((request: { kind: string; key: string }) => Promise<boolean>);
+/** How approvals are answered; the install engine's type. */
+export type ApproveArg = Approver;
 
 export interface UpdateRequest {
   /** Project scope when false (install.md §9 `--local`); default global. */
@@ -44,21 +58,194 @@ export interface UpdateRequest {
 /** Bound of parallel upstream queries of `update --all` / `--check`. */
 export const UPDATE_CONCURRENCY = 8;
 
-/** One key; throws LemonError (NOT_FOUND, INVALID_REQUEST, CONFLICT, FORBIDDEN …). */
-export async function updateSkill(_ctx: LemonContext, _key: string, _req: UpdateRequest): Promise<UpdateResult> {
-  throw new LemonError("UNAVAILABLE", "'lemon skill update' is not available in this version");
+/** Sources an update can follow; `--all` skips the others instead of failing on them. */
+const UPDATABLE = new Set(["local", "git", "github", "registry", "hermes", "well_known"]);
+
+/** A key after step 2: its record, the source to follow, and what the upstream says. */
+interface Queried {
+  key: string;
+  rec: LockRecord;
+  spec: SourceSpec;
+  installed: string | null;
+  /** The upstream identity; for a pin, the pin itself. */
+  upstream: string;
+  pinned: boolean;
+}
+
+type Outcome = { key: string; result: UpdateResult } | { key: string; error: LemonError };
+
+/** Runs `fn` over `items` with at most `limit` in flight; results in input order. */
+async function bounded<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  return out;
+}
+
+/** Steps 1–2 for one key: the record (NOT_FOUND / INVALID_REQUEST) and the upstream identity. */
+async function query(ctx: LemonContext, scope: Scope, key: string, rec: LockRecord | null, req: UpdateRequest) {
+  assertSkillKey(key);
+  if (rec === null) throw notFound(`Skill '${key}' has no install record; nothing to update`);
+  const spec = specFromRecord(rec, {
+    cwd: ctx.cwd,
+    homeDir: ctx.homeDir,
+    env: ctx.env,
+    ...(req.ref !== undefined ? { ref: req.ref } : {}),
+  });
+  const installed = installedIdentity(rec);
+  // A commit pin names its own identity: nothing to ask, and never moved without --ref.
+  const pinned = spec.pinned && req.ref === undefined;
+  const upstream = await upstreamIdentity(spec, {
+    env: ctx.env,
+    scratch: recordedRoot(ctx, scope, rec),
+    key,
+    ...(req.onProgress ? { onProgress: req.onProgress } : {}),
+  });
+  return { key, rec, spec, installed, upstream, pinned } satisfies Queried;
 }
 
 /**
- * Several keys, or every record of the scope's lock ("all"); never throws for one key: a failed
- * key's item carries its error. Throws only when the lockfile itself cannot be read.
+ * Step 3 for every queried key in one write: `checked_at` and `latest_upstream_hash`, plus the
+ * new `source_ref` when `--ref` moved an up-to-date skill to another ref naming the same commit.
+ */
+async function recordChecks(ctx: LemonContext, scope: Scope, queried: Queried[], req: UpdateRequest) {
+  if (queried.length === 0) return;
+  const paths = scopePathsFor(ctx, scope);
+  const at = isoSeconds(ctx.now());
+  await updateLockfile(
+    paths.lockfile,
+    scope === "project" ? ctx.cwd : null,
+    async (doc) => {
+      for (const q of queried) {
+        const rec = recordOf(doc, q.key);
+        if (rec === null) continue;
+        const moved = req.ref !== undefined && !req.check && q.upstream === q.installed;
+        doc.skills[q.key] = {
+          ...rec,
+          checked_at: at,
+          latest_upstream_hash: q.upstream,
+          ...(moved ? { source_ref: q.spec.ref } : {}),
+        };
+      }
+      return { next: doc, result: undefined };
+    },
+    { command: req.check ? "lemon skill update --check" : "lemon skill update" },
+  );
+}
+
+/** The bundle hash of the installed directory, or null when it is gone or cannot be hashed. */
+async function currentHash(dir: string): Promise<string | null> {
+  try {
+    return await computeBundleHash(dir);
+  } catch {
+    return null;
+  }
+}
+
+/** Steps 4–5 for one key whose upstream moved: drift, approval, reinstall with replace semantics. */
+async function reinstall(ctx: LemonContext, scope: Scope, q: Queried, req: UpdateRequest): Promise<UpdateResult> {
+  const destRoot = recordedRoot(ctx, scope, q.rec);
+  const dest = join(destRoot, q.key);
+  if (!req.force && (await currentHash(dest)) !== q.rec.bundle_hash)
+    throw new LemonError("CONFLICT", `Skill '${q.key}' has local modifications; re-run with --force to overwrite them`);
+  const done = await stageAndActivate(ctx, {
+    spec: q.spec,
+    scope,
+    agent: q.rec.agent,
+    destRoot,
+    key: q.key,
+    replace: true,
+    update: true,
+    approve: req.approve,
+    ...(req.securityOverride !== undefined ? { securityOverride: req.securityOverride } : {}),
+    beforeStage: (key, destination) =>
+      requestApproval(req.approve, {
+        kind: "skill_update",
+        key,
+        scope,
+        trustLevel: q.spec.trust,
+        source: q.spec.display,
+        destination,
+      }),
+    ...(req.onProgress ? { onProgress: req.onProgress } : {}),
+    ...(req.onNotice ? { onNotice: req.onNotice } : {}),
+  });
+  return { key: q.key, status: "updated", from: q.installed, to: installedIdentity(done.lock) };
+}
+
+async function run(ctx: LemonContext, keys: readonly string[] | "all", req: UpdateRequest): Promise<Outcome[]> {
+  if (req.securityOverride !== undefined) parseOverrideHash(req.securityOverride);
+  const scope: Scope = req.global === false ? "project" : "global";
+  const lockfile = scopePathsFor(ctx, scope).lockfile;
+  const doc = await readLockForWrite(lockfile);
+  const list =
+    keys === "all"
+      ? Object.keys(doc.skills)
+          .filter((k) => UPDATABLE.has(doc.skills[k]?.source_kind ?? ""))
+          .sort()
+      : [...new Set(keys)];
+  const queried = await bounded(list, req.concurrency ?? UPDATE_CONCURRENCY, async (key) => {
+    try {
+      return await query(ctx, scope, key, recordOf(doc, key), req);
+    } catch (err) {
+      return { key, error: toLemonError(err) };
+    }
+  });
+  const ok = queried.filter((q): q is Queried => !("error" in q));
+  try {
+    await recordChecks(ctx, scope, ok, req);
+  } catch (err) {
+    const error = toLemonError(err);
+    return queried.map((q) => ({ key: q.key, error: "error" in q ? q.error : error }));
+  }
+  const outcomes: Outcome[] = [];
+  for (const q of queried) {
+    if ("error" in q) {
+      outcomes.push(q);
+      continue;
+    }
+    const same = { key: q.key, from: q.installed, to: q.upstream };
+    if (q.pinned) outcomes.push({ key: q.key, result: { ...same, status: "pinned" } });
+    else if (q.upstream === q.installed) outcomes.push({ key: q.key, result: { ...same, status: "up_to_date" } });
+    else if (req.check) outcomes.push({ key: q.key, result: { ...same, status: "update_available" } });
+    else {
+      try {
+        await recoverInterrupted(ctx, scope, q.key);
+        outcomes.push({ key: q.key, result: await reinstall(ctx, scope, q, req) });
+      } catch (err) {
+        outcomes.push({ key: q.key, error: toLemonError(err) });
+      }
+    }
+  }
+  return outcomes;
+}
+
+/** One key; throws its LemonError (NOT_FOUND, INVALID_REQUEST, CONFLICT, FORBIDDEN …). */
+export async function updateSkill(ctx: LemonContext, key: string, req: UpdateRequest): Promise<UpdateResult> {
+  const [outcome] = await run(ctx, [key], req);
+  if (outcome === undefined) throw notFound(`Skill '${key}' has no install record; nothing to update`);
+  if ("error" in outcome) throw outcome.error;
+  return outcome.result;
+}
+
+/**
+ * Several keys, or every updatable record of the scope's lock ("all"); never throws for one key:
+ * a failed key's item carries its error. Throws only when the lockfile itself cannot be read.
  */
 export async function updateSkills(
-  _ctx: LemonContext,
-  _keys: readonly string[] | "all",
-  _req: UpdateRequest,
+  ctx: LemonContext,
+  keys: readonly string[] | "all",
+  req: UpdateRequest,
 ): Promise<UpdateItem[]> {
-  throw new LemonError("UNAVAILABLE", "'lemon skill update' is not available in this version");
+  return (await run(ctx, keys, req)).map((o) =>
+    "error" in o ? { key: o.key, error: { code: o.error.code, message: o.error.message } } : o.result,
+  );
 }
 
 /** `update --check`: updateSkills with check forced on. */
