@@ -16,6 +16,11 @@ import type { AgentsConfig, DeepPartialSkills } from "./skills/skills-config.ts"
 import { validateEntries } from "./mcp/validate.ts";
 import { checkArg, checkOptions, LemonError, toLemonError, type ArgKind } from "./errors.ts";
 import { internals } from "./internals.ts";
+import { toolApi } from "./skills/tools/api.ts";
+import type { ReadSkillDetails } from "./skills/tools/read-skill.ts";
+import type { ResolvedSkillUri } from "./skills/tools/skill-uri.ts";
+import { errorResult, type ToolCallContext, type ToolDefinition, type ToolResult } from "./skills/tools/result.ts";
+import type { ToolExecutor } from "./skills/tools/agent-tools.ts";
 
 /** What `createLemon` takes (cli.md §7): the context options plus configuration and the curator. */
 export interface LemonOptions extends ContextOptions {
@@ -83,6 +88,15 @@ export interface Lemon extends AsyncDisposable {
   renderPrompt(opts?: { cwd?: string }): Promise<string>;
   /** The per-turn `<relevant-skills>` block for entries `findRelevant` returned. */
   renderRelevant(entries: SkillEntry[]): string;
+  /**
+   * The `read_skill` agent tool (skills.md §8); `ctx.cwd` picks the project (default: the
+   * instance's). Never rejects: every failure is a result with `isError: true`.
+   */
+  readSkill(params: unknown, ctx?: ToolCallContext & { cwd?: string }): Promise<ToolResult<ReadSkillDetails>>;
+  /** A `skill://<key>[/<path>]` URI's file (skills.md §10), for a host's `read` tool; LemonError on failure. */
+  resolveSkillUri(uri: string, opts?: { cwd?: string }): Promise<ResolvedSkillUri>;
+  /** `read_skill` and `skill_manage` as tool definitions with JSON Schema parameters, bound to `cwd`. */
+  agentTools(opts?: { cwd?: string }): ToolDefinition[];
   /** Stops workers and drops caches; the instance may not be used afterwards. */
   close(): Promise<void>;
 }
@@ -244,10 +258,23 @@ export function createLemon(options: LemonOptions = {}): Lemon {
   const close = async () => {
     if (registryP !== null) await (await registryP).close();
   };
+  const tools = toolApi({
+    context,
+    registry: reg,
+    // skill_manage is the instance's own method once it exists (skills.md §9).
+    skillManage: async (args, ctx) => {
+      const manage = (lemon as { skillManage?: ToolExecutor }).skillManage;
+      if (manage) return manage(args, ctx);
+      return errorResult("skill_manage is not available in this version", { error: "unavailable" });
+    },
+  });
   const lemon: Lemon = {
     context,
     mcp,
     skills,
+    readSkill: tools.readSkill,
+    resolveSkillUri: (uri, opts) => tools.resolveSkillUri(uri, opts),
+    agentTools: tools.agentTools,
     renderPrompt: method(
       (o?: unknown) => checkOptions(o, CWD, "renderPrompt"),
       async (o) => (await reg()).renderPrompt(o),
@@ -290,6 +317,16 @@ export type { SkillList, ShadowedSkill, InvalidSkill, ToggleOptions, ToggleResul
 export type { CheckReport, SkillCheck, SkillInspection, InspectManifest } from "./skills/reports.ts";
 export type { LintReport, LintResult, LintIssue } from "./skills/lint.ts";
 export type { Scope } from "./paths.ts";
+export type {
+  ContentBlock,
+  JsonSchemaObject,
+  ToolCallContext,
+  ToolDefinition,
+  ToolResult,
+  ToolSource,
+} from "./skills/tools/result.ts";
+export type { ReadSkillDetails, ReadSkillParams, ReadSkillView } from "./skills/tools/read-skill.ts";
+export type { ResolvedSkillUri } from "./skills/tools/skill-uri.ts";
 export type { AuditReport } from "./skills/audit/engine.ts";
 export type { Finding, Verdict } from "./schema/finding.ts";
 export type { McpServerConfig, ServerView, McpConfigApi, McpAppConfig } from "./mcp/index.ts";

@@ -4,8 +4,6 @@
  * `read_skill` and `skill_manage`. A tool never throws at its caller: every failure is a result
  * with `isError: true`, so an agent loop can hand it back to the model unchanged.
  */
-import type { TSchema } from "@sinclair/typebox";
-
 /** One block of a tool result (cli.md §7 `ContentBlock`). */
 export type ContentBlock =
   | { type: "text"; text: string }
@@ -33,15 +31,24 @@ export interface ToolCallContext {
 /** Where a tool comes from, for the ToolRegistry's precedence (mcp.md §12). */
 export type ToolSource = "builtin" | "wasm" | "extension" | "mcp";
 
+/** A JSON Schema of an object, as LLM tool-calling APIs take it (a TypeBox `Type.Object` is one). */
+export interface JsonSchemaObject {
+  type: "object";
+  properties: Record<string, unknown>;
+  required?: string[];
+  additionalProperties?: unknown;
+  description?: string;
+}
+
 /**
- * A tool ready to hand to an LLM tool-calling API: `parameters` is a JSON Schema object (a
- * TypeBox schema is one), `execute` validates its own arguments and never rejects.
+ * A tool ready to hand to an LLM tool-calling API (mcp.md §12): `parameters` is plain JSON Schema,
+ * `execute` validates its own arguments and never rejects.
  */
 export interface ToolDefinition {
   name: string;
   label: string;
   description: string;
-  parameters: TSchema;
+  parameters: JsonSchemaObject;
   source: ToolSource;
   requiresApproval?: boolean;
   execute(args: unknown, ctx?: ToolCallContext): Promise<ToolResult>;

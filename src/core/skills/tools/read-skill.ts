@@ -1,0 +1,299 @@
+/**
+ * @module skills/tools/read-skill
+ * The `read_skill` agent tool (skills.md §8): one effective skill in the view an agent asks for.
+ * Hidden, disabled, not-ready and platform-incompatible skills load (the agent asked for that key);
+ * blocked ones never do, and an overridden block is re-proved against the files before each load
+ * (install.md §8 item 4). Every failure is a result with `isError: true`, never a throw, and every
+ * call reports one `skill.load` event that carries no skill text.
+ */
+import { sanitizeMessage } from "../../text.ts";
+import { isDisplayable, type SkillEntry } from "../entry.ts";
+import type { ValidRecord } from "../load.ts";
+import type { SkillRegistry } from "../registry.ts";
+import { readSkillFile } from "../skill-file.ts";
+import { escapeKey } from "../skill-key.ts";
+import { readContained, type ReadProblem } from "./contained-read.ts";
+import {
+  bodyLimit,
+  cutBody,
+  findSection,
+  headerText,
+  headingList,
+  manifestText,
+  statusText,
+} from "./read-skill-text.ts";
+import { errorResult, textResult, type ToolCallContext, type ToolResult } from "./result.ts";
+import { blockedMessage } from "./blocked.ts";
+
+/** The views of skills.md §8; any other value reads as `full`. */
+export type ReadSkillView = "full" | "summary" | "section" | "file";
+
+/** The JSON parameters of `read_skill` (skills.md §8); unchecked here, the tool validates them. */
+export interface ReadSkillParams {
+  key: string;
+  view?: ReadSkillView;
+  section?: string;
+  path?: string;
+  include_status?: boolean;
+  include_manifest?: boolean;
+  max_chars?: number;
+}
+
+/** Why a call failed (skills.md §8 `details.error`). */
+export type ReadSkillError = "not_found" | "invalid_params" | "outside_skill" | "read_failed" | "blocked";
+
+/** `details` of a `read_skill` result: the success fields, or `error` with what failed. */
+export interface ReadSkillDetails {
+  key: string;
+  view?: ReadSkillView;
+  /** The skill directory (absolute, as found). */
+  path?: string;
+  scope?: "project" | "global";
+  source_kind?: string | null;
+  trust_level?: string | null;
+  activation_state?: string;
+  truncated?: boolean;
+  /** Characters of the returned text. */
+  chars?: number;
+  /** The heading matched (`section` view). */
+  section?: string;
+  /** The file shown (`file` view), relative to the skill directory as given. */
+  file?: string;
+  error?: ReadSkillError;
+  /** Keys listed after `Skill not found` (displayable skills, sorted, at most 50). */
+  suggestions?: string[];
+}
+
+/** The `skill.load` event fields of skills.md §11 (snake_case; never body text). */
+export interface SkillLoadEvent {
+  ts: string;
+  key: string;
+  scope: "project" | "global" | null;
+  view: ReadSkillView | "uri";
+  section?: string;
+  path?: string;
+  result: "ok" | "not_found" | "error";
+  error_code?: string;
+  chars: number;
+  duration_ms: number;
+  tool_call_id?: string;
+  session_key?: string;
+  run_id?: string;
+  agent_id?: string;
+}
+
+/** What a tool call runs against: the instance's registry, a cwd, the clock and the event sink. */
+export interface ToolHost {
+  registry: SkillRegistry;
+  /** Project directory (default: the instance's). */
+  cwd?: string;
+  now: () => Date;
+  /**
+   * Receives every `skill.load`, awaited before the result is returned (the usage sidecar records
+   * it first); a sink that throws or rejects never fails the call.
+   */
+  emit?: (e: SkillLoadEvent) => void | Promise<void>;
+}
+
+const VIEWS: readonly ReadSkillView[] = ["full", "summary", "section", "file"];
+const MAX_SUGGESTIONS = 50;
+const SUGGESTION_DESCRIPTION_CHARS = 200;
+
+export const KEY_MESSAGE = "Parameter 'key' must be a non-empty string.";
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** The run-context fields of an event, from the embedder's tool-call context. */
+export function runContext(ctx: ToolCallContext | undefined): Partial<SkillLoadEvent> {
+  const out: Partial<SkillLoadEvent> = {};
+  if (typeof ctx?.toolCallId === "string") out.tool_call_id = ctx.toolCallId;
+  if (typeof ctx?.sessionKey === "string") out.session_key = ctx.sessionKey;
+  if (typeof ctx?.runId === "string") out.run_id = ctx.runId;
+  if (typeof ctx?.agentId === "string") out.agent_id = ctx.agentId;
+  return out;
+}
+
+/** Hands an event to the sink; a sink that throws is the host's problem, never the agent's. */
+export async function emitSafely(host: ToolHost, e: SkillLoadEvent): Promise<void> {
+  try {
+    await host.emit?.(e);
+  } catch {
+    // isolated: the event hub logs its own listeners' failures
+  }
+}
+
+/** `Skill not found: <key>` and what the agent could have asked for instead. */
+function notFoundText(key: string, entries: readonly SkillEntry[]): { text: string; keys: string[] } {
+  const shown = entries.filter(isDisplayable).slice(0, MAX_SUGGESTIONS);
+  const head = `Skill not found: ${escapeKey(key)}`;
+  if (shown.length === 0) return { text: `${head}\n\nNo skills are currently available.`, keys: [] };
+  const lines = shown.map((e) => {
+    const d = sanitizeMessage(e.description, 4096);
+    return `- ${e.key}: ${d === "" ? "(none)" : [...d].length > SUGGESTION_DESCRIPTION_CHARS ? `${[...d].slice(0, SUGGESTION_DESCRIPTION_CHARS - 1).join("")}…` : d}`;
+  });
+  return { text: `${head}\n\nAvailable skills:\n${lines.join("\n")}`, keys: shown.map((e) => e.key) };
+}
+
+/** A path echoed in a message: control and invisible characters written as `\uXXXX`. */
+const shownPath = (p: string) => escapeKey(p);
+
+interface Outcome {
+  result: ToolResult<ReadSkillDetails>;
+  scope: "project" | "global" | null;
+}
+
+const fail = (
+  text: string,
+  details: ReadSkillDetails & { error: ReadSkillError },
+  scope: "project" | "global" | null = null,
+): Outcome => ({ result: errorResult(text, details), scope });
+
+const readFailure = (key: string, path: string, problem: Exclude<ReadProblem, "outside">, scope: Outcome["scope"]) =>
+  fail(`Could not read '${shownPath(path)}': ${problem}`, { error: "read_failed", key, file: path }, scope);
+
+/** SKILL.md's text and body, read again now (the listing may be up to one check interval old). */
+async function skillText(
+  rec: ValidRecord,
+): Promise<{ text: string; body: string } | Exclude<ReadProblem, "outside"> | "invalid"> {
+  const read = await readSkillFile(rec.candidate.skillFile, rec.candidate.realPath);
+  if (read.ok) return { text: read.text, body: read.body };
+  if (read.code === "missing_skill_file") return "not found";
+  if (read.code === "file_too_large") return "too large";
+  if (read.code === "skill_file_unreadable")
+    return read.message.includes("not a regular file") ? "not a regular file" : "permission denied";
+  // It no longer parses or validates: an invalid skill is an unknown key (skills.md §2.2).
+  return "invalid";
+}
+
+async function run(host: ToolHost, p: Record<string, unknown>, view: ReadSkillView, key: string): Promise<Outcome> {
+  const v = await host.registry.view(host.cwd !== undefined ? { cwd: host.cwd } : {});
+  const entry = v.entries.find((e) => e.key === key);
+  const rec = v.discovery.effective.get(key);
+  if (entry === undefined || rec === undefined) {
+    const nf = notFoundText(key, v.entries);
+    return fail(nf.text, { error: "not_found", key, suggestions: nf.keys });
+  }
+  const scope = entry.scope;
+  const blocked = await blockedMessage(v.paths, entry);
+  if (blocked !== null) return fail(blocked, { error: "blocked", key, path: entry.path }, scope);
+
+  const parts = [headerText(entry)];
+  if (p.include_status === true) parts.push(statusText(entry));
+  if (p.include_manifest === true) {
+    const m = manifestText(rec.manifest);
+    if (m !== null) parts.push(m);
+  }
+  const limit = bodyLimit(p.max_chars);
+  const base: ReadSkillDetails = {
+    key,
+    view,
+    path: entry.path,
+    scope,
+    source_kind: entry.source_kind,
+    trust_level: entry.trust_level,
+    activation_state: entry.activation_state,
+  };
+  let truncated = false;
+  const body = (heading: string, text: string) => {
+    const cut = cutBody(text, limit);
+    truncated = cut.truncated;
+    parts.push(`${heading}\n${cut.text}`);
+  };
+  if (view === "file") {
+    const rel = typeof p.path === "string" ? p.path : "";
+    if (rel === "")
+      return fail(
+        'No path given. Pass "path" relative to the skill directory.',
+        { error: "invalid_params", key },
+        scope,
+      );
+    const read = readContained(entry.real_path, rel);
+    if (!read.ok) {
+      if (read.problem === "outside")
+        return fail(
+          `Path '${shownPath(rel)}' is outside the skill directory.`,
+          { error: "outside_skill", key, file: rel },
+          scope,
+        );
+      return readFailure(key, rel, read.problem, scope);
+    }
+    base.file = rel;
+    if (read.text === null)
+      parts.push(`## File: ${shownPath(rel)}\nFile '${shownPath(rel)}' is binary (${read.bytes} bytes); not shown.`);
+    else body(`## File: ${shownPath(rel)}`, read.text);
+  } else if (view === "full" || view === "section") {
+    const skill = await skillText(rec);
+    if (skill === "invalid") {
+      const nf = notFoundText(
+        key,
+        v.entries.filter((e) => e.key !== key),
+      );
+      return fail(nf.text, { error: "not_found", key, suggestions: nf.keys });
+    }
+    if (typeof skill === "string") return readFailure(key, "SKILL.md", skill, scope);
+    if (view === "full") body("## Content", skill.text);
+    else {
+      const want = typeof p.section === "string" ? p.section : "";
+      if (want.trim() === "")
+        return fail(
+          `No section given. Pass "section" with one of this skill's headings: ${headingList(skill.body)}.`,
+          { error: "invalid_params", key },
+          scope,
+        );
+      const found = findSection(skill.body, want);
+      if (found === null)
+        return fail(
+          `Section '${sanitizeMessage(want, 512)}' not found in skill content.`,
+          { error: "invalid_params", key, section: want },
+          scope,
+        );
+      base.section = found.name;
+      body(`## Section: ${found.name}`, found.text);
+    }
+  }
+  const text = parts.join("\n\n");
+  return { result: textResult(text, { ...base, truncated, chars: [...text].length }), scope };
+}
+
+/**
+ * Runs `read_skill` with untrusted `params`. Resolves to a result in every case: bad parameters,
+ * unknown keys, blocked skills and unreadable files are `isError: true` with the messages of
+ * skills.md §8; anything unexpected is a `read_failed` result naming no internals.
+ */
+export async function readSkill(
+  host: ToolHost,
+  params: unknown,
+  ctx?: ToolCallContext,
+): Promise<ToolResult<ReadSkillDetails>> {
+  const started = performance.now();
+  const p = isRecord(params) ? params : {};
+  const rawKey = p.key;
+  const key = typeof rawKey === "string" ? rawKey : "";
+  const view: ReadSkillView = VIEWS.includes(p.view as ReadSkillView) ? (p.view as ReadSkillView) : "full";
+  let out: Outcome;
+  if (key.trim() === "") out = fail(KEY_MESSAGE, { error: "invalid_params", key });
+  else {
+    try {
+      out = await run(host, p, view, key);
+    } catch (err) {
+      const msg = err instanceof Error ? sanitizeMessage(err.message) : "internal error";
+      out = fail(`Could not read skill '${escapeKey(key)}': ${msg}`, { error: "read_failed", key });
+    }
+  }
+  const d = out.result.details;
+  const event: SkillLoadEvent = {
+    ts: host.now().toISOString(),
+    key,
+    scope: out.scope,
+    view,
+    ...(view === "section" && typeof p.section === "string" ? { section: p.section } : {}),
+    ...(view === "file" && typeof p.path === "string" ? { path: p.path } : {}),
+    result: !out.result.isError ? "ok" : d.error === "not_found" ? "not_found" : "error",
+    ...(out.result.isError && d.error !== "not_found" ? { error_code: d.error } : {}),
+    chars: out.result.isError ? 0 : (d.chars ?? 0),
+    duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
+    ...runContext(ctx),
+  };
+  await emitSafely(host, event);
+  return out.result;
+}
