@@ -77,18 +77,36 @@ async function cgi(projectRoot: string, req: Request, extraEnv: Record<string, s
   return new Response(out.subarray(split + sep), { status, headers });
 }
 
+export interface GitHttpOptions {
+  /** Waits this long before answering each upload-pack POST (the pack), to make a clone "slow". */
+  delayMs?: number;
+  /** Ignore the client's Git-Protocol header: the server speaks protocol v0, which refuses unadvertised commits. */
+  protocolV0?: boolean;
+}
+
 /**
  * Serves every bare repository under `projectRoot` (by its path relative to it) over smart HTTP.
  * `env` adds CGI environment (e.g. GIT_CONFIG_PARAMETERS to change upload-pack settings).
  */
-export function gitHttpServer(projectRoot: string, env: Record<string, string> = {}): TestServer {
+export function gitHttpServer(
+  projectRoot: string,
+  env: Record<string, string> = {},
+  opts: GitHttpOptions = {},
+): TestServer {
   const requests: string[] = [];
   const server = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
-    fetch(req) {
+    idleTimeout: 0,
+    async fetch(req) {
       const u = new URL(req.url);
       requests.push(u.pathname + u.search);
+      if (opts.delayMs && req.method === "POST") await Bun.sleep(opts.delayMs);
+      if (opts.protocolV0) {
+        const headers = new Headers(req.headers);
+        headers.delete("git-protocol");
+        return cgi(projectRoot, new Request(req, { headers }), env);
+      }
       return cgi(projectRoot, req, env);
     },
   });

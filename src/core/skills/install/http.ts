@@ -1,0 +1,208 @@
+/**
+ * @module skills/install/http
+ * The one HTTP client of install.md §3, over the runtime's fetch: per-request timeout, at most 5
+ * redirects followed by hand (so a token never crosses to another origin), retries of GETs on
+ * network errors, 5xx and 429 with Retry-After, and response caps enforced while reading, so a
+ * hostile server cannot make lemon buffer more than the cap. Errors name the redacted URL only,
+ * never a response body.
+ */
+import { VERSION } from "../../build-info.ts";
+import { LemonError, notFound } from "../../errors.ts";
+import { redactUrl } from "../../text.ts";
+
+export const HTTP_TIMEOUT_MS = 10_000;
+export const MAX_REDIRECTS = 5;
+export const JSON_CAP = 4 * 1024 * 1024;
+export const FILE_CAP = 16 * 1024 * 1024;
+const RETRY_DELAYS_MS = [500, 1500];
+const RETRY_AFTER_CAP_MS = 10_000;
+
+export interface HttpOptions {
+  fetch?: typeof globalThis.fetch;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  /** Response cap in bytes. */
+  maxBytes: number;
+  headers?: Record<string, string>;
+  /** Bearer token sent only to these origins, and never after a redirect to another origin. */
+  token?: { value: string; origins: string[] };
+  /** Waits between attempts (default 500 ms then 1,500 ms); tests shorten them. */
+  retryDelaysMs?: number[];
+}
+
+export interface HttpResponse {
+  status: number;
+  /** The URL that answered, after redirects. */
+  url: string;
+  headers: Headers;
+  body: Uint8Array;
+}
+
+class Retryable extends Error {
+  constructor(
+    readonly error: LemonError,
+    readonly retryAfterMs: number | null,
+  ) {
+    super(error.message);
+  }
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(new LemonError("OPERATION_FAILED", "request aborted"));
+    const t = setTimeout(resolve, ms);
+    signal?.addEventListener(
+      "abort",
+      () => {
+        clearTimeout(t);
+        reject(new LemonError("OPERATION_FAILED", "request aborted"));
+      },
+      { once: true },
+    );
+  });
+}
+
+/** Retry-After as seconds or an HTTP date, capped at 10 s; null when absent or unreadable. */
+export function retryAfterMs(value: string | null, now = Date.now()): number | null {
+  if (value === null || value.trim() === "") return null;
+  const v = value.trim();
+  if (/^\d+$/.test(v)) return Math.min(Number.parseInt(v, 10) * 1000, RETRY_AFTER_CAP_MS);
+  const at = Date.parse(v);
+  if (Number.isNaN(at)) return null;
+  return Math.min(Math.max(0, at - now), RETRY_AFTER_CAP_MS);
+}
+
+export function exceeds(max: number): LemonError {
+  return new LemonError("OPERATION_FAILED", `response exceeds ${max} bytes`);
+}
+
+/** Reads a body chunk by chunk and stops at the cap instead of buffering it whole. */
+async function readCapped(res: Response, max: number): Promise<Uint8Array> {
+  const len = res.headers.get("content-length");
+  if (len !== null && /^\d+$/.test(len) && Number(len) > max) {
+    await res.body?.cancel();
+    throw exceeds(max);
+  }
+  if (!res.body) return new Uint8Array(0);
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  const reader = res.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > max) {
+      await reader.cancel();
+      throw exceeds(max);
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.byteLength;
+  }
+  return out;
+}
+
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return "";
+  }
+}
+
+/** One attempt: follows redirects by hand, reads the capped body. */
+async function attempt(url: string, opts: HttpOptions): Promise<HttpResponse> {
+  const doFetch = opts.fetch ?? globalThis.fetch;
+  const timeoutMs = opts.timeoutMs ?? HTTP_TIMEOUT_MS;
+  const firstOrigin = originOf(url);
+  let current = url;
+  for (let hop = 0; ; hop++) {
+    const origin = originOf(current);
+    const headers: Record<string, string> = { "User-Agent": `lemon/${VERSION}`, ...(opts.headers ?? {}) };
+    if (opts.token && origin === firstOrigin && opts.token.origins.includes(origin))
+      headers.Authorization = `Bearer ${opts.token.value}`;
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
+    let res: Response;
+    try {
+      res = await doFetch(current, { method: "GET", headers, redirect: "manual", signal });
+    } catch {
+      if (opts.signal?.aborted) throw new LemonError("OPERATION_FAILED", "request aborted");
+      // Not retried: the timeout already bounds the wait, three of them would not.
+      if (timeout.aborted)
+        throw new LemonError("TIMEOUT", `request to ${redactUrl(current)} timed out after ${timeoutMs} ms`);
+      throw new Retryable(new LemonError("OPERATION_FAILED", `request to ${redactUrl(current)} failed`), null);
+    }
+    if (res.status >= 300 && res.status < 400 && res.headers.get("location") !== null) {
+      await res.body?.cancel();
+      if (hop >= MAX_REDIRECTS) throw new LemonError("OPERATION_FAILED", `too many redirects from ${redactUrl(url)}`);
+      let next: URL;
+      try {
+        next = new URL(res.headers.get("location") ?? "", current);
+      } catch {
+        throw new LemonError("OPERATION_FAILED", `invalid redirect from ${redactUrl(current)}`);
+      }
+      if (next.protocol !== "https:" && next.protocol !== "http:")
+        throw new LemonError("OPERATION_FAILED", `refusing redirect to ${next.protocol} from ${redactUrl(current)}`);
+      current = next.href;
+      continue;
+    }
+    if (res.status === 429 || res.status >= 500) {
+      await res.body?.cancel();
+      throw new Retryable(
+        new LemonError("OPERATION_FAILED", `HTTP ${res.status} from ${redactUrl(current)}`),
+        retryAfterMs(res.headers.get("retry-after")),
+      );
+    }
+    try {
+      const body = await readCapped(res, opts.maxBytes);
+      return { status: res.status, url: current, headers: res.headers, body };
+    } catch (e) {
+      if (LemonError.is(e)) throw e;
+      // Not retried: the timeout already bounds the wait, three of them would not.
+      if (timeout.aborted)
+        throw new LemonError("TIMEOUT", `request to ${redactUrl(current)} timed out after ${timeoutMs} ms`);
+      throw new Retryable(new LemonError("OPERATION_FAILED", `request to ${redactUrl(current)} failed`), null);
+    }
+  }
+}
+
+/** GET with retries; non-2xx answers other than 404 (NOT_FOUND) fail OPERATION_FAILED. */
+export async function httpGet(url: string, opts: HttpOptions): Promise<HttpResponse> {
+  const delays = opts.retryDelaysMs ?? RETRY_DELAYS_MS;
+  for (let i = 0; ; i++) {
+    try {
+      const res = await attempt(url, opts);
+      if (res.status === 404) throw notFound(`${redactUrl(res.url)} not found (HTTP 404)`);
+      if (res.status < 200 || res.status >= 300)
+        throw new LemonError("OPERATION_FAILED", `HTTP ${res.status} from ${redactUrl(res.url)}`);
+      return res;
+    } catch (e) {
+      if (!(e instanceof Retryable)) throw e;
+      const delay = delays[i];
+      if (delay === undefined) throw e.error;
+      await sleep(e.retryAfterMs ?? delay, opts.signal);
+    }
+  }
+}
+
+/** GET of a JSON document (default cap 4 MiB); a body that is not JSON fails with no excerpt. */
+export async function getJson(
+  url: string,
+  opts: Omit<HttpOptions, "maxBytes"> & { maxBytes?: number },
+): Promise<unknown> {
+  const res = await httpGet(url, {
+    ...opts,
+    maxBytes: opts.maxBytes ?? JSON_CAP,
+    headers: { Accept: "application/json", ...(opts.headers ?? {}) },
+  });
+  try {
+    return JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(res.body));
+  } catch {
+    throw new LemonError("OPERATION_FAILED", `${redactUrl(res.url)} did not return valid JSON`);
+  }
+}
