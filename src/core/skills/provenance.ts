@@ -87,6 +87,8 @@ export interface ScopeLock {
   diagnostic: Diagnostic | null;
   /** Paths of the candidates the lock blocks (state 3 of skills.md §5.2). */
   blocked: ReadonlySet<string>;
+  /** The Entry provenance of a candidate of this scope (a method, so callers need not load this module). */
+  provenance(c: SkillCandidate): Provenance;
 }
 
 /**
@@ -103,9 +105,17 @@ export async function readScopeLock(
   read: LockRead = readLockfileSync(file),
   overrides?: Map<string, boolean>,
 ): Promise<ScopeLock> {
+  const make = (doc: LockDoc, diag: Diagnostic | null, blocked: ReadonlySet<string>): ScopeLock => ({
+    scope,
+    file,
+    doc,
+    diagnostic: diag,
+    blocked,
+    provenance: (c) => provenanceOf(recordFor(doc, c, cwd), scope, blocked.has(c.path)),
+  });
   if (!read.ok) {
     const empty: LockDoc = { version: 1, skills: Object.create(null) as LockDoc["skills"] };
-    return { scope, file, doc: empty, diagnostic: invalidLockfile(file, read.reason), blocked: new Set() };
+    return make(empty, invalidLockfile(file, read.reason), new Set());
   }
   const blocked = new Set<string>();
   const checks: Promise<void>[] = [];
@@ -130,13 +140,7 @@ export async function readScopeLock(
     );
   }
   await Promise.all(checks);
-  return { scope, file, doc: read.doc, diagnostic: null, blocked };
-}
-
-/** The Entry provenance of a candidate under its scope's lock. */
-export function candidateProvenance(lock: ScopeLock, c: SkillCandidate, cwd: string): Provenance {
-  const rec = recordFor(lock.doc, c, cwd);
-  return provenanceOf(rec, lock.scope, lock.blocked.has(c.path));
+  return make(read.doc, null, blocked);
 }
 
 /**
@@ -160,9 +164,9 @@ export async function viewLocks(
 }
 
 /** The provenance of a candidate under the lock of its own scope among `locks`. */
-export function provenanceIn(locks: readonly ScopeLock[], c: SkillCandidate, cwd: string): Provenance {
+export function provenanceIn(locks: readonly ScopeLock[], c: SkillCandidate): Provenance {
   const lock = locks.find((l) => l.scope === c.root.scope);
-  return lock ? candidateProvenance(lock, c, cwd) : NO_PROVENANCE;
+  return lock ? lock.provenance(c) : NO_PROVENANCE;
 }
 
 /** The lock record of a candidate under the lock of its own scope, or null. */

@@ -216,7 +216,7 @@ export class SkillRegistry {
     const disabled = settingsApi.effectiveDisabled(settings, view);
     const bins: BinLookup = new Map();
     const entries = [...discovery.effective.values()]
-      .map((r) => toEntry(r, ctx, disabled, prov.provenanceIn(locks, r.candidate, ctx.cwd), bins))
+      .map((r) => toEntry(r, ctx, disabled, prov.provenanceIn(locks, r.candidate), bins))
       .sort(byKey);
     const stateDir = view !== "global" ? stateDirProblem(paths.project.stateDir) : null;
     const lockProblems = locks.flatMap((l) => (l.diagnostic ? [l.diagnostic] : []));

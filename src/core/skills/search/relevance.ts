@@ -8,6 +8,8 @@ import { statSync } from "node:fs";
 import type { LemonContext } from "../../context.ts";
 import { resolvePaths } from "../../paths.ts";
 import { isDisplayable, toEntry, type SkillEntry } from "../entry.ts";
+import type { LockRead } from "../lockfile.ts";
+import type { ScopeLock } from "../provenance.ts";
 import { resolveRoots, type SkillRoot } from "../roots.ts";
 import { docMeta, recordFromMeta } from "./doc-meta.ts";
 import type { Snapshot } from "./format.ts";
@@ -54,6 +56,13 @@ export class RelevanceEngine {
   readonly #roots = new Map<string, { at: number; roots: { project: SkillRoot[]; global: SkillRoot[] } }>();
   /** The parsed skills.json pair, reused while neither file's stat fingerprint changes. */
   #settings: { key: string; disabled: ReadonlySet<string> } | null = null;
+  /**
+   * Override verdicts per snapshot: a rebuilt scope is a new snapshot object, so the bundle hashes
+   * of overridden skills are recomputed on every rebuild (install.md §8 step 4).
+   */
+  readonly #overrides = new WeakMap<Snapshot, Map<string, boolean>>();
+  /** Each lockfile as last parsed, reused while its stat fingerprint holds. */
+  readonly #lockReads = new Map<string, { key: string; read: LockRead }>();
 
   constructor(ctx: LemonContext, opts: Partial<StoreOptions> = {}) {
     this.#now = () => ctx.now().getTime();
@@ -91,17 +100,52 @@ export class RelevanceEngine {
     const parsed = score.parseQuery(query);
     if (parsed.terms.length === 0) return [];
     const [snaps, disabled] = await Promise.all([this.snapshots(ctx, opts.refresh === true), this.#disabled(ctx)]);
+    const paths = resolvePaths(ctx);
+    const [projectLock, globalLock] = await Promise.all([
+      this.#lock(ctx, "project", paths.project.lockfile, snaps.project, snaps.roots.project),
+      this.#lock(ctx, "global", paths.global.lockfile, snaps.global, snaps.roots.global),
+    ]);
     const out: SkillEntry[] = [];
-    if (snaps.project) collect(score, snaps.project, snaps.roots.project, parsed, max, ctx, disabled, null, out);
+    if (snaps.project)
+      collect(score, snaps.project, snaps.roots.project, parsed, max, ctx, disabled, null, out, projectLock);
     if (out.length < max && snaps.global)
-      collect(score, snaps.global, snaps.roots.global, parsed, max, ctx, disabled, snaps.project, out);
+      collect(score, snaps.global, snaps.roots.global, parsed, max, ctx, disabled, snaps.project, out, globalLock);
     return out;
+  }
+
+  /**
+   * A scope's lockfile as it is now (blocked skills never reach relevance, skills.md §5.2), or
+   * null when there is none: the usual case loads no lockfile code at all.
+   */
+  async #lock(
+    ctx: LemonContext,
+    scope: "project" | "global",
+    file: string,
+    snap: Snapshot | null,
+    roots: readonly SkillRoot[],
+  ): Promise<ScopeLock | null> {
+    const key = statKey(file);
+    if (snap === null || key === "-") return null;
+    const [{ readScopeLock }, { readLockfileSync }] = await Promise.all([
+      import("../provenance.ts"),
+      import("../lockfile.ts"),
+    ]);
+    let cached = this.#lockReads.get(file);
+    if (cached?.key !== key) this.#lockReads.set(file, (cached = { key, read: readLockfileSync(file) }));
+    let overrides = this.#overrides.get(snap);
+    if (!overrides) this.#overrides.set(snap, (overrides = new Map()));
+    const candidateOf = (key: string) => {
+      const doc = snap.docForKey(key);
+      return doc >= 0 ? candidateOfDoc(snap, doc, roots)?.candidate : undefined;
+    };
+    return readScopeLock(scope, file, ctx.cwd, candidateOf, cached.read, overrides);
   }
 
   /** Waits for snapshot writes still in flight, then drops the cached state. */
   async close(): Promise<void> {
     this.#roots.clear();
     this.#settings = null;
+    this.#lockReads.clear();
     await this.store.close();
   }
 
@@ -144,6 +188,7 @@ function collect(
   disabled: ReadonlySet<string>,
   claimedBy: Snapshot | null,
   out: SkillEntry[],
+  lock: ScopeLock | null,
 ): void {
   let limit = Math.max(8, (max - out.length) * 3);
   for (;;) {
@@ -151,7 +196,7 @@ function collect(
     const found: SkillEntry[] = [];
     for (const h of hits) {
       if (out.length + found.length >= max) break;
-      const entry = entryOf(snap, h.doc, roots, ctx, disabled);
+      const entry = entryOf(snap, h.doc, roots, ctx, disabled, lock);
       if (!entry || !isDisplayable(entry)) continue;
       if (claimedBy && claimedBy.docForKey(entry.key) >= 0) continue;
       found.push(entry);
@@ -164,13 +209,7 @@ function collect(
   }
 }
 
-function entryOf(
-  snap: Snapshot,
-  doc: number,
-  roots: readonly SkillRoot[],
-  ctx: LemonContext,
-  disabled: ReadonlySet<string>,
-): SkillEntry | null {
+function candidateOfDoc(snap: Snapshot, doc: number, roots: readonly SkillRoot[]) {
   const m = docMeta(snap, doc);
   const root = m ? roots[m.root] : undefined;
   if (!m || !root) return null;
@@ -182,5 +221,19 @@ function entryOf(
     category: m.category,
     skillFile: m.skill_file,
   };
-  return toEntry(recordFromMeta(m, candidate), ctx, disabled);
+  return { m, candidate };
+}
+
+function entryOf(
+  snap: Snapshot,
+  doc: number,
+  roots: readonly SkillRoot[],
+  ctx: LemonContext,
+  disabled: ReadonlySet<string>,
+  lock: ScopeLock | null,
+): SkillEntry | null {
+  const found = candidateOfDoc(snap, doc, roots);
+  if (!found) return null;
+  const prov = lock ? lock.provenance(found.candidate) : undefined;
+  return toEntry(recordFromMeta(found.m, found.candidate), ctx, disabled, prov);
 }
