@@ -5,10 +5,16 @@
  * This module stays light (the skills engine and the MCP configuration load on first use), so
  * the CLI takes its errors, text hygiene and build facts from here at no start-up cost.
  */
-import { createContext, type ContextOptions, type LemonContext } from "./context.ts";
+import { createContext, withCwd, type ContextOptions, type LemonContext } from "./context.ts";
 import type { SkillEntry } from "./skills/entry.ts";
 import type { SkillRegistry } from "./skills/registry.ts";
-import { renderRelevantBlock } from "./skills/prompt.ts";
+import { renderListing, renderRelevantBlock } from "./skills/prompt.ts";
+import { byKey, isDisplayable } from "./skills/entry.ts";
+import { charCount } from "./text.ts";
+import { eventTs, type LemonEvents } from "./skills/usage/events.ts";
+import { instanceEvents } from "./skills/usage/recorder.ts";
+import type { UsageRow } from "./skills/usage/report.ts";
+import type { Scope } from "./paths.ts";
 import type { AuditReport } from "./skills/audit/engine.ts";
 import type { SearchResult } from "./skills/search/search.ts";
 import type { McpAppConfig, McpConfigApi, ValidateResult } from "./mcp/index.ts";
@@ -67,6 +73,16 @@ export interface SkillsApi {
     query: string,
     opts?: { cwd?: string; maxLocal?: number; maxOnline?: number; online?: boolean },
   ): Promise<SearchResult>;
+  /**
+   * The usage report rows of a scope (skills.md §12.3; default global); the day limits default
+   * to `[skills.curator]`. An invalid sidecar reads as no rows and is reported as a diagnostic.
+   */
+  usageReport(opts?: {
+    cwd?: string;
+    scope?: Scope;
+    staleAfterDays?: number;
+    archiveAfterDays?: number;
+  }): Promise<UsageRow[]>;
 }
 
 /** `lemon.mcp`: MCP configuration (the client is not built yet). */
@@ -84,6 +100,8 @@ export interface Lemon extends AsyncDisposable {
   readonly context: LemonContext;
   /** The skill catalog, relevance, lint, check and audit. */
   readonly skills: SkillsApi;
+  /** Telemetry events (skills.md §11, cli.md §9): `on`/`once` return the unsubscribe function. */
+  readonly events: LemonEvents;
   /** The stable skill listing for a system prompt (skills.md §6); `cwd` default: the instance's. */
   renderPrompt(opts?: { cwd?: string }): Promise<string>;
   /** The per-turn `<relevant-skills>` block for entries `findRelevant` returned. */
@@ -132,6 +150,16 @@ export function createLemon(options: LemonOptions = {}): Lemon {
     checkArg(options.curator, "object", "createLemon: option 'curator'");
     throw new LemonError("UNAVAILABLE", "the background curator is not available in this version; omit 'curator'");
   }
+  // The effective [skills] settings, read once on first use.
+  let settingsP: Promise<import("./skills/skills-config.ts").SkillsSettings> | null = null;
+  const skillsSettings = () =>
+    (settingsP ??= import("./skills/skills-config.ts").then((m) =>
+      m.loadSkillsSettings(context, {
+        readConfigFile: options.readConfigFile !== false,
+        ...(options.config?.skills !== undefined ? { config: options.config.skills } : {}),
+      }),
+    ));
+  const hub = instanceEvents(context, { eventLog: async () => (await skillsSettings()).eventLog });
   // The skills engine loads on first use: `lemon mcp …` and embedders that only validate never pay for it.
   let registryP: Promise<SkillRegistry> | null = null;
   const reg = () =>
@@ -163,7 +191,21 @@ export function createLemon(options: LemonOptions = {}): Lemon {
     status: method(key("skills.status"), async (k, o) => (await reg()).status(k, o)),
     refresh: method(
       (o?: unknown) => checkOptions(o, CWD, "skills.refresh"),
-      async (o) => (await reg()).refresh(o),
+      async (o) => {
+        const started = performance.now();
+        const r = await reg();
+        await r.refresh(o);
+        await hub.ready();
+        if (!hub.wants("skills.refresh")) return;
+        // The count is what the refreshed catalog holds, so the listing is rebuilt only when someone listens.
+        const { skills: entries } = await r.list(o);
+        const duration_ms = Math.round(performance.now() - started);
+        const ts = eventTs(context);
+        for (const scope of ["global", "project"] as const) {
+          const count = entries.filter((e) => e.scope === scope).length;
+          hub.emit("skills.refresh", { ts, scope, count, duration_ms });
+        }
+      },
     ),
     enable: method(toggle("skills.enable"), async (k, o) => (await reg()).enable(k, o)),
     disable: method(toggle("skills.disable"), async (k, o) => (await reg()).disable(k, o)),
@@ -195,6 +237,27 @@ export function createLemon(options: LemonOptions = {}): Lemon {
     search: method(
       query("skills.search", { maxLocal: "number", maxOnline: "number", online: "boolean" }),
       async (q, o) => (await reg()).search(q, o),
+    ),
+    usageReport: method(
+      (o?: unknown) =>
+        checkOptions(
+          o,
+          { ...CWD, scope: SCOPE, staleAfterDays: "number", archiveAfterDays: "number" },
+          "skills.usageReport",
+        ),
+      async (o) => {
+        const ctx = withCwd(context, o?.cwd);
+        const [{ usageReport }, settings] = await Promise.all([import("./skills/usage/report.ts"), skillsSettings()]);
+        const diagnostics: import("./diagnostics.ts").Diagnostic[] = [];
+        const rows = await usageReport(ctx, o?.scope ?? "global", {
+          staleAfterDays: o?.staleAfterDays ?? settings.curator.staleAfterDays,
+          archiveAfterDays: o?.archiveAfterDays ?? settings.curator.archiveAfterDays,
+          now: context.now(),
+          diagnostics,
+        });
+        for (const d of diagnostics) hub.emit("diagnostic", d);
+        return rows;
+      },
     ),
   };
   // The MCP configuration code loads on first use, so skill commands never pay for it.
@@ -256,11 +319,14 @@ export function createLemon(options: LemonOptions = {}): Lemon {
   };
   const mcp: McpApi = { config, validate };
   const close = async () => {
+    await hub.drain();
     if (registryP !== null) await (await registryP).close();
   };
   const tools = toolApi({
     context,
     registry: reg,
+    // The project a load belongs to is the call's cwd, not necessarily the instance's.
+    emitLoad: (e, cwd?: string) => hub.publish("skill.load", e, withCwd(context, cwd)),
     // skill_manage is the instance's own method once it exists (skills.md §9).
     skillManage: async (args, ctx) => {
       const manage = (lemon as { skillManage?: ToolExecutor }).skillManage;
@@ -272,18 +338,41 @@ export function createLemon(options: LemonOptions = {}): Lemon {
     context,
     mcp,
     skills,
+    events: { on: (t, l) => hub.on(t, l), once: (t, l) => hub.once(t, l) },
     readSkill: tools.readSkill,
     resolveSkillUri: (uri, opts) => tools.resolveSkillUri(uri, opts),
     agentTools: tools.agentTools,
     renderPrompt: method(
       (o?: unknown) => checkOptions(o, CWD, "renderPrompt"),
-      async (o) => (await reg()).renderPrompt(o),
+      async (o) => {
+        // The listing renderPrompt would build, rendered here so the event can name its keys.
+        const { skills: entries } = await (await reg()).list(o);
+        const text = renderListing(entries);
+        if (hub.wants("skill.prompt_render")) {
+          const shown = text === "" ? [] : entries.filter(isDisplayable).sort(byKey);
+          const keys = shown.map((e) => e.key);
+          hub.emit("skill.prompt_render", {
+            ts: eventTs(context),
+            kind: "listing",
+            keys,
+            count: keys.length,
+            chars: charCount(text),
+          });
+        }
+        return text;
+      },
     ),
     renderRelevant: (entries) => {
       try {
         checkArg(entries, "array", "renderRelevant: entries");
         for (const [i, e] of entries.entries()) checkArg(e, "object", `renderRelevant: entries[${i}]`);
-        return renderRelevantBlock(entries);
+        const text = renderRelevantBlock(entries);
+        if (hub.wants("skill.prompt_render")) {
+          const keys = entries.map((e) => e.key);
+          const ts = eventTs(context);
+          hub.emit("skill.prompt_render", { ts, kind: "relevant", keys, count: keys.length, chars: charCount(text) });
+        }
+        return text;
       } catch (err) {
         throw toLemonError(err);
       }
@@ -317,6 +406,17 @@ export type { SkillList, ShadowedSkill, InvalidSkill, ToggleOptions, ToggleResul
 export type { CheckReport, SkillCheck, SkillInspection, InspectManifest } from "./skills/reports.ts";
 export type { LintReport, LintResult, LintIssue } from "./skills/lint.ts";
 export type { Scope } from "./paths.ts";
+export type {
+  LemonEvents,
+  LemonEventMap,
+  SkillLoadEvent,
+  SkillWriteEvent,
+  PromptRenderEvent,
+  SkillLifecycleEvent,
+  RefreshEvent,
+  CuratorRunEvent,
+} from "./skills/usage/events.ts";
+export type { UsageRow } from "./skills/usage/report.ts";
 export type {
   ContentBlock,
   JsonSchemaObject,

@@ -1,22 +1,18 @@
 /**
  * @module skills/usage/events
- * The telemetry events of one lemon instance (skills.md §11, cli.md §9) and the optional JSONL
- * sink. Field names are the contract's snake_case. An event never carries skill body text, file
- * contents, `content`/`file_content`/`old_string`/`new_string` values or env values: emitters
- * pass only the fields below, and the sink clamps every string so a hostile key or section name
- * cannot blow up a log line.
+ * The telemetry events of one lemon instance (skills.md §11, cli.md §9). Field names are the
+ * contract's snake_case. An event never carries skill body text, file contents,
+ * `content`/`file_content`/`old_string`/`new_string` values or env values: emitters pass only
+ * the fields below (the JSONL sink, jsonl.ts, also clamps every string).
  *
  * Two kinds of subscriber: `persist` handlers (internal, async, awaited by `publish`: the usage
  * sidecar) run first, so public listeners run synchronously "after the operation's state is
  * persisted"; a throwing listener or a failing handler is isolated and never reaches the caller.
+ * This module imports nothing heavy: createLemon builds a hub for every instance.
  */
-import { closeSync, constants, openSync, writeSync } from "node:fs";
-import { dirname } from "node:path";
 import type { LemonContext, LogEntry } from "../../context.ts";
 import { diagnostic, type Diagnostic } from "../../diagnostics.ts";
 import type { Scope } from "../../paths.ts";
-import { clampChars, utf8Bytes } from "../../text.ts";
-import { isoSeconds, makeDir } from "../../fsx/atomic.ts";
 
 /** Session fields from the embedder's tool-call context (cli.md §7 `ToolCallContext`). */
 export interface SessionFields {
@@ -142,7 +138,11 @@ export function sessionFields(ctx?: {
 }
 
 /** An event timestamp: ISO-8601 UTC, seconds precision (skills.md §1.3 rule 5). */
-export const eventTs = (ctx: Pick<LemonContext, "now">): string => isoSeconds(ctx.now());
+export const eventTs = (ctx: Pick<LemonContext, "now">): string =>
+  ctx
+    .now()
+    .toISOString()
+    .replace(/\.\d{3}Z$/, "Z");
 
 /** One instance's events; no module state, so two instances never see each other's events. */
 export class EventHub implements LemonEvents {
@@ -151,6 +151,7 @@ export class EventHub implements LemonEvents {
   readonly #log: (entry: LogEntry) => void;
   readonly #pending = new Set<Promise<void>>();
   #sink: EventSink | null = null;
+  #loader: (() => Promise<EventSink | null>) | null = null;
   /** Events emitted while the sink's settings are still being read, written once they are. */
   #queued: [LemonEventType, LemonEventMap[LemonEventType]][] | null = null;
 
@@ -185,7 +186,8 @@ export class EventHub implements LemonEvents {
       (this.#listeners.get(type)?.size ?? 0) > 0 ||
       (this.#handlers.get(type)?.length ?? 0) > 0 ||
       this.#sink !== null ||
-      this.#queued !== null
+      this.#queued !== null ||
+      this.#loader !== null
     );
   }
 
@@ -205,7 +207,9 @@ export class EventHub implements LemonEvents {
       try {
         await handler(event as never, ctx);
       } catch (err) {
-        const message = err instanceof Error ? err.message.split("\n")[0]! : String(err);
+        const reason = err instanceof Error ? (err.message.split("\n")[0] ?? "") : String(err);
+        const message = `usage not recorded: ${reason}`;
+        this.#log({ level: "warn", message });
         this.emit("diagnostic", diagnostic("warn", "usage_update_failed", message));
       }
     }
@@ -231,12 +235,18 @@ export class EventHub implements LemonEvents {
   }
 
   /**
-   * Attaches the sink once `sink` resolves (null: none); events emitted meanwhile are queued and
-   * written then, in order. `drain()` waits for it.
+   * The sink comes from `load` (null: none), called on the first event so an instance that
+   * emits nothing never reads its settings. Events emitted while it loads are queued and
+   * written once it is there, in order; `drain()` waits for that.
    */
-  attachSink(sink: Promise<EventSink | null>): void {
+  setSinkLoader(load: () => Promise<EventSink | null>): void {
+    this.#loader = load;
+  }
+
+  #startSink(load: () => Promise<EventSink | null>): void {
+    this.#loader = null;
     this.#queued = [];
-    const done = sink.then(
+    const done = load().then(
       (s) => {
         const queued = this.#queued ?? [];
         this.#queued = null;
@@ -251,7 +261,16 @@ export class EventHub implements LemonEvents {
     this.#track(done);
   }
 
-  /** Waits for the sink to be attached and for persisting work started by `track`. */
+  /**
+   * Settles whether a sink exists (starting its loader if it has not run), so `wants` is exact:
+   * for an emitter whose event costs work to build.
+   */
+  async ready(): Promise<void> {
+    if (this.#loader !== null) this.#startSink(this.#loader);
+    await this.drain();
+  }
+
+  /** Waits until the sink is attached and the events queued for it are written. */
   async drain(): Promise<void> {
     while (this.#pending.size > 0) await Promise.all([...this.#pending]);
   }
@@ -262,6 +281,7 @@ export class EventHub implements LemonEvents {
   }
 
   #toSink(type: LemonEventType, event: LemonEventMap[LemonEventType]): void {
+    if (this.#loader !== null) this.#startSink(this.#loader);
     if (this.#queued !== null) {
       this.#queued.push([type, event]);
       return;
@@ -275,69 +295,4 @@ export class EventHub implements LemonEvents {
       this.#log({ level: "warn", message: `event log disabled: ${err instanceof Error ? err.message : err}` });
     }
   }
-}
-
-/** The JSONL record type of an event (skills.md §11: loads and writes are `*_observed`). */
-export function recordType(type: LemonEventType): string {
-  if (type === "skill.load") return "skill_load_observed";
-  if (type === "skill.write") return "skill_write_observed";
-  return type;
-}
-
-/** A log line never exceeds this many bytes (newline included): one write(2), never torn. */
-export const MAX_LINE_BYTES = 8192;
-/** Any string field is clamped to this many characters before the line is built. */
-const MAX_FIELD_CHARS = 512;
-
-function clampValue(v: unknown): unknown {
-  if (typeof v === "string") return clampChars(v, MAX_FIELD_CHARS);
-  if (Array.isArray(v)) return v.map(clampValue);
-  if (v !== null && typeof v === "object") {
-    const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) out[k] = clampValue(x);
-    return out;
-  }
-  return v;
-}
-
-/**
- * One JSONL line of at most MAX_LINE_BYTES: strings clamped; a `keys` list that still does not
- * fit is cut and marked `keys_truncated` (its `count` stays the true number).
- */
-export function eventLine(type: LemonEventType, event: LemonEventMap[LemonEventType]): string {
-  const record: Record<string, unknown> = { type: recordType(type), ...(clampValue(event) as Record<string, unknown>) };
-  let line = `${JSON.stringify(record)}\n`;
-  if (utf8Bytes(line) <= MAX_LINE_BYTES) return line;
-  const keys = Array.isArray(record.keys) ? (record.keys as unknown[]) : [];
-  let keep = keys.length;
-  while (keep > 0) {
-    keep = Math.floor(keep / 2);
-    line = `${JSON.stringify({ ...record, keys: keys.slice(0, keep), keys_truncated: true })}\n`;
-    if (utf8Bytes(line) <= MAX_LINE_BYTES) return line;
-  }
-  // Nothing left to cut (every field is already clamped): the type and time still say it happened.
-  return `${JSON.stringify({ type: record.type, ts: record.ts, truncated: true })}\n`;
-}
-
-/**
- * Appends each event as one line to `file` (`A/logs/skill-events.jsonl`). Each line is a single
- * write(2) on an O_APPEND descriptor: the kernel moves to the end and writes in one step, so
- * concurrent lemon processes interleave whole lines without a lock (a lock cycle would cost a
- * mkdir, a rename and two removes per event). Lines are bounded, so a write is never split.
- * The file is opened per line: a log rotated or removed meanwhile is simply recreated.
- */
-export async function jsonlSink(file: string): Promise<EventSink> {
-  await makeDir(dirname(file), 0o755);
-  return {
-    write(type, event) {
-      const bytes = Buffer.from(eventLine(type, event), "utf8");
-      const fd = openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, 0o600);
-      try {
-        const n = writeSync(fd, bytes);
-        if (n !== bytes.length) throw new Error(`short write to ${file}`);
-      } finally {
-        closeSync(fd);
-      }
-    },
-  };
 }
