@@ -17,6 +17,9 @@ import type { UsageRow } from "./skills/usage/report.ts";
 import type { Scope } from "./paths.ts";
 import type { AuditReport } from "./skills/audit/engine.ts";
 import type { SearchResult } from "./skills/search/search.ts";
+import type { ApprovalRequest } from "./skills/install/approval.ts";
+import type { InstallOptions, InstallResult, UpdateOptions } from "./skills/install/api.ts";
+import type { UpdateItem, UpdateResult } from "./skills/install/update.ts";
 import type { McpAppConfig, McpConfigApi, ValidateResult } from "./mcp/index.ts";
 import type { AgentsConfig, DeepPartialSkills } from "./skills/skills-config.ts";
 import { validateEntries } from "./mcp/validate.ts";
@@ -39,6 +42,8 @@ export interface LemonOptions extends ContextOptions {
    * `false`; settings for it are refused with UNAVAILABLE rather than accepted and ignored.
    */
   curator?: false | Record<string, unknown>;
+  /** Answers install, update and uninstall approvals (install.md §1); default: every request is denied. */
+  approve?: (request: ApprovalRequest) => Promise<boolean>;
 }
 
 /** `lemon.skills`: what the `lemon skill …` commands use. `cwd` defaults to the instance's. */
@@ -73,6 +78,19 @@ export interface SkillsApi {
     query: string,
     opts?: { cwd?: string; maxLocal?: number; maxOnline?: number; online?: boolean },
   ): Promise<SearchResult>;
+  /**
+   * Installs a skill from a source (install.md §5): global scope unless `global: false`, root of
+   * `agent` (default `lemon`). Approvals go to createLemon's `approve` unless `approve: true`.
+   */
+  install(source: string, opts?: InstallOptions): Promise<InstallResult>;
+  /** The skills a source holds (`install --list`); installs nothing. */
+  listSource: SkillRegistry["listSource"];
+  /** Updates one installed skill from its recorded source (install.md §9); `check` only queries upstream. */
+  update(key: string, opts?: UpdateOptions): Promise<UpdateResult>;
+  /** Updates several keys, or every record of the scope with `"all"`; a failed key's item carries its error. */
+  updateMany(keys: string[] | "all", opts?: UpdateOptions): Promise<UpdateItem[]>;
+  /** Removes a skill lemon installed (install.md §10). */
+  uninstall: SkillRegistry["uninstall"];
   /**
    * The usage report rows of a scope (skills.md §12.3; default global); the day limits default
    * to `[skills.curator]`. An invalid sidecar reads as no rows and is reported as a diagnostic.
@@ -135,8 +153,37 @@ function method<A extends unknown[], R>(check: (...args: NoInfer<A>) => void, ru
 }
 
 const CWD = { cwd: "string" } as const satisfies Record<string, ArgKind>;
+const UPDATE_FIELDS = {
+  ...CWD,
+  global: "boolean",
+  force: "boolean",
+  check: "boolean",
+  ref: "string",
+  securityOverride: "string",
+  onProgress: "function",
+  onNotice: "function",
+} as const satisfies Record<string, ArgKind>;
 const SCOPE = ["global", "project"] as const;
-const LEMON_FIELDS: Record<string, ArgKind> = { readConfigFile: "boolean", config: "object" };
+const LEMON_FIELDS: Record<string, ArgKind> = { readConfigFile: "boolean", config: "object", approve: "function" };
+const INSTALL_FIELDS = {
+  ...CWD,
+  global: "boolean",
+  force: "boolean",
+  ref: "string",
+  path: "string",
+  skill: "string",
+  as: "string",
+  securityOverride: "string",
+  agent: ["lemon", "agents", "claude", "codex", "omp"],
+  onProgress: "function",
+  onNotice: "function",
+} as const satisfies Record<string, ArgKind>;
+
+/** `approve` of an install, update or uninstall call: `true`/`false` or a callback. */
+function checkApprove(o: unknown, what: string): void {
+  const v = (o as { approve?: unknown } | undefined)?.approve;
+  if (v !== undefined && typeof v !== "function") checkArg(v, "boolean", `${what}: option 'approve'`);
+}
 
 /**
  * A lemon instance over `options` (every default in cli.md §7: `cwd` the process cwd, `env` see
@@ -165,10 +212,10 @@ export function createLemon(options: LemonOptions = {}): Lemon {
   const reg = () =>
     (registryP ??= import("./skills/registry.ts").then(
       (m) =>
-        new m.SkillRegistry(
-          context,
-          options.readConfigFile !== undefined ? { readConfigFile: options.readConfigFile } : {},
-        ),
+        new m.SkillRegistry(context, {
+          ...(options.readConfigFile !== undefined ? { readConfigFile: options.readConfigFile } : {}),
+          ...(options.approve !== undefined ? { approve: options.approve } : {}),
+        }),
     ));
   const key = (what: string) => (k: unknown, o?: unknown) => {
     checkArg(k, "string", `${what}: key`);
@@ -237,6 +284,45 @@ export function createLemon(options: LemonOptions = {}): Lemon {
     search: method(
       query("skills.search", { maxLocal: "number", maxOnline: "number", online: "boolean" }),
       async (q, o) => (await reg()).search(q, o),
+    ),
+    install: method(
+      (src: unknown, o?: unknown) => {
+        checkArg(src, "string", "skills.install: source");
+        checkOptions(o, INSTALL_FIELDS, "skills.install");
+        checkApprove(o, "skills.install");
+      },
+      async (src, o) => (await reg()).install(src, o),
+    ),
+    listSource: method(
+      (src: unknown, o?: unknown) => {
+        checkArg(src, "string", "skills.listSource: source");
+        checkOptions(o, { ...CWD, ref: "string", path: "string", onProgress: "function" }, "skills.listSource");
+      },
+      async (src, o) => (await reg()).listSource(src, o),
+    ),
+    update: method(
+      (k: unknown, o?: unknown) => {
+        checkArg(k, "string", "skills.update: key");
+        checkOptions(o, UPDATE_FIELDS, "skills.update");
+        checkApprove(o, "skills.update");
+      },
+      async (k, o) => (await reg()).update(k, o),
+    ),
+    updateMany: method(
+      (keys: unknown, o?: unknown) => {
+        if (keys !== "all") checkArg(keys, "string[]", "skills.updateMany: keys");
+        checkOptions(o, UPDATE_FIELDS, "skills.updateMany");
+        checkApprove(o, "skills.updateMany");
+      },
+      async (keys, o) => (await reg()).updateMany(keys, o),
+    ),
+    uninstall: method(
+      (k: unknown, o?: unknown) => {
+        checkArg(k, "string", "skills.uninstall: key");
+        checkOptions(o, { ...CWD, global: "boolean", force: "boolean" }, "skills.uninstall");
+        checkApprove(o, "skills.uninstall");
+      },
+      async (k, o) => (await reg()).uninstall(k, o),
     ),
     usageReport: method(
       (o?: unknown) =>
@@ -431,3 +517,13 @@ export type { AuditReport } from "./skills/audit/engine.ts";
 export type { Finding, Verdict } from "./schema/finding.ts";
 export type { McpServerConfig, ServerView, McpConfigApi, McpAppConfig } from "./mcp/index.ts";
 export type { SearchResult, SearchWarning } from "./skills/search/search.ts";
+export type { ApprovalRequest, Approver } from "./skills/install/approval.ts";
+export type {
+  InstallOptions,
+  InstallResult,
+  ListSourceOptions,
+  UninstallOptions,
+  UpdateOptions,
+} from "./skills/install/api.ts";
+export type { UpdateItem, UpdateResult } from "./skills/install/update.ts";
+export type { LockRecord, LockAgent } from "./skills/lockfile.ts";

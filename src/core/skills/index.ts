@@ -27,6 +27,17 @@ export {
   type SkillFileFailed,
 } from "./skill-file.ts";
 export { parseSkillText } from "./frontmatter.ts";
+export type { ApprovalRequest, Approver } from "./install/approval.ts";
+export type {
+  InstallOptions,
+  InstallResult,
+  ListSourceOptions,
+  UninstallOptions,
+  UpdateOptions,
+} from "./install/api.ts";
+export type { UpdateItem, UpdateResult } from "./install/update.ts";
+export type { LockRecord, LockAgent } from "./lockfile.ts";
+export { AGENT_LABELS, type AgentLabel } from "./install/destination.ts";
 export { buildManifest } from "./manifest.ts";
 export { createContext, type ContextOptions, type LemonContext } from "../context.ts";
 export { LemonError, type ErrorCode } from "../errors.ts";

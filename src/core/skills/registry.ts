@@ -21,6 +21,8 @@ import { escapeKey, keyProblem } from "./skill-key.ts";
 import { checkReport, inspection, type CheckReport, type SkillInspection } from "./reports.ts";
 import type { ScopeLock } from "./provenance.ts";
 import type { SkillRoot } from "./roots.ts";
+import type { ApprovalRequest } from "./install/approval.ts";
+import type { InstallOptions, ListSourceOptions, UninstallOptions, UpdateOptions } from "./install/api.ts";
 import { RelevanceEngine, type FindRelevantOptions } from "./search/relevance.ts";
 import { ONLINE_SEARCH_UNAVAILABLE, type SearchOptions, type SearchResult } from "./search/search.ts";
 
@@ -28,6 +30,7 @@ import { ONLINE_SEARCH_UNAVAILABLE, type SearchOptions, type SearchResult } from
 // `findRelevant` against a current snapshot needs none of them, and it runs on every agent turn.
 const catalog = () => import("./catalog.ts");
 const settingsModule = () => import("./settings.ts");
+const lifecycle = () => import("./install/api.ts");
 
 /** A skill hidden by a higher-precedence one with the same key (`list --all`, cli.md §2.1). */
 export interface ShadowedSkill {
@@ -145,6 +148,8 @@ export interface LintCallOptions {
 export interface RegistryOptions {
   /** Whether `check` reads `<agentDir>/config.toml` to report its problems (default true). */
   readConfigFile?: boolean;
+  /** Answers install/update/uninstall approvals (cli.md §7 `approve`); default: deny. */
+  approve?: (request: ApprovalRequest) => Promise<boolean>;
 }
 
 const shadowedOf = (d: Discovery): ShadowedSkill[] =>
@@ -182,11 +187,22 @@ export class SkillRegistry {
   readonly #ctx: LemonContext;
   readonly #cache: RecordCache = new Map();
   readonly #readConfigFile: boolean;
+  readonly #approve: RegistryOptions["approve"];
 
   constructor(ctx: LemonContext, opts: RegistryOptions = {}) {
     this.#ctx = ctx;
     this.#readConfigFile = opts.readConfigFile !== false;
+    this.#approve = opts.approve;
   }
+
+  // Install, update and uninstall (install.md §5, §9, §10) live in install/api.ts.
+  #host = () => ({ ctx: this.#ctx, approve: this.#approve, registry: this });
+  install = async (source: string, o?: InstallOptions) => (await lifecycle()).install(this.#host(), source, o);
+  listSource = async (source: string, o?: ListSourceOptions) => (await lifecycle()).listSource(this.#host(), source, o);
+  update = async (key: string, o?: UpdateOptions) => (await lifecycle()).update(this.#host(), key, o);
+  updateMany = async (keys: string[] | "all", o?: UpdateOptions) =>
+    (await lifecycle()).updateMany(this.#host(), keys, o);
+  uninstall = async (key: string, o?: UninstallOptions) => (await lifecycle()).uninstall(this.#host(), key, o);
 
   /** Discovery plus live entries for a cwd and view (the shared base of every read command). */
   async view(opts: ViewOptions = {}): Promise<CatalogView> {

@@ -22,7 +22,7 @@ export default defineGroup({
     search: { load: lazy(() => import("./search.ts")) },
     discover: { unavailable: "Search online skill sources" },
     hermes: { unavailable: "Browse and install Hermes skills" },
-    install: { unavailable: "Install a skill from a source" },
+    install: { load: lazy(() => import("./install.ts")) },
     update: { unavailable: "Update installed skills" },
     remove: { unavailable: "Remove an installed skill" },
     uninstall: { unavailable: "Remove an installed skill" },

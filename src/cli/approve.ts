@@ -1,0 +1,87 @@
+/**
+ * @module cli/approve
+ * Approvals on the command line (cli.md §1.3, install.md §1): `--approve` pre-approves; on a
+ * terminal each request is a `[y/N]` prompt on stderr (default No; only `y`/`yes` accepts);
+ * without a terminal the command fails FORBIDDEN before anything changes. Summaries show what
+ * is asked (key, scope, trust, redacted source, destination, findings), never file contents.
+ */
+import { cell, LemonError, type ApprovalRequest, type Approver } from "../core/index.ts";
+import type { CliIo } from "./io.ts";
+
+/** What a prompt needs beyond the streams; tests and embedders may supply it, else the process's. */
+export interface PromptIo extends CliIo {
+  /** stdin and stderr are both terminals (default: asked of the process). */
+  interactive?: boolean;
+  /** One line typed by the user, or null at end of input. */
+  readLine?: () => Promise<string | null>;
+}
+
+const REQUIRED = "approval required; re-run with --approve after reviewing the request";
+
+function isatty(fd: number): boolean {
+  const tty = require("node:tty") as typeof import("node:tty");
+  return tty.isatty(fd);
+}
+
+async function processLine(): Promise<string | null> {
+  for await (const line of console) return line;
+  return null;
+}
+
+const lines = (findings: readonly string[], max = 20) => {
+  const shown = findings.slice(0, max).map((f) => `  ${cell(f)}\n`);
+  if (findings.length > max) shown.push(`  … and ${findings.length - max} more\n`);
+  return shown.join("");
+};
+
+/** The question for one request, ending with the `[y/N] ` prompt. */
+export function describeRequest(r: ApprovalRequest): string {
+  const key = cell(r.key);
+  switch (r.kind) {
+    case "skill_install":
+      return `Install skill '${key}' (${r.trustLevel}, ${r.scope}) from ${cell(r.source)} into ${cell(r.destination)}? [y/N] `;
+    case "skill_update":
+      return `Update skill '${key}' (${r.trustLevel}, ${r.scope}) from ${cell(r.source)} at ${cell(r.destination)}? [y/N] `;
+    case "skill_uninstall":
+      return `Remove skill '${key}' from ${cell(r.destination)}? [y/N] `;
+    case "skill_audit_warn":
+      return `The security audit warns about skill '${key}' (bundle sha256 ${r.bundleHash}):\n${lines(r.findings)}Accept these findings? [y/N] `;
+    case "security_override":
+      return `Skill '${key}' from ${cell(r.source)} is blocked by the security audit; override the block for bundle sha256 ${r.bundleHash}?\n${lines(r.findings, 50)}Install it anyway? [y/N] `;
+  }
+}
+
+/** A CLI approver plus whether the user declined a prompt (the command then prints `Aborted.`). */
+export interface CliApprover {
+  approve: Approver;
+  declined(): boolean;
+}
+
+/** The approver of one command run: `--approve`, a terminal prompt, or a refusal. */
+export function cliApprover(io: PromptIo, flags: { approve: boolean }): CliApprover {
+  let declined = false;
+  if (flags.approve) return { approve: true, declined: () => false };
+  const approve = async (request: ApprovalRequest): Promise<boolean> => {
+    const interactive = io.interactive ?? (isatty(0) && isatty(2));
+    if (!interactive) throw new LemonError("FORBIDDEN", REQUIRED);
+    // Every value in the question went through cell(): one line each, no control characters.
+    io.err(describeRequest(request));
+    const answer = await (io.readLine ?? processLine)();
+    const yes = answer !== null && /^(y|yes)$/i.test(answer.trim());
+    if (!yes) declined = true;
+    return yes;
+  };
+  return { approve, declined: () => declined };
+}
+
+/**
+ * A declined prompt ends the command with `Aborted.` on stderr and exit 1 (cli.md §1.3); JSON
+ * output keeps the FORBIDDEN `approval denied` envelope. Anything else is rethrown.
+ */
+export function abortedOr(io: CliIo, json: boolean, approver: CliApprover, err: unknown): number {
+  if (!json && approver.declined() && err instanceof LemonError && err.code === "FORBIDDEN") {
+    io.err("Aborted.\n");
+    return 1;
+  }
+  throw err;
+}
