@@ -5,6 +5,7 @@
  * changed since: install.md §8 item 4 wants the bundle hash of an overridden skill recomputed
  * before every load, not trusted from a listing up to one check interval old.
  */
+import { join } from "node:path";
 import type { LemonPaths } from "../../paths.ts";
 import type { SkillEntry } from "../entry.ts";
 
@@ -20,7 +21,9 @@ async function overrideHash(paths: LemonPaths, entry: SkillEntry): Promise<strin
   const read = readLockfileSync(file);
   if (!read.ok) return null;
   const rec = Object.hasOwn(read.doc.skills, entry.key) ? read.doc.skills[entry.key] : undefined;
-  return rec?.security_override?.bundle_hash ?? null;
+  // A record describes the skill installed directly in its own root only (install.md §6).
+  if (rec === undefined || rec.agent !== entry.root_label || entry.path !== join(entry.root, entry.key)) return null;
+  return rec.security_override?.bundle_hash ?? null;
 }
 
 /** The refusal message for loading `entry`, or null when it may be loaded. */
