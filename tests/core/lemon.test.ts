@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createLemon, LemonError } from "../../src/core/index.ts";
+import { createLemon, LemonError, type LemonOptions } from "../../src/core/index.ts";
 import { sandbox } from "../support/sandbox.ts";
 
 describe("createLemon", () => {
@@ -88,11 +88,29 @@ describe("bad input rejects with LemonError INVALID_PARAMS, never a TypeError (c
       expect([options, await codeOf(() => createLemon(wild(options)))]).toEqual([options, "INVALID_PARAMS"]);
   });
 
-  test("curator settings are refused while there is no curator, never accepted and ignored", async () => {
+  test("the curator option is checked like every other option", async () => {
     await using box = await sandbox();
-    expect(await codeOf(() => createLemon({ cwd: box.project, curator: { interval_hours: 1 } }))).toBe("UNAVAILABLE");
-    for (const curator of [false, undefined]) {
-      await using lemon = createLemon({ cwd: box.project, ...(curator === false ? { curator } : {}) });
+    for (const curator of [
+      { intervalHours: "1" },
+      { scope: "both" },
+      { reviewCommand: "cat" },
+      { minIdleHours: -1 },
+      3,
+    ])
+      expect(await codeOf(() => createLemon({ cwd: box.project, env: box.env, curator: wild(curator) }))).toBe(
+        "INVALID_PARAMS",
+      );
+    const accepted: (LemonOptions["curator"] | undefined)[] = [
+      false,
+      undefined,
+      { intervalHours: 1, scope: "project" },
+    ];
+    for (const curator of accepted) {
+      await using lemon = createLemon({
+        cwd: box.project,
+        env: box.env,
+        ...(curator !== undefined ? { curator } : {}),
+      });
       expect(typeof lemon.skills.list).toBe("function");
     }
   });
