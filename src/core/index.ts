@@ -5,12 +5,21 @@
  * This module stays light (the skills engine and the MCP configuration load on first use), so
  * the CLI takes its errors, text hygiene and build facts from here at no start-up cost.
  */
-import { createContext, type ContextOptions, type LemonContext } from "./context.ts";
+import { createContext, withCwd, type ContextOptions, type LemonContext } from "./context.ts";
 import type { SkillEntry } from "./skills/entry.ts";
 import type { SkillRegistry } from "./skills/registry.ts";
-import { renderRelevantBlock } from "./skills/prompt.ts";
+import { renderListing, renderRelevantBlock } from "./skills/prompt.ts";
+import { byKey, isDisplayable } from "./skills/entry.ts";
+import { charCount } from "./text.ts";
+import { eventTs, type LemonEvents } from "./skills/usage/events.ts";
+import { instanceEvents } from "./skills/usage/recorder.ts";
+import type { UsageRow } from "./skills/usage/report.ts";
+import type { Scope } from "./paths.ts";
 import type { AuditReport } from "./skills/audit/engine.ts";
 import type { SearchResult } from "./skills/search/search.ts";
+import type { ApprovalRequest } from "./skills/install/approval.ts";
+import type { InstallOptions, InstallResult, UpdateOptions } from "./skills/install/api.ts";
+import type { UpdateItem, UpdateResult } from "./skills/install/update.ts";
 import type { McpAppConfig, McpConfigApi, ValidateResult } from "./mcp/index.ts";
 import type { AgentsConfig, DeepPartialSkills } from "./skills/skills-config.ts";
 import {
@@ -39,6 +48,8 @@ export interface LemonOptions extends ContextOptions {
    * `[skills.curator]`. Its timer is unref'd and `close()` stops it. The CLI passes `false`.
    */
   curator?: CuratorManagerOptions | false;
+  /** Answers install, update and uninstall approvals (install.md §1); default: every request is denied. */
+  approve?: (request: ApprovalRequest) => Promise<boolean>;
 }
 
 /** `lemon.skills`: what the `lemon skill …` commands use. `cwd` defaults to the instance's. */
@@ -75,6 +86,29 @@ export interface SkillsApi {
     query: string,
     opts?: { cwd?: string; maxLocal?: number; maxOnline?: number; online?: boolean },
   ): Promise<SearchResult>;
+  /**
+   * Installs a skill from a source (install.md §5): global scope unless `global: false`, root of
+   * `agent` (default `lemon`). Approvals go to createLemon's `approve` unless `approve: true`.
+   */
+  install(source: string, opts?: InstallOptions): Promise<InstallResult>;
+  /** The skills a source holds (`install --list`); installs nothing. */
+  listSource: SkillRegistry["listSource"];
+  /** Updates one installed skill from its recorded source (install.md §9); `check` only queries upstream. */
+  update(key: string, opts?: UpdateOptions): Promise<UpdateResult>;
+  /** Updates several keys, or every record of the scope with `"all"`; a failed key's item carries its error. */
+  updateMany(keys: string[] | "all", opts?: UpdateOptions): Promise<UpdateItem[]>;
+  /** Removes a skill lemon installed (install.md §10). */
+  uninstall: SkillRegistry["uninstall"];
+  /**
+   * The usage report rows of a scope (skills.md §12.3; default global); the day limits default
+   * to `[skills.curator]`. An invalid sidecar reads as no rows and is reported as a diagnostic.
+   */
+  usageReport(opts?: {
+    cwd?: string;
+    scope?: Scope;
+    staleAfterDays?: number;
+    archiveAfterDays?: number;
+  }): Promise<UsageRow[]>;
 }
 
 /** `lemon.mcp`: MCP configuration (the client is not built yet). */
@@ -92,6 +126,8 @@ export interface Lemon extends AsyncDisposable {
   readonly context: LemonContext;
   /** The skill catalog, relevance, lint, check and audit. */
   readonly skills: SkillsApi;
+  /** Telemetry events (skills.md §11, cli.md §9): `on`/`once` return the unsubscribe function. */
+  readonly events: LemonEvents;
   /** The stable skill listing for a system prompt (skills.md §6); `cwd` default: the instance's. */
   renderPrompt(opts?: { cwd?: string }): Promise<string>;
   /** The per-turn `<relevant-skills>` block for entries `findRelevant` returned. */
@@ -125,8 +161,37 @@ function method<A extends unknown[], R>(check: (...args: NoInfer<A>) => void, ru
 }
 
 const CWD = { cwd: "string" } as const satisfies Record<string, ArgKind>;
+const UPDATE_FIELDS = {
+  ...CWD,
+  global: "boolean",
+  force: "boolean",
+  check: "boolean",
+  ref: "string",
+  securityOverride: "string",
+  onProgress: "function",
+  onNotice: "function",
+} as const satisfies Record<string, ArgKind>;
 const SCOPE = ["global", "project"] as const;
-const LEMON_FIELDS: Record<string, ArgKind> = { readConfigFile: "boolean", config: "object" };
+const LEMON_FIELDS: Record<string, ArgKind> = { readConfigFile: "boolean", config: "object", approve: "function" };
+const INSTALL_FIELDS = {
+  ...CWD,
+  global: "boolean",
+  force: "boolean",
+  ref: "string",
+  path: "string",
+  skill: "string",
+  as: "string",
+  securityOverride: "string",
+  agent: ["lemon", "agents", "claude", "codex", "omp"],
+  onProgress: "function",
+  onNotice: "function",
+} as const satisfies Record<string, ArgKind>;
+
+/** `approve` of an install, update or uninstall call: `true`/`false` or a callback. */
+function checkApprove(o: unknown, what: string): void {
+  const v = (o as { approve?: unknown } | undefined)?.approve;
+  if (v !== undefined && typeof v !== "function") checkArg(v, "boolean", `${what}: option 'approve'`);
+}
 
 /**
  * A lemon instance over `options` (every default in cli.md §7: `cwd` the process cwd, `env` see
@@ -142,15 +207,25 @@ export function createLemon(options: LemonOptions = {}): Lemon {
     ...(options.readConfigFile !== undefined ? { readConfigFile: options.readConfigFile } : {}),
     ...(options.config !== undefined ? { config: options.config } : {}),
   });
+  // The effective [skills] settings, read once on first use.
+  let settingsP: Promise<import("./skills/skills-config.ts").SkillsSettings> | null = null;
+  const skillsSettings = () =>
+    (settingsP ??= import("./skills/skills-config.ts").then((m) =>
+      m.loadSkillsSettings(context, {
+        readConfigFile: options.readConfigFile !== false,
+        ...(options.config?.skills !== undefined ? { config: options.config.skills } : {}),
+      }),
+    ));
+  const hub = instanceEvents(context, { eventLog: async () => (await skillsSettings()).eventLog });
   // The skills engine loads on first use: `lemon mcp …` and embedders that only validate never pay for it.
   let registryP: Promise<SkillRegistry> | null = null;
   const reg = () =>
     (registryP ??= import("./skills/registry.ts").then(
       (m) =>
-        new m.SkillRegistry(
-          context,
-          options.readConfigFile !== undefined ? { readConfigFile: options.readConfigFile } : {},
-        ),
+        new m.SkillRegistry(context, {
+          ...(options.readConfigFile !== undefined ? { readConfigFile: options.readConfigFile } : {}),
+          ...(options.approve !== undefined ? { approve: options.approve } : {}),
+        }),
     ));
   const key = (what: string) => (k: unknown, o?: unknown) => {
     checkArg(k, "string", `${what}: key`);
@@ -174,7 +249,21 @@ export function createLemon(options: LemonOptions = {}): Lemon {
     status: method(key("skills.status"), async (k, o) => (await reg()).status(k, o)),
     refresh: method(
       (o?: unknown) => checkOptions(o, CWD, "skills.refresh"),
-      async (o) => (await reg()).refresh(o),
+      async (o) => {
+        const started = performance.now();
+        const r = await reg();
+        await r.refresh(o);
+        await hub.ready();
+        if (!hub.wants("skills.refresh")) return;
+        // The count is what the refreshed catalog holds, so the listing is rebuilt only when someone listens.
+        const { skills: entries } = await r.list(o);
+        const duration_ms = Math.round(performance.now() - started);
+        const ts = eventTs(context);
+        for (const scope of ["global", "project"] as const) {
+          const count = entries.filter((e) => e.scope === scope).length;
+          hub.emit("skills.refresh", { ts, scope, count, duration_ms });
+        }
+      },
     ),
     enable: method(toggle("skills.enable"), async (k, o) => (await reg()).enable(k, o)),
     disable: method(toggle("skills.disable"), async (k, o) => (await reg()).disable(k, o)),
@@ -206,6 +295,66 @@ export function createLemon(options: LemonOptions = {}): Lemon {
     search: method(
       query("skills.search", { maxLocal: "number", maxOnline: "number", online: "boolean" }),
       async (q, o) => (await reg()).search(q, o),
+    ),
+    install: method(
+      (src: unknown, o?: unknown) => {
+        checkArg(src, "string", "skills.install: source");
+        checkOptions(o, INSTALL_FIELDS, "skills.install");
+        checkApprove(o, "skills.install");
+      },
+      async (src, o) => (await reg()).install(src, o),
+    ),
+    listSource: method(
+      (src: unknown, o?: unknown) => {
+        checkArg(src, "string", "skills.listSource: source");
+        checkOptions(o, { ...CWD, ref: "string", path: "string", onProgress: "function" }, "skills.listSource");
+      },
+      async (src, o) => (await reg()).listSource(src, o),
+    ),
+    update: method(
+      (k: unknown, o?: unknown) => {
+        checkArg(k, "string", "skills.update: key");
+        checkOptions(o, UPDATE_FIELDS, "skills.update");
+        checkApprove(o, "skills.update");
+      },
+      async (k, o) => (await reg()).update(k, o),
+    ),
+    updateMany: method(
+      (keys: unknown, o?: unknown) => {
+        if (keys !== "all") checkArg(keys, "string[]", "skills.updateMany: keys");
+        checkOptions(o, UPDATE_FIELDS, "skills.updateMany");
+        checkApprove(o, "skills.updateMany");
+      },
+      async (keys, o) => (await reg()).updateMany(keys, o),
+    ),
+    uninstall: method(
+      (k: unknown, o?: unknown) => {
+        checkArg(k, "string", "skills.uninstall: key");
+        checkOptions(o, { ...CWD, global: "boolean", force: "boolean" }, "skills.uninstall");
+        checkApprove(o, "skills.uninstall");
+      },
+      async (k, o) => (await reg()).uninstall(k, o),
+    ),
+    usageReport: method(
+      (o?: unknown) =>
+        checkOptions(
+          o,
+          { ...CWD, scope: SCOPE, staleAfterDays: "number", archiveAfterDays: "number" },
+          "skills.usageReport",
+        ),
+      async (o) => {
+        const ctx = withCwd(context, o?.cwd);
+        const [{ usageReport }, settings] = await Promise.all([import("./skills/usage/report.ts"), skillsSettings()]);
+        const diagnostics: import("./diagnostics.ts").Diagnostic[] = [];
+        const rows = await usageReport(ctx, o?.scope ?? "global", {
+          staleAfterDays: o?.staleAfterDays ?? settings.curator.staleAfterDays,
+          archiveAfterDays: o?.archiveAfterDays ?? settings.curator.archiveAfterDays,
+          now: context.now(),
+          diagnostics,
+        });
+        for (const d of diagnostics) hub.emit("diagnostic", d);
+        return rows;
+      },
     ),
   };
   // The MCP configuration code loads on first use, so skill commands never pay for it.
@@ -268,11 +417,14 @@ export function createLemon(options: LemonOptions = {}): Lemon {
   const mcp: McpApi = { config, validate };
   const close = async () => {
     await curator.close();
+    await hub.drain();
     if (registryP !== null) await (await registryP).close();
   };
   const tools = toolApi({
     context,
     registry: reg,
+    // The project a load belongs to is the call's cwd, not necessarily the instance's.
+    emitLoad: (e, cwd?: string) => hub.publish("skill.load", e, withCwd(context, cwd)),
     // skill_manage is the instance's own method once it exists (skills.md §9).
     skillManage: async (args, ctx) => {
       const manage = (lemon as { skillManage?: ToolExecutor }).skillManage;
@@ -284,18 +436,41 @@ export function createLemon(options: LemonOptions = {}): Lemon {
     context,
     mcp,
     skills,
+    events: { on: (t, l) => hub.on(t, l), once: (t, l) => hub.once(t, l) },
     readSkill: tools.readSkill,
     resolveSkillUri: (uri, opts) => tools.resolveSkillUri(uri, opts),
     agentTools: tools.agentTools,
     renderPrompt: method(
       (o?: unknown) => checkOptions(o, CWD, "renderPrompt"),
-      async (o) => (await reg()).renderPrompt(o),
+      async (o) => {
+        // The listing renderPrompt would build, rendered here so the event can name its keys.
+        const { skills: entries } = await (await reg()).list(o);
+        const text = renderListing(entries);
+        if (hub.wants("skill.prompt_render")) {
+          const shown = text === "" ? [] : entries.filter(isDisplayable).sort(byKey);
+          const keys = shown.map((e) => e.key);
+          hub.emit("skill.prompt_render", {
+            ts: eventTs(context),
+            kind: "listing",
+            keys,
+            count: keys.length,
+            chars: charCount(text),
+          });
+        }
+        return text;
+      },
     ),
     renderRelevant: (entries) => {
       try {
         checkArg(entries, "array", "renderRelevant: entries");
         for (const [i, e] of entries.entries()) checkArg(e, "object", `renderRelevant: entries[${i}]`);
-        return renderRelevantBlock(entries);
+        const text = renderRelevantBlock(entries);
+        if (hub.wants("skill.prompt_render")) {
+          const keys = entries.map((e) => e.key);
+          const ts = eventTs(context);
+          hub.emit("skill.prompt_render", { ts, kind: "relevant", keys, count: keys.length, chars: charCount(text) });
+        }
+        return text;
       } catch (err) {
         throw toLemonError(err);
       }
@@ -336,6 +511,17 @@ export type {
   SkillsCuratorApi,
 } from "./skills/curator/wire.ts";
 export type {
+  LemonEvents,
+  LemonEventMap,
+  SkillLoadEvent,
+  SkillWriteEvent,
+  PromptRenderEvent,
+  SkillLifecycleEvent,
+  RefreshEvent,
+  CuratorRunEvent,
+} from "./skills/usage/events.ts";
+export type { UsageRow } from "./skills/usage/report.ts";
+export type {
   ContentBlock,
   JsonSchemaObject,
   ToolCallContext,
@@ -349,3 +535,13 @@ export type { AuditReport } from "./skills/audit/engine.ts";
 export type { Finding, Verdict } from "./schema/finding.ts";
 export type { McpServerConfig, ServerView, McpConfigApi, McpAppConfig } from "./mcp/index.ts";
 export type { SearchResult, SearchWarning } from "./skills/search/search.ts";
+export type { ApprovalRequest, Approver } from "./skills/install/approval.ts";
+export type {
+  InstallOptions,
+  InstallResult,
+  ListSourceOptions,
+  UninstallOptions,
+  UpdateOptions,
+} from "./skills/install/api.ts";
+export type { UpdateItem, UpdateResult } from "./skills/install/update.ts";
+export type { LockRecord, LockAgent } from "./skills/lockfile.ts";
