@@ -124,6 +124,7 @@ describe("row 4: gh: / github:", () => {
       "http://127.0.0.1:8/o/r.git",
     );
     expect(parse("gh:o/r", { env: { LEMON_GITHUB_GIT_URL: "" } }).cloneUrl).toBe("https://github.com/o/r.git");
+    expect(parse("gh:o/r", { env: { LEMON_GITHUB_GIT_URL: "/srv/git" } }).cloneUrl).toBe("file:///srv/git/o/r.git");
   });
   test("a 40-hex or 64-hex ref is a pin", () => {
     const sha = "a".repeat(40);

@@ -103,7 +103,10 @@ interface RunResult {
   stderr: string;
 }
 
-/** The §3 options every invocation starts with; curl's stall guard ends a hung transfer too. */
+/**
+ * The §3 options every invocation starts with. Beyond them: no fsmonitor command from the user's
+ * config (like hooks, it would run during checkout), and curl's stall guard ends a hung transfer.
+ */
 function gitArgv(git: string, hooksDir: string, timeoutMs: number, args: string[]): string[] {
   const stall = String(Math.max(1, Math.ceil(timeoutMs / 1000)));
   return [
@@ -114,6 +117,8 @@ function gitArgv(git: string, hooksDir: string, timeoutMs: number, args: string[
     `core.hooksPath=${hooksDir}`,
     "-c",
     "submodule.recurse=false",
+    "-c",
+    "core.fsmonitor=false",
     "-c",
     "http.lowSpeedLimit=1",
     "-c",

@@ -6,6 +6,7 @@
  */
 import { realpathSync } from "node:fs";
 import { isAbsolute, resolve, win32 } from "node:path";
+import { pathToFileURL } from "node:url";
 import { envValue } from "../../context.ts";
 import { LemonError, invalidParams, notFound } from "../../errors.ts";
 
@@ -201,7 +202,9 @@ function hermesSource(s: string): SourceSpec | null {
 
 function githubCloneUrl(owner: string, repo: string, env: ParseSourceOptions["env"]): string {
   const root = (envValue(env, "LEMON_GITHUB_GIT_URL") ?? "https://github.com").replace(/\/+$/, "");
-  return `${root}/${owner}/${repo}.git`;
+  // git ignores --depth for a plain path; as a file:// URL the clone stays shallow.
+  const url = isAbsolute(root) ? pathToFileURL(root).href : root;
+  return `${url}/${owner}/${repo}.git`;
 }
 
 function githubSpec(
