@@ -32,6 +32,7 @@ import { validateEntries } from "./mcp/validate.ts";
 import { checkArg, checkOptions, toLemonError, type ArgKind } from "./errors.ts";
 import { internals } from "./internals.ts";
 import { toolApi } from "./skills/tools/api.ts";
+import { skillManageMethod, type SkillManageDetails } from "./skills/tools/manage-api.ts";
 import type { ReadSkillDetails } from "./skills/tools/read-skill.ts";
 import type { ResolvedSkillUri } from "./skills/tools/skill-uri.ts";
 import { errorResult, type ToolCallContext, type ToolDefinition, type ToolResult } from "./skills/tools/result.ts";
@@ -137,6 +138,11 @@ export interface Lemon extends AsyncDisposable {
    * instance's). Never rejects: every failure is a result with `isError: true`.
    */
   readSkill(params: unknown, ctx?: ToolCallContext & { cwd?: string }): Promise<ToolResult<ReadSkillDetails>>;
+  /**
+   * The `skill_manage` agent tool (skills.md §9); `ctx.cwd` picks the project (default: the
+   * instance's). Never rejects: every failure is a result with `isError: true`.
+   */
+  skillManage(params: unknown, ctx?: ToolCallContext & { cwd?: string }): Promise<ToolResult<SkillManageDetails>>;
   /** A `skill://<key>[/<path>]` URI's file (skills.md §10), for a host's `read` tool; LemonError on failure. */
   resolveSkillUri(uri: string, opts?: { cwd?: string }): Promise<ResolvedSkillUri>;
   /** `read_skill` and `skill_manage` as tool definitions with JSON Schema parameters, bound to `cwd`. */
@@ -438,6 +444,16 @@ export function createLemon(options: LemonOptions = {}): Lemon {
     skills,
     events: { on: (t, l) => hub.on(t, l), once: (t, l) => hub.once(t, l) },
     readSkill: tools.readSkill,
+    skillManage: skillManageMethod({
+      context,
+      hub,
+      writeApproval: async () => (await skillsSettings()).writeApproval,
+      // ApprovalRequest (install/approval.ts) does not list kind "skill_write" yet (cli.md §7 does).
+      ...(options.approve !== undefined
+        ? { approve: (r) => (options.approve as (x: unknown) => Promise<boolean>)(r) }
+        : {}),
+      registry: reg,
+    }),
     resolveSkillUri: (uri, opts) => tools.resolveSkillUri(uri, opts),
     agentTools: tools.agentTools,
     renderPrompt: method(

@@ -1,0 +1,87 @@
+/**
+ * @module skills/tools/manage-lifecycle
+ * The `skill_manage` actions that change no skill file (skills.md §9): pin, unpin, archive and
+ * restore set the usage sidecar's lifecycle state (§12) and, for archive/restore, the scope's
+ * `skills.json` (§3, through settings.ts); `report` reads the §12.3 rows. A sidecar that cannot be
+ * read fails closed for the pinned check (an unknown pin must not let a delete through) and is
+ * never overwritten (the sidecar writer refuses invalid files).
+ */
+import { join } from "node:path";
+import type { LemonContext } from "../../context.ts";
+import type { Diagnostic } from "../../diagnostics.ts";
+import type { Scope } from "../../paths.ts";
+import type { LifecycleState } from "../../schema/usage.ts";
+import { setEnabled } from "../settings.ts";
+import { formatUsageReport, readUsage, setLifecycle, usageFile, usageReport, type UsageRow } from "../usage/sidecar.ts";
+import { assertNoLinks, kindOf, lockSkill, skillRootOf } from "./manage-fs.ts";
+import { ManageError, type ManageRequest } from "./manage-params.ts";
+
+/** The key's lifecycle state in the scope's sidecar (null: no record); CONFLICT when the file is unreadable. */
+export async function lifecycleOf(ctx: LemonContext, scope: Scope, key: string): Promise<LifecycleState | null> {
+  const file = usageFile(ctx, scope);
+  const read = await readUsage(file);
+  if (!read.ok) throw new ManageError("conflict", `cannot read ${file}: ${read.reason}`);
+  const rec = Object.hasOwn(read.skills, key) ? read.skills[key] : undefined;
+  return rec?.lifecycle_state ?? null;
+}
+
+export interface LifecycleOutcome {
+  path: string;
+  state: LifecycleState;
+  text: string;
+}
+
+/** pin / unpin / archive / restore of an existing skill in the scope's lemon root. */
+export async function runLifecycleAction(
+  ctx: LemonContext,
+  req: ManageRequest,
+  agentId: string | undefined,
+): Promise<LifecycleOutcome> {
+  const name = req.name!;
+  const root = await skillRootOf(ctx, req.scope);
+  const skillDir = join(root, name);
+  await assertNoLinks(skillDir, ["SKILL.md"]);
+  if ((await kindOf(skillDir)) !== "dir")
+    throw new ManageError("not_found", `Skill '${name}' not found at ${skillDir}`);
+  // The skill's lock: a pin cannot slip in between archive's pinned check and its state change.
+  await using _lock = await lockSkill(ctx, root, name);
+  const current = await lifecycleOf(ctx, req.scope, name);
+  const set = (state: LifecycleState) => setLifecycle(ctx, req.scope, name, state, agentId);
+  switch (req.action) {
+    case "pin":
+      await set("pinned");
+      return { path: skillDir, state: "pinned", text: `Pinned skill '${name}'.` };
+    case "unpin":
+      await set("active");
+      return { path: skillDir, state: "active", text: `Unpinned skill '${name}'.` };
+    case "archive": {
+      if (current === "pinned") throw new ManageError("conflict", `Skill '${name}' is pinned; unpin it before archive`);
+      const w = await setEnabled(ctx, name, false, req.scope);
+      await set("archived");
+      return { path: skillDir, state: "archived", text: `Archived skill '${name}' (disabled in ${w.file}).` };
+    }
+    case "restore": {
+      await set("active");
+      const w = await setEnabled(ctx, name, true, req.scope);
+      return { path: skillDir, state: "active", text: `Restored skill '${name}' (enabled in ${w.file}).` };
+    }
+    default:
+      throw new ManageError("invalid_params", `unknown action '${req.action}'`);
+  }
+}
+
+/** `report` (§12.3): the rows and their text; an unreadable sidecar is named after the text. */
+export async function usageReportAction(
+  ctx: LemonContext,
+  req: ManageRequest,
+): Promise<{ text: string; rows: UsageRow[] }> {
+  const diagnostics: Diagnostic[] = [];
+  const rows = await usageReport(ctx, req.scope, {
+    staleAfterDays: req.staleAfterDays,
+    archiveAfterDays: req.archiveAfterDays,
+    now: ctx.now(),
+    diagnostics,
+  });
+  const notes = diagnostics.map((d) => `\n\nWarning: ${d.message}`).join("");
+  return { text: formatUsageReport(req.scope, rows) + notes, rows };
+}
