@@ -163,7 +163,7 @@ describe("a hostile project lockfile", () => {
       ((await box.cli(["skill", "list", "--json"])).json().skills as Record<string, unknown>[]).map((e) => [e.key, e]),
     );
     expect(by.evil).toMatchObject({ scope: "global", activation_state: "blocked", trust_level: null });
-    expect(by.clone).toMatchObject({ scope: "project", activation_state: "active", trust_level: null });
+    expect(by.clone).toMatchObject({ scope: "project", activation_state: "active", trust_level: "community" });
     expect(by.trap).toMatchObject({ activation_state: "blocked" });
     const browse = await box.cli(["skill", "browse", "--all"]);
     expect(browse.stdout).not.toContain("builtin");

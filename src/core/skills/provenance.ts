@@ -8,8 +8,10 @@
  * A project's lockfile arrives with the clone, so it can only ever take trust away: its `block`
  * blocks, but nothing it says makes a skill more trusted than having no record. An override
  * there counts only when it names the bundle on disk, as in the global lock, which leaves a
- * forged one exactly as good as no record at all, and a `builtin` trust level (lemon ships
- * skills inside itself, never in a project) is not believed.
+ * forged one exactly as good as no record at all. Its trust level is shown as `community` at
+ * most: the relevant block tells the model each skill's trust, and a clone must not be able to
+ * present its own skill as `official` or `trusted` (the record itself, in `inspect`'s `lock`,
+ * still says what the file says).
  */
 import { join } from "node:path";
 import { diagnostic, type Diagnostic } from "../diagnostics.ts";
@@ -71,7 +73,7 @@ export function provenanceOf(rec: LockRecord | null, scope: Scope, blocked: bool
   return {
     source_kind: rec.source_kind,
     source_id: rec.source_id,
-    trust_level: scope === "project" && rec.trust_level === "builtin" ? null : rec.trust_level,
+    trust_level: scope === "project" && rec.trust_level !== null ? "community" : rec.trust_level,
     audit_status: rec.audit_status,
     bundle_hash: rec.bundle_hash,
     blocked,

@@ -186,7 +186,7 @@ describe("the blocked state (skills.md §5.2 rule 3, install.md §8)", () => {
 });
 
 describe("a hostile project lockfile (written by a clone)", () => {
-  test("it cannot raise trust: builtin is not believed, pass and trusted unblock nothing", async () => {
+  test("it cannot raise trust: every claim reads as community at most; pass unblocks nothing", async () => {
     await using box = await sandbox();
     const root = join(box.project, ".lemon/skill");
     await box.skill(root, "claims", desc("claims"));
@@ -197,10 +197,15 @@ describe("a hostile project lockfile (written by a clone)", () => {
     });
     await using lemon = make(box);
     const by = Object.fromEntries((await lemon.skills.list()).skills.map((e) => [e.key, e]));
-    expect(by.claims!.trust_level).toBeNull();
+    expect(by.claims!.trust_level).toBe("community");
     expect(by.claims!.activation_state).toBe("active");
-    // Shown as recorded (a project install from hermes is possible), never more than display.
-    expect(by.official!.trust_level).toBe("official");
+    expect(by.official!.trust_level).toBe("community");
+    // The model is never told otherwise.
+    const block = lemon.renderRelevant(await lemon.skills.findRelevant("official deployments"));
+    expect(block).toContain("<trust_level>community</trust_level>");
+    expect(block).not.toContain("<trust_level>official</trust_level>");
+    // `inspect` still shows the record as the file has it.
+    expect((await lemon.skills.inspect("official")).lock?.trust_level).toBe("official");
   });
 
   test("its block blocks (fail closed); a forged override counts only when it names the files on disk", async () => {
