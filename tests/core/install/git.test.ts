@@ -14,7 +14,7 @@ import {
   remoteCommit,
 } from "../../../src/core/skills/install/git.ts";
 import { gitHttpServer, hangServer, type TestServer } from "../../support/git-http-server.ts";
-import { createRepo, type GitRepo, historyRepo, multiSkillRepo, skillMd } from "../../support/git-repos.ts";
+import { createRepo, type GitRepo, gitTestEnv, historyRepo, multiSkillRepo, skillMd } from "../../support/git-repos.ts";
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), "lemon-git-")));
 const repos = join(root, "repos");
@@ -181,6 +181,21 @@ describe("hostile input runs nothing", () => {
     const r = await cloneRepo(req(hist.repo.url), freshDir(), { env: e });
     expect(r.commit).toBe(hist.c2);
     expect(existsSync(join(root, "elsewhere"))).toBe(false);
+  });
+
+  test("a repository enclosing the temp or fetch dir lends no config", async () => {
+    const encl = join(root, "enclosing");
+    mkdirSync(join(encl, "tmp"), { recursive: true });
+    const evil = await createRepo(repos, "evil", { "SKILL.md": skillMd("evil") });
+    await Bun.spawn(["git", "init", "-q", encl], { env: gitTestEnv() }).exited;
+    await Bun.spawn(["git", "-C", encl, "config", `url.${evil.url}.insteadOf`, hist.repo.url], { env: gitTestEnv() })
+      .exited;
+    expect(await remoteCommit(hist.repo.url, null, { env: { ...env, TMPDIR: join(encl, "tmp") } })).toBe(
+      await hist.repo.rev("main"),
+    );
+    const dir = join(encl, "tmp", "fetch");
+    mkdirSync(dir);
+    expect((await cloneRepo(req(hist.repo.url), dir, { env })).commit).toBe(await hist.repo.rev("main"));
   });
 });
 

@@ -5,7 +5,7 @@
  * Error messages are one redacted line; git's own multi-line output never reaches the user.
  */
 import { mkdir, mkdtemp, readdir, lstat, rm } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { envValue } from "../../context.ts";
 import { holdPath, releasePath } from "../../fsx/cleanup.ts";
 import { LemonError, notFound } from "../../errors.ts";
@@ -134,10 +134,14 @@ export async function runGit(args: string[], r: RunOptions): Promise<RunResult> 
   if (!git) throw new LemonError("UNAVAILABLE", "git is not installed");
   if (r.opts.signal?.aborted) throw new LemonError("OPERATION_FAILED", "git aborted");
   const timeoutMs = r.opts.timeoutMs ?? GIT_TIMEOUT_MS;
+  const cwd = r.cwd ?? r.hooksDir;
+  // No repository discovery above the working directory: ls-remote would otherwise read the
+  // config (url.insteadOf, core.sshCommand) of any repository the temp dir happens to lie in.
+  env.GIT_CEILING_DIRECTORIES = dirname(cwd);
   // Its own process group, so a timeout also ends the remote helpers git started (they outlive
   // a killed git and would wait on a hung server); also keeps ssh away from the terminal.
   const proc = Bun.spawn(gitArgv(git, r.hooksDir, timeoutMs, args), {
-    cwd: r.cwd ?? r.hooksDir,
+    cwd,
     env,
     stdin: r.stdin ?? "ignore",
     stdout: "pipe",
