@@ -11,7 +11,12 @@ import {
   updateLockfile,
   type LockRecord,
 } from "../../../src/core/skills/lockfile.ts";
-import { LockRecord as LockRecordSchema } from "../../../src/core/schema/lockfile.ts";
+import {
+  LOCK_RECORD_FIELDS,
+  LockFileShape,
+  LockRecord as LockRecordSchema,
+} from "../../../src/core/schema/lockfile.ts";
+import { lockFileShape, lockRecordChecks } from "../../../src/core/schema/skills.checks.js";
 import { Value } from "@sinclair/typebox/value";
 import { sandbox } from "../../support/sandbox.ts";
 
@@ -278,6 +283,36 @@ for (let i = 0; i < 5; i++) {
     const want = [1, 2, 3, 4].flatMap((id) => [0, 1, 2, 3, 4].map((i) => `w${id}-${i}`)).sort();
     expect(keys).toEqual(want);
     expect(existsSync(`${f}.lock`)).toBe(false);
+  });
+});
+
+describe("the generated checks say what the TypeBox schemas say", () => {
+  const VALUES: unknown[] = [
+    null,
+    "",
+    "x",
+    "a".repeat(64),
+    "A".repeat(64),
+    1,
+    true,
+    [],
+    ["a"],
+    ["a", 1],
+    {},
+    { skills: {} },
+    { skills: [] },
+    { bundle_hash: "a".repeat(64), approved_at: "t", findings: [] },
+    { bundle_hash: "a".repeat(64), approved_at: "t", engine_version: "e", findings: ["f"] },
+    ...["git", "hermes", "ftp", "builtin", "official", "nope", "pending", "block", "fine", "lemon", "omp", "cursor"],
+  ];
+  test("one check per §6 field, in order, agreeing with its schema on every sample", () => {
+    expect(lockRecordChecks.map(([f]) => f)).toEqual(Object.keys(LOCK_RECORD_FIELDS));
+    expect(Object.keys(LOCK_RECORD_FIELDS)).toEqual(Object.keys(emptyRecord("k")));
+    for (const [field, check] of lockRecordChecks) {
+      const schema = LOCK_RECORD_FIELDS[field as keyof typeof LOCK_RECORD_FIELDS];
+      for (const v of VALUES) expect([field, v, check(v)]).toEqual([field, v, Value.Check(schema, v)]);
+    }
+    for (const v of VALUES) expect([v, lockFileShape(v)]).toEqual([v, Value.Check(LockFileShape, v)]);
   });
 });
 
