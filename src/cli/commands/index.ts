@@ -12,7 +12,7 @@ export const root = defineGroup({
   commands: {
     skill: { load: lazy(() => import("./skill/index.ts")) },
     mcp: { load: lazy(() => import("./mcp/index.ts")) },
-    tool: { unavailable: "Invoke an agent tool (read_skill, skill_manage)" },
+    tool: { load: lazy(() => import("./tool/index.ts")) },
     blueprints: { unavailable: "Skill and automation bundles" },
     automations: { unavailable: "Scheduled agent runs" },
   },

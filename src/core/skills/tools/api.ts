@@ -17,8 +17,11 @@ import type { ResolvedSkillUri } from "./skill-uri.ts";
 export interface ToolApiHost {
   context: LemonContext;
   registry: () => Promise<SkillRegistry>;
-  /** Where `skill.load` events go (the instance's event hub), awaited; default nowhere. */
-  emitLoad?: (e: SkillLoadEvent) => void | Promise<void>;
+  /**
+   * Where `skill.load` events go (the instance's event hub), awaited; default nowhere. `cwd` is
+   * the project the call ran for (undefined: the instance's), whose usage sidecar records it.
+   */
+  emitLoad?: (e: SkillLoadEvent, cwd?: string) => void | Promise<void>;
   /** The instance's `skillManage`, for the `skill_manage` tool definition. */
   skillManage: ToolExecutor;
 }
@@ -40,6 +43,7 @@ function cwdOf(context: LemonContext, cwd: unknown, what: string): string | unde
 }
 
 export function toolApi(host: ToolApiHost): ToolApi {
+  const emitLoad = host.emitLoad;
   const readSkill = async (params: unknown, ctx?: ToolCallWithCwd): Promise<ToolResult<ReadSkillDetails>> => {
     const key = isRecord(params) && typeof params.key === "string" ? params.key : "";
     let cwd: string | undefined;
@@ -56,7 +60,7 @@ export function toolApi(host: ToolApiHost): ToolApi {
           registry,
           ...(cwd !== undefined ? { cwd } : {}),
           now: () => host.context.now(),
-          ...(host.emitLoad ? { emit: host.emitLoad } : {}),
+          ...(emitLoad ? { emit: (e: SkillLoadEvent) => emitLoad(e, cwd) } : {}),
         },
         params,
         ctx,
@@ -79,7 +83,7 @@ export function toolApi(host: ToolApiHost): ToolApi {
         registry,
         ...(cwd !== undefined ? { cwd } : {}),
         now: () => host.context.now(),
-        ...(host.emitLoad ? { emit: host.emitLoad } : {}),
+        ...(emitLoad ? { emit: (e: SkillLoadEvent) => emitLoad(e, cwd) } : {}),
       };
       return await run(toolHost, uri, isRecord(ctx) ? ctx : undefined);
     } catch (err) {
