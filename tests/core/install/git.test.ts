@@ -14,7 +14,15 @@ import {
   remoteCommit,
 } from "../../../src/core/skills/install/git.ts";
 import { gitHttpServer, hangServer, type TestServer } from "../../support/git-http-server.ts";
-import { createRepo, type GitRepo, gitTestEnv, historyRepo, multiSkillRepo, skillMd } from "../../support/git-repos.ts";
+import {
+  createRepo,
+  type GitRepo,
+  git,
+  gitTestEnv,
+  historyRepo,
+  multiSkillRepo,
+  skillMd,
+} from "../../support/git-repos.ts";
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), "lemon-git-")));
 const repos = join(root, "repos");
@@ -128,6 +136,19 @@ describe("sparse subdir", () => {
       expect(existsSync(join(r.dir, "skills", "alpha", "SKILL.md"))).toBe(true);
       expect(existsSync(join(r.dir, "skills", "beta"))).toBe(false);
     }
+  });
+  test("with a server that filters, blobs outside the subdir are never downloaded", async () => {
+    const noise = new Uint8Array(300_000).map(() => Math.floor(Math.random() * 256));
+    const mono = await createRepo(repos, "mono", {
+      "skills/small/SKILL.md": skillMd("small"),
+      "vendor/blob.bin": noise,
+    });
+    await git(mono.bare, "config", "uploadpack.allowFilter", "true");
+    const bound = { env, maxCheckoutBytes: 150_000 };
+    const r = await cloneRepo(req(mono.url, { subdir: "skills/small" }), freshDir(), bound);
+    expect(existsSync(join(r.dir, "skills", "small", "SKILL.md"))).toBe(true);
+    const e = await failure(cloneRepo(req(mono.url), freshDir(), bound));
+    expect(e.message).toBe("git checkout exceeds 150000 bytes");
   });
   test("with a pin", async () => {
     const r = await cloneRepo(req(many.url, { subdir: "skills/beta", ref: many.head, pinned: true }), freshDir(), {

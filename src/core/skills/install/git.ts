@@ -303,7 +303,9 @@ export async function cloneRepo(
       await must(["checkout", "-q", "--detach", target], { ...base, cwd: dir }, "checkout");
     } else {
       const args = ["clone", "-q", "--progress", "--depth", "1", "--no-tags"];
-      if (req.subdir) args.push("--sparse");
+      // Blobs outside the subdir are never downloaded where the server supports filters (GitHub
+      // does); elsewhere git warns and ignores the filter.
+      if (req.subdir) args.push("--sparse", "--filter=blob:none");
       if (req.ref) args.push("--branch", req.ref);
       const res = await runGit([...args, "--", req.url, dir], { ...base, progress: true });
       if (res.code !== 0) {
@@ -326,7 +328,12 @@ export async function cloneRepo(
 /** Cone-mode sparse checkout of one directory; paths go through stdin so none reads as an option. */
 async function sparse(dir: string, subdir: string, base: Omit<RunOptions, "cwd">): Promise<void> {
   const stdin = new TextEncoder().encode(`${subdir}\n`);
-  await must(["sparse-checkout", "set", "--cone", "--stdin"], { ...base, cwd: dir, stdin }, "sparse-checkout");
+  // With a blob filter this step downloads the subdir's files: bounded and reported like a clone.
+  await must(
+    ["sparse-checkout", "set", "--cone", "--stdin"],
+    { ...base, cwd: dir, stdin, progress: true },
+    "sparse-checkout",
+  );
 }
 
 /** ls-remote for update (§9 step 2): the commit of ref (peeled for annotated tags) or HEAD. */
