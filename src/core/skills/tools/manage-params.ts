@@ -133,6 +133,8 @@ function shown(name: string): string {
 }
 
 const TRAVERSAL = "file_path must be a relative path without '..'";
+/** Separators, NUL, and the slashes NFKC leaves alone but a reader takes for one (∕ ⁄ ⧸ ⧹ ﹨). */
+const SEPARATOR_LIKE = /[/\\\0\u2215\u2044\u29F8\u29F9\uFE68]/u;
 
 /** What a segment could mean to a layer that decodes it (a web UI, a later `skill://` read). */
 function decodedForms(segment: string): string[] {
@@ -159,7 +161,7 @@ export function checkFilePath(raw: string): string {
     if (segment === "" || segment === "." || CONTROL.test(segment) || BIDI.test(segment) || !segment.isWellFormed())
       throw bad(TRAVERSAL);
     for (const form of decodedForms(segment)) {
-      if (form === ".." || form === "." || /[/\\\0]/.test(form) || form.trim() === "..") throw bad(TRAVERSAL);
+      if (form === ".." || form === "." || SEPARATOR_LIKE.test(form) || form.trim() === "..") throw bad(TRAVERSAL);
     }
   }
   if (segments.length < 2 || !(FILE_DIRS as readonly string[]).includes(segments[0]!))
