@@ -27,6 +27,6 @@ export default defineGroup({
     remove: { unavailable: "Remove an installed skill" },
     uninstall: { unavailable: "Remove an installed skill" },
     draft: { unavailable: "Generate and publish skill drafts" },
-    curator: { unavailable: "Curate unused skills" },
+    curator: { load: lazy(() => import("./curator.ts")) },
   },
 });
