@@ -95,6 +95,13 @@ describe("clone", () => {
     expect(e.code).toBe("NOT_FOUND");
     expect(e.message).toBe("git ref 'nope' not found in test-source");
   });
+  test("an empty repository has no commits", async () => {
+    const empty = join(repos, "empty.git");
+    mkdirSync(empty);
+    await git(empty, "init", "--bare", "-q");
+    const e = await failure(cloneRepo(req(`file://${empty}`), freshDir(), { env }));
+    expect(e.message).toBe("test-source has no commits");
+  });
   test("a missing repository fails in one redacted line", async () => {
     const url = `${server.url.replace("http://", "http://user:s3cret@")}/missing.git?token=abc`;
     const e = await failure(cloneRepo(req(url), freshDir(), { env }));

@@ -315,7 +315,10 @@ export async function cloneRepo(
       }
       if (req.subdir) await sparse(dir, req.subdir, base);
     }
-    const commit = await must(["rev-parse", "HEAD"], { ...base, cwd: dir }, "rev-parse");
+    const head = await runGit(["rev-parse", "--verify", "-q", "HEAD"], { ...base, cwd: dir });
+    // An empty repository clones fine (with a warning) and has no HEAD commit.
+    if (head.code !== 0) throw new LemonError("OPERATION_FAILED", `${req.display} has no commits`);
+    const commit = head.stdout.trim();
     if (req.pinned && req.ref && commit.toLowerCase() !== req.ref.toLowerCase())
       throw new LemonError("OPERATION_FAILED", `checked-out commit ${commit} does not match the pin ${req.ref}`);
     await rm(join(dir, ".git"), { recursive: true, force: true });
