@@ -13,12 +13,14 @@
  * present its own skill as `official` or `trusted` (the record itself, in `inspect`'s `lock`,
  * still says what the file says).
  */
+import { statSync } from "node:fs";
 import { join } from "node:path";
 import { diagnostic, type Diagnostic } from "../diagnostics.ts";
 import type { Scope } from "../paths.ts";
 import type { SecurityOverride } from "../schema/lockfile.ts";
 import { NO_PROVENANCE, type Provenance } from "./entry.ts";
 import { readLockfileSync, type LockDoc, type LockRead, type LockRecord } from "./lockfile.ts";
+import { fingerprintOf } from "./fingerprint.ts";
 import type { SkillCandidate } from "./scan.ts";
 
 /** The `invalid_lockfile` diagnostic (skills.md §2.3): listing continues without provenance. */
@@ -146,6 +148,36 @@ export async function readScopeLock(
 }
 
 /**
+ * Lockfiles as last parsed, reused while the stat fingerprint holds (one per registry): a
+ * long-lived embedder lists often, and a lock of many records costs a parse each time. A file
+ * replaced between the stat and the read is cached under the older fingerprint, so the next call
+ * reads it again; nothing older than what the stat saw is ever returned.
+ */
+export class LockReads {
+  readonly #cache = new Map<string, { key: string; read: LockRead }>();
+
+  read(file: string): LockRead {
+    let key: string;
+    try {
+      key = fingerprintOf(statSync(file));
+    } catch {
+      // Missing or unstatable: the read says which, and nothing is worth keeping.
+      this.#cache.delete(file);
+      return readLockfileSync(file);
+    }
+    const hit = this.#cache.get(file);
+    if (hit?.key === key) return hit.read;
+    const read = readLockfileSync(file);
+    this.#cache.set(file, { key, read });
+    return read;
+  }
+
+  clear(): void {
+    this.#cache.clear();
+  }
+}
+
+/**
  * The locks of a view's scopes (project first), deciding `blocked` for the effective skills.
  * The lockfile of a scope the view does not read is not read either.
  */
@@ -154,13 +186,20 @@ export async function viewLocks(
   files: Record<Scope, string>,
   scopes: readonly Scope[],
   effective: ReadonlyMap<string, { candidate: SkillCandidate }>,
+  reads?: LockReads,
 ): Promise<ScopeLock[]> {
   return Promise.all(
     scopes.map((scope) =>
-      readScopeLock(scope, files[scope], cwd, (key) => {
-        const c = effective.get(key)?.candidate;
-        return c?.root.scope === scope ? c : undefined;
-      }),
+      readScopeLock(
+        scope,
+        files[scope],
+        cwd,
+        (key) => {
+          const c = effective.get(key)?.candidate;
+          return c?.root.scope === scope ? c : undefined;
+        },
+        reads ? reads.read(files[scope]) : readLockfileSync(files[scope]),
+      ),
     ),
   );
 }

@@ -207,7 +207,10 @@ export class SkillRegistry {
   /** Discovery plus live entries for a cwd and view (the shared base of every read command). */
   async view(opts: ViewOptions = {}): Promise<CatalogView> {
     const ctx = withTools(withCwd(this.#ctx, opts.cwd), opts.tools);
-    if (opts.refresh) this.#cache.clear();
+    if (opts.refresh) {
+      this.#cache.clear();
+      this.#lockReads?.clear();
+    }
     const view: View = opts.scope === undefined ? "both" : opts.scope;
     const paths = resolvePaths(ctx);
     const [{ loadScope, resolvePrecedence, viewScopes }, settingsApi, prov] = await Promise.all([
@@ -228,7 +231,8 @@ export class SkillRegistry {
     // Read live on every view: a snapshot proves SKILL.md files current, not what the lock says.
     const lockScopes: Scope[] = view === "both" ? ["project", "global"] : [view];
     const lockFiles = { project: paths.project.lockfile, global: paths.global.lockfile };
-    const locks = await prov.viewLocks(ctx.cwd, lockFiles, lockScopes, discovery.effective);
+    this.#lockReads ??= new prov.LockReads();
+    const locks = await prov.viewLocks(ctx.cwd, lockFiles, lockScopes, discovery.effective, this.#lockReads);
     const disabled = settingsApi.effectiveDisabled(settings, view);
     const bins: BinLookup = new Map();
     const entries = [...discovery.effective.values()]
@@ -282,6 +286,7 @@ export class SkillRegistry {
   /** Forgets parsed files and makes the next relevance call rebuild its snapshots (skills.md §7.3). */
   async refresh(_opts: { cwd?: string } = {}): Promise<void> {
     this.#cache.clear();
+    this.#lockReads?.clear();
     this.#refreshRelevance = true;
   }
 
@@ -353,6 +358,9 @@ export class SkillRegistry {
       bundleHash: prov.currentBundleHash,
     });
   }
+
+  /** Parsed lockfiles by stat fingerprint; created with the first view (provenance.ts loads lazily). */
+  #lockReads: import("./provenance.ts").LockReads | null = null;
 
   /** The lock record of an effective entry, matched by key and location in its own scope. */
   #recordOf(v: CatalogView, e: SkillEntry, recordIn: typeof import("./provenance.ts").recordIn) {
