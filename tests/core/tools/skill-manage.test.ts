@@ -308,3 +308,25 @@ describe("skill_manage request checks", () => {
     expect(tree(join(box.root, "nowhere"))).toBeNull();
   });
 });
+
+describe("skill_manage concurrency", () => {
+  test("two creates of one name: exactly one wins; writes to one skill queue and lose nothing", async () => {
+    await using box = await sandbox();
+    await using lemon = lemonFor(box);
+    const [a, b] = await Promise.all([
+      lemon.skillManage({ action: "create", name: "race", content: skillText("race", "First writer wins.") }),
+      lemon.skillManage({ action: "create", name: "race", content: skillText("race", "Second writer.") }),
+    ]);
+    expect([a.isError, b.isError].sort()).toEqual([false, true]);
+    expect(textOf(a.isError ? a : b)).toBe(`Skill 'race' already exists at ${join(projectRoot(box), "race")}`);
+    const files = Array.from({ length: 6 }, (_, i) => `references/f${i}.md`);
+    const results = await Promise.all(
+      files.map((file_path) =>
+        lemon.skillManage({ action: "write_file", name: "race", file_path, file_content: file_path }),
+      ),
+    );
+    expect(results.every((r) => !r.isError)).toBe(true);
+    const t = tree(join(projectRoot(box), "race")) ?? {};
+    for (const f of files) expect(t[f]).toBe(f);
+  });
+});

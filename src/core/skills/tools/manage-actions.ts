@@ -124,7 +124,7 @@ export async function runFileAction(
   if (req.action === "delete") {
     if (await env.isPinned()) throw new ManageError("conflict", `Skill '${name}' is pinned; unpin it before delete`);
     checkNotAborted(env.signal);
-    await deleteSkillDir(env.root, skillDir);
+    await deleteSkillDir(env.root, skillDir, () => pauseAt(env.ctx, "trashed"));
     return outcome(skillDir, null, null, null, `Deleted skill '${name}' from ${skillDir}.`);
   }
   if (skillFileKind !== "file" && skillFileKind !== "missing")

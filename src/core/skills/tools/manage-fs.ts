@@ -232,10 +232,11 @@ export async function commitRemoval(skillDir: string, rel: string): Promise<void
  * `delete` (§9): the skill directory is first renamed to a trash name beside it (one atomic step:
  * the skill is there or gone), then removed without following links.
  */
-export async function deleteSkillDir(root: string, skillDir: string): Promise<void> {
+export async function deleteSkillDir(root: string, skillDir: string, afterRename?: () => Promise<void>): Promise<void> {
   const trash = join(root, `${TRASH_PREFIX}${process.pid}-${randomHex(6)}`);
   await rename(skillDir, trash);
   await fsyncDir(root);
+  await afterRename?.();
   await rm(trash, { recursive: true, force: true });
 }
 
