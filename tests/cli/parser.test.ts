@@ -150,8 +150,7 @@ describe("help comes from the definitions", () => {
     const skill = (await box.cli(["skill", "--help"])).stdout;
     expect(skill).toContain("USAGE lemon skill <command> [OPTIONS]");
     expect(skill).toMatch(/inspect, info +Show everything/);
-    for (const missing of ["install", "update", "curator"])
-      expect(skill).not.toMatch(new RegExp(`^  ${missing} `, "m"));
+    for (const missing of ["install", "update"]) expect(skill).not.toMatch(new RegExp(`^  ${missing} `, "m"));
     expect((await box.cli(["mcp", "--help"])).stdout).not.toMatch(/^ {2}status /m);
   });
 });
@@ -165,7 +164,6 @@ describe("commands the contract has and this version does not (issue 10 §5)", (
       [["mcp", "serve", "--http", "8080"], "mcp serve"],
       [["skill", "install", "gh:o/r"], "skill install"],
       [["skill", "uninstall", "x"], "skill uninstall"],
-      [["skill", "curator", "status"], "skill curator"],
       [["blueprints"], "blueprints"],
       [["automations", "list"], "automations"],
       [["tool", "read_skill", "{}"], "tool"],
