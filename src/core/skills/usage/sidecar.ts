@@ -8,6 +8,7 @@
  */
 import type { LemonContext } from "../../context.ts";
 import { diagnostic, type Diagnostic } from "../../diagnostics.ts";
+import { LemonError } from "../../errors.ts";
 import type { Scope } from "../../paths.ts";
 import { scopePathsFor } from "../../paths.ts";
 import { isValid } from "../../schema/check.ts";
@@ -98,8 +99,38 @@ export function usageDiagnostic(file: string, reason: string): Diagnostic {
 }
 
 export interface UpdateUsageOptions {
-  /** Lock wait before CONFLICT (default: the lock's, about 2 s). */
+  /** Lock wait of one attempt before CONFLICT (default: the lock's, about 2 s). */
   lockTimeoutMs?: number;
+}
+
+/** Attempts of one update while the lock keeps changing hands (see `whileContended`). */
+const MAX_ATTEMPTS = 5;
+
+/** The owner a lock CONFLICT names (`… is locked by pid <pid> on <host> since <time> …`), or null. */
+function lockOwnerOf(err: unknown): string | null {
+  if (!LemonError.is(err) || err.code !== "CONFLICT") return null;
+  const m = / is locked by (pid \S+ on \S+ since \S+|an unknown owner since \S+)/.exec(err.message);
+  return m ? m[1]! : null;
+}
+
+/**
+ * Runs `attempt` again when it failed on a lock held by a different owner each time: the lock
+ * is contended, not stuck, and every waiter's turn comes (the lock's backoff is not fair, so
+ * with many writers one may wait past its 2 s while the others make progress). A lock that
+ * one owner held for a whole attempt is stuck and fails with its CONFLICT at once; so does a
+ * lock of the same owner seen twice. Counts are what the sidecar is for: a lost load is a lie.
+ */
+async function whileContended(attempt: () => Promise<void>): Promise<void> {
+  let last: string | null = null;
+  for (let n = 1; ; n++) {
+    try {
+      return await attempt();
+    } catch (err) {
+      const owner = lockOwnerOf(err);
+      if (owner === null || owner === last || n >= MAX_ATTEMPTS) throw err;
+      last = owner;
+    }
+  }
 }
 
 /**
@@ -113,8 +144,19 @@ export async function updateUsage(
   mutate: (skills: Map<string, Raw>) => unknown,
   opts: UpdateUsageOptions = {},
 ): Promise<void> {
+  const file = usageFile(ctx, scope);
+  await whileContended(() => transaction(ctx, scope, file, mutate, opts));
+}
+
+async function transaction(
+  ctx: LemonContext,
+  scope: Scope,
+  file: string,
+  mutate: (skills: Map<string, Raw>) => unknown,
+  opts: UpdateUsageOptions,
+): Promise<void> {
   await update(
-    usageFile(ctx, scope),
+    file,
     codec,
     (doc) => {
       // A Map: keys such as "__proto__" from a hostile file are data, not prototypes.
@@ -124,8 +166,9 @@ export async function updateUsage(
     },
     {
       command: "lemon usage",
+      // No `now`: the lock's started_at must be real time, or a test clock in the past would
+      // make a live lock look like a reused pid's to every other process.
       confineTo: scope === "project" ? ctx.cwd : null,
-      now: () => ctx.now(),
       ...(opts.lockTimeoutMs !== undefined ? { lockTimeoutMs: opts.lockTimeoutMs } : {}),
     },
   );
