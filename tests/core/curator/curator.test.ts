@@ -67,6 +67,17 @@ describe("transitions (skills.md §13.2)", () => {
     expect(existsSync(join(box.agentDir, "skills.curator.json"))).toBe(false);
   });
 
+  test("a project sidecar's records that cannot name a skill never reach skills.json", async () => {
+    await using t = await curatorBox();
+    const { box, lemon } = t;
+    const hostile = ["../escape", "a/b", "..", "dep\u200bloy", " pad", "x\\y"];
+    await writeUsage(box, join(box.project, ".lemon"), Object.fromEntries(hostile.map((k) => [k, agentSkill(200)])));
+    const r = await lemon.skills.curator.run({ scope: "project" });
+    expect(r.run!.state_transitions).toEqual([]);
+    expect(r.run!.counts.checked).toBe(hostile.length);
+    expect(existsSync(join(box.project, ".lemon", "skills.json"))).toBe(false);
+  });
+
   test("thresholds of a call override [skills.curator]", async () => {
     await using t = await curatorBox({ config: { skills: { curator: { stale_after_days: 500 } } } });
     const { box, lemon } = t;

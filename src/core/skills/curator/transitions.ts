@@ -5,6 +5,7 @@
  * ever deleted: archiving only adds the key to `skills.json` `disabled` and records the state.
  */
 import type { CandidateRow, CuratorCounts, CuratorTransition } from "../../schema/curator.ts";
+import { keyProblem } from "../skill-key.ts";
 
 export type TransitionKind = "archived" | "marked_stale" | "reactivated";
 
@@ -17,6 +18,12 @@ export interface TransitionPlan {
   transitions: PlannedTransition[];
 }
 
+/**
+ * A project sidecar arrives with the clone: a record whose key could not be a skill directory
+ * (a path, an invisible character) names no skill, so the pass never writes it into skills.json.
+ */
+const isSkillKey = (name: string) => keyProblem(name) === null && !/[/\\]/.test(name) && name !== "." && name !== "..";
+
 /** First matching rule per agent-authored row (§13.2); rows come in report order. */
 export function planTransitions(rows: readonly CandidateRow[], staleAfterDays: number): TransitionPlan {
   const transitions: PlannedTransition[] = [];
@@ -27,7 +34,7 @@ export function planTransitions(rows: readonly CandidateRow[], staleAfterDays: n
     const state = r.lifecycle_state;
     // The row's candidate flags already exclude pinned and archived skills; checked again so a
     // row built elsewhere can never move one.
-    if (state === "pinned" || state === "archived") continue;
+    if (state === "pinned" || state === "archived" || !isSkillKey(r.name)) continue;
     if (r.archive_candidate) transitions.push({ name: r.name, from: state, to: "archived", kind: "archived" });
     else if (r.stale_candidate && state === "active")
       transitions.push({ name: r.name, from: state, to: "stale", kind: "marked_stale" });
