@@ -21,8 +21,9 @@ export function sourceLine(rec: LockRecord): string {
   let shown = id;
   if (rec.source_kind === "github")
     shown = `gh:${id}${rec.subdir !== null ? `/${rec.subdir}` : ""}${rec.source_ref !== null ? `@${rec.source_ref}` : ""}`;
-  else if (rec.source_kind === "git" && (rec.source_ref !== null || rec.subdir !== null))
-    shown = `${id}#${rec.source_ref ?? ""}${rec.subdir !== null ? `:${rec.subdir}` : ""}`;
+  else if (rec.source_kind === "git" && rec.source_ref !== null)
+    shown = `${id}#${rec.source_ref}${rec.subdir !== null ? `:${rec.subdir}` : ""}`;
+  else if (rec.source_kind === "git" && rec.subdir !== null) shown = `${id} --path ${rec.subdir}`;
   else if (rec.source_kind === "local" && rec.subdir !== null) shown = `${id}/${rec.subdir}`;
   const commit = rec.resolved_commit !== null ? ` (commit ${rec.resolved_commit.slice(0, 12)})` : "";
   return `${shown}${commit}`;

@@ -11,14 +11,16 @@
 import { readdir, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { LemonContext } from "../../context.ts";
+import type { Scope } from "../../paths.ts";
 import { conflict } from "../../errors.ts";
 import { formatJson, randomHex, writeFileAtomic } from "../../fsx/atomic.ts";
+import { pidAlive } from "../../fsx/pid.ts";
 import { readRegularFile } from "../../fsx/regular-file.ts";
 import { parseJson } from "../../json.ts";
 import { computeBundleHash } from "../bundle.ts";
 import type { LockDoc, LockRecord } from "../lockfile.ts";
 import { restoreAuditRecord, type PreviousAuditRecord } from "./audit-record.ts";
-import { occupied } from "./destination.ts";
+import { AGENT_LABELS, destinationRoot, occupied } from "./destination.ts";
 import { privateDir, type TempDir } from "./stage.ts";
 
 /** What a journal promises: enough to tell a finished activation from one to undo. */
@@ -34,6 +36,7 @@ interface Intent {
 }
 
 const TXN = /^\.(.+)\.txn-[0-9a-f]+$/;
+const LEFTOVER = /^\.(?:.+\.staging|fetch)-(\d+)-[0-9a-f]+$/;
 const INTENT = "intent.json";
 const BACKUP = "backup";
 
@@ -141,6 +144,13 @@ export async function recoverJournals(destRoot: string, doc: LockDoc): Promise<v
     return;
   }
   for (const name of names) {
+    // Staging and fetch dirs of a process that died: never activated, just removed.
+    const temp = LEFTOVER.exec(name);
+    if (temp !== null) {
+      const pid = Number(temp[1]);
+      if (pid !== process.pid && !pidAlive(pid)) await rm(join(destRoot, name), { recursive: true, force: true });
+      continue;
+    }
     if (!TXN.test(name)) continue;
     const dir = join(destRoot, name);
     const intent = readIntent(dir);
@@ -156,6 +166,22 @@ export async function recoverJournals(destRoot: string, doc: LockDoc): Promise<v
     }
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * {@link recoverJournals} for every root of the scope (lemon's and each `--agent` root): they all
+ * share the scope's lockfile, so whoever holds its lock may finish what a dead writer started.
+ */
+export async function recoverScope(ctx: LemonContext, scope: Scope, doc: LockDoc): Promise<void> {
+  const roots = new Set<string>();
+  for (const agent of AGENT_LABELS) {
+    try {
+      roots.add(destinationRoot(ctx, scope, agent));
+    } catch {
+      // A root switched off has nothing to recover.
+    }
+  }
+  for (const root of roots) await recoverJournals(root, doc);
 }
 
 /** Step 9's re-check: a skill that appeared since step 4 is a concurrent install. */

@@ -8,7 +8,7 @@ import { existsSync } from "node:fs";
 import { basename, join } from "node:path";
 import type { LemonContext } from "../../context.ts";
 import { conflict, invalidParams, invalidRequest } from "../../errors.ts";
-import { isoSeconds, makeDir, randomHex } from "../../fsx/atomic.ts";
+import { isoSeconds, makeDir } from "../../fsx/atomic.ts";
 import { scopePathsFor, type Scope } from "../../paths.ts";
 import type { Finding, Verdict } from "../../schema/finding.ts";
 import { formatFinding } from "../audit/json.ts";
@@ -16,14 +16,14 @@ import { blockedError, checkOverride, makeOverride, parseOverrideHash } from "..
 import { auditCacheFile } from "../audit/target.ts";
 import { escapeKey } from "../skill-key.ts";
 import { emptyRecord, readLockfile, updateLockfile, type LockRecord } from "../lockfile.ts";
-import { activate, openTxn, pauseAt, recheck, recoverJournals, rollback, saveIntent, type Txn } from "./activate.ts";
+import { activate, openTxn, pauseAt, recheck, recoverScope, rollback, saveIntent, type Txn } from "./activate.ts";
 import { requestApproval, type Approver } from "./approval.ts";
 import { auditRecordOf, putAuditRecord } from "./audit-record.ts";
 import { assertWritableRoot, destinationRoot, INSTALL_KEY, occupied, type AgentLabel } from "./destination.ts";
 import { fetchSource, type FetchedSource } from "./fetch.ts";
 import { findSkills, selectSkill, type FoundSkill } from "./select.ts";
 import { parseSource, type SourceSpec } from "./source.ts";
-import { privateDir, stageSkill, type Staged, type TempDir } from "./stage.ts";
+import { privateDir, stageSkill, tempSuffix, type Staged, type TempDir } from "./stage.ts";
 
 export { pauseAt } from "./activate.ts";
 
@@ -124,7 +124,7 @@ async function fetchAndFind(
   parent: string,
   onProgress?: (line: string) => void,
 ): Promise<{ dir: TempDir; fetched: FetchedSource; found: FoundSkill[] }> {
-  const dir = await privateDir(parent, `.fetch-${randomHex(6)}`);
+  const dir = await privateDir(parent, `.fetch-${tempSuffix()}`);
   try {
     const fetched = await fetchSource(spec, dir.path, { env: ctx.env, ...(onProgress ? { onProgress } : {}) });
     await pauseAt(ctx, "fetched");
@@ -239,7 +239,7 @@ export async function stageAndActivate(ctx: LemonContext, plan: ActivationPlan):
       file,
       confine,
       async (doc) => {
-        await recoverJournals(destRoot, doc);
+        await recoverScope(ctx, scope, doc);
         const replacing = await recheck(dest, key, plan.replace);
         const prev = Object.hasOwn(doc.skills, key) ? doc.skills[key] : undefined;
         const record = recordFor(plan, s, fetched, selected, prev, stamp, approvals);
@@ -264,7 +264,7 @@ export async function stageAndActivate(ctx: LemonContext, plan: ActivationPlan):
       // The lock write failed after activation: undo under the lock, exactly as a crash would be.
       if (pending !== null)
         await updateLockfile(file, confine, async (doc) => {
-          await recoverJournals(destRoot, doc);
+          await recoverScope(ctx, scope, doc);
           return { next: undefined, result: undefined };
         }).catch(() => {});
       throw err;

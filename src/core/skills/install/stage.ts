@@ -49,6 +49,12 @@ export async function privateDir(parent: string, name: string, keepOnSignal = fa
   };
 }
 
+/**
+ * `<pid>-<random>`: the random part of a temporary name, led by the pid so that the next install
+ * can remove what a killed one left (activate.ts `recoverJournals`).
+ */
+export const tempSuffix = () => `${process.pid}-${randomHex(6)}`;
+
 /** The staged copy of one skill, hashed and audited. */
 export interface Staged {
   /** `<dest_root>/.<key>.staging-<random>`, holding `dir`; removed by the caller. */
@@ -104,7 +110,7 @@ async function copyBundle(source: string, into: string): Promise<string> {
  * to act on. On failure nothing is left behind.
  */
 export async function stageSkill(ctx: LemonContext, source: string, destRoot: string, key: string): Promise<Staged> {
-  const outer = await privateDir(destRoot, `.${key}.staging-${randomHex(6)}`);
+  const outer = await privateDir(destRoot, `.${key}.staging-${tempSuffix()}`);
   try {
     const dir = join(outer.path, key);
     await mkdir(dir, { mode: 0o755 });

@@ -1,0 +1,184 @@
+// Installs that do not finish, with real child processes: one killed (SIGKILL) at a chosen step of
+// the sequence, one whose lockfile write fails with EFBIG (a full disk, through RLIMIT_FSIZE), and
+// several installing different keys at once into one scope.
+import { describe, expect, test } from "bun:test";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { createLemon } from "../../../src/core/index.ts";
+import { computeBundleHash } from "../../../src/core/skills/bundle.ts";
+import { sandbox, type Sandbox } from "../../support/sandbox.ts";
+
+const INDEX = join(import.meta.dir, "../../../src/core/index.ts");
+
+/** A child that installs `source` through the module and prints one JSON line. */
+const CHILD = `
+import { createLemon } from ${JSON.stringify(INDEX)};
+const [cwd, source, as, force] = Bun.argv.slice(2);
+const lemon = createLemon({ cwd, env: process.env, curator: false });
+try {
+  const r = await lemon.skills.install(source, { approve: true, force: force === "1", as });
+  console.log(JSON.stringify({ ok: true, action: r.action }));
+} catch (e) {
+  console.log(JSON.stringify({ ok: false, code: e.code, message: e.message }));
+  process.exitCode = 1;
+}
+await lemon.close();
+`;
+
+async function childScript(box: Sandbox): Promise<string> {
+  return box.write("child.ts", CHILD);
+}
+
+function spawnInstall(
+  box: Sandbox,
+  script: string,
+  args: { source: string; as: string; force?: boolean },
+  env: Record<string, string> = {},
+  wrap: string[] = [],
+) {
+  return Bun.spawn([...wrap, process.execPath, script, box.project, args.source, args.as, args.force ? "1" : "0"], {
+    cwd: box.project,
+    env: { ...box.env, BUN_RUNTIME_TRANSPILER_CACHE_PATH: "0", ...env },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+}
+
+async function waitFor(file: string, proc: { exitCode: number | null }): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    if (existsSync(file)) return;
+    if (proc.exitCode !== null) throw new Error(`child exited (${proc.exitCode}) before ${file}`);
+    await Bun.sleep(50);
+  }
+  throw new Error(`no marker ${file}`);
+}
+
+const dots = (dir: string) => readdirSync(dir).filter((n) => n.startsWith("."));
+
+/** v1 installed as `hello`; the source then changes to v2. */
+async function installedV1(box: Sandbox) {
+  const src = join(box.root, "src", "hello");
+  await box.skill(join(box.root, "src"), "hello");
+  await using lemon = createLemon({ cwd: box.project, env: box.env, curator: false });
+  await lemon.skills.install(src, { approve: true });
+  await box.write(join(src, "v2.md"), "second version\n");
+  const dest = join(box.agentDir, "skill", "hello");
+  return {
+    src,
+    dest,
+    v1: await computeBundleHash(dest),
+    lock: readFileSync(join(box.agentDir, "skills.lock.json")),
+    audit: readFileSync(join(box.agentDir, "skills.audit.json")),
+  };
+}
+
+describe("a process killed mid-install", () => {
+  for (const step of ["staged", "activated", "recorded"]) {
+    test(`at '${step}': the previous install and lock stay (or are put back) exactly; the next install works`, async () => {
+      await using box = await sandbox();
+      const before = await installedV1(box);
+      const marker = join(box.root, `paused-${step}`);
+      const script = await childScript(box);
+      const proc = spawnInstall(
+        box,
+        script,
+        { source: before.src, as: "hello", force: true },
+        { LEMON_TEST_PAUSE_AT: step, LEMON_TEST_PAUSE_MARKER: marker },
+      );
+      await waitFor(marker, proc);
+      proc.kill("SIGKILL");
+      await proc.exited;
+      // The lock was never written by the dead process.
+      expect(readFileSync(join(box.agentDir, "skills.lock.json")).equals(before.lock)).toBe(true);
+      // The next writer of the scope (here: an install of another key) finishes the job first.
+      await box.skill(join(box.root, "src"), "other");
+      await using lemon = createLemon({ cwd: box.project, env: box.env, curator: false });
+      await lemon.skills.install(join(box.root, "src", "other"), { approve: true });
+      expect(await computeBundleHash(before.dest)).toBe(before.v1);
+      const lock = JSON.parse(readFileSync(join(box.agentDir, "skills.lock.json"), "utf8"));
+      expect(lock.skills.hello).toEqual(JSON.parse(before.lock.toString()).skills.hello);
+      const audit = JSON.parse(readFileSync(join(box.agentDir, "skills.audit.json"), "utf8"));
+      expect(audit.records["skill:hello"]).toEqual(JSON.parse(before.audit.toString()).records["skill:hello"]);
+      expect(dots(join(box.agentDir, "skill"))).toEqual([]);
+      // Nothing blocks installing v2 now.
+      const r = await lemon.skills.install(before.src, { approve: true, force: true });
+      expect(r.action).toBe("replaced");
+      expect(await computeBundleHash(before.dest)).not.toBe(before.v1);
+    });
+  }
+
+  test("after the lock write: the install counts, the journal and backup are cleared by the next writer", async () => {
+    await using box = await sandbox();
+    const before = await installedV1(box);
+    const marker = join(box.root, "paused-locked");
+    const proc = spawnInstall(
+      box,
+      await childScript(box),
+      { source: before.src, as: "hello", force: true },
+      { LEMON_TEST_PAUSE_AT: "locked", LEMON_TEST_PAUSE_MARKER: marker },
+    );
+    await waitFor(marker, proc);
+    proc.kill("SIGKILL");
+    await proc.exited;
+    const v2 = await computeBundleHash(before.dest);
+    expect(v2).not.toBe(before.v1);
+    const lock = JSON.parse(readFileSync(join(box.agentDir, "skills.lock.json"), "utf8"));
+    expect(lock.skills.hello.bundle_hash).toBe(v2);
+    await box.skill(join(box.root, "src"), "other");
+    await using lemon = createLemon({ cwd: box.project, env: box.env, curator: false });
+    await lemon.skills.install(join(box.root, "src", "other"), { approve: true });
+    expect(await computeBundleHash(before.dest)).toBe(v2);
+    expect(dots(join(box.agentDir, "skill"))).toEqual([]);
+  });
+});
+
+test("a full disk on the lockfile write (EFBIG) rolls back the directory and the audit record", async () => {
+  await using box = await sandbox();
+  const before = await installedV1(box);
+  // Padding only the lockfile carries makes its write the one that crosses the file-size limit.
+  const doc = JSON.parse(before.lock.toString());
+  doc.padding = "x".repeat(12_000);
+  await writeFile(join(box.agentDir, "skills.lock.json"), `${JSON.stringify(doc, null, 2)}\n`);
+  const lockBefore = readFileSync(join(box.agentDir, "skills.lock.json"));
+  // Every other file the install writes stays far below the limit (the audit cache gains one record).
+  expect(before.audit.length * 2 + 1024).toBeLessThan(8192);
+  expect(lockBefore.length).toBeGreaterThan(8192);
+  const proc = spawnInstall(box, await childScript(box), { source: before.src, as: "hello", force: true }, {}, [
+    "sh",
+    "-c",
+    `trap '' XFSZ; exec prlimit --fsize=8192 -- "$@"`,
+    "sh",
+  ]);
+  const [out, code] = [await new Response(proc.stdout).text(), await proc.exited];
+  expect(code).toBe(1);
+  const res = JSON.parse(out.trim().split("\n").pop()!);
+  expect(res.ok).toBe(false);
+  expect(res.message).toContain("EFBIG");
+  expect(readFileSync(join(box.agentDir, "skills.lock.json")).equals(lockBefore)).toBe(true);
+  expect(await computeBundleHash(before.dest)).toBe(before.v1);
+  const audit = JSON.parse(readFileSync(join(box.agentDir, "skills.audit.json"), "utf8"));
+  expect(audit.records["skill:hello"]).toEqual(JSON.parse(before.audit.toString()).records["skill:hello"]);
+  expect(dots(join(box.agentDir, "skill"))).toEqual([]);
+  expect(dots(box.agentDir).filter((n) => n.includes("tmp") || n.endsWith(".lock"))).toEqual([]);
+});
+
+test("several processes installing different keys at once: every record lands in the lock", async () => {
+  await using box = await sandbox();
+  await box.skill(join(box.root, "src"), "hello");
+  const script = await childScript(box);
+  const keys = ["k0", "k1", "k2", "k3", "k4", "k5"];
+  const procs = keys.map((k) => spawnInstall(box, script, { source: join(box.root, "src", "hello"), as: k }));
+  const outs = await Promise.all(
+    procs.map(async (p) => [await new Response(p.stdout).text(), await p.exited] as const),
+  );
+  for (const [out, code] of outs) {
+    expect(JSON.parse(out.trim())).toMatchObject({ ok: true, action: "installed" });
+    expect(code).toBe(0);
+  }
+  const lock = JSON.parse(readFileSync(join(box.agentDir, "skills.lock.json"), "utf8"));
+  expect(Object.keys(lock.skills).sort()).toEqual(keys);
+  const audit = JSON.parse(readFileSync(join(box.agentDir, "skills.audit.json"), "utf8"));
+  expect(Object.keys(audit.records).sort()).toEqual(keys.map((k) => `skill:${k}`));
+  expect(readdirSync(join(box.agentDir, "skill")).sort()).toEqual(keys);
+});
