@@ -180,6 +180,30 @@ describe("well_known", () => {
       }
     }
   });
+  test("a failed download stops the others and fails only after all have stopped", async () => {
+    const files = ["SKILL.md", ...Array.from({ length: 40 }, (_, i) => `f${i}.md`)];
+    const routes: Parameters<typeof staticServer>[0] = { "/.well-known/skills/index.json": index(files) };
+    routes["/.well-known/skills/pdf/SKILL.md"] = skillMd("pdf");
+    for (let i = 0; i < 40; i++)
+      routes[`/.well-known/skills/pdf/f${i}.md`] = async () => {
+        await Bun.sleep(i === 3 ? 0 : 30);
+        return i === 3 ? new Response("gone", { status: 404 }) : new Response("x");
+      };
+    const srv = wk(routes);
+    try {
+      const dir = into();
+      const e = await failure(fetchSource(parse(`${srv.url}/.well-known/skills/pdf`), dir, fast));
+      expect(e.code).toBe("NOT_FOUND");
+      const count = srv.requests.length;
+      rmSync(dir, { recursive: true, force: true });
+      await Bun.sleep(100);
+      expect(existsSync(dir)).toBe(false);
+      expect(srv.requests.length).toBe(count);
+      expect(count).toBeLessThan(files.length + 1);
+    } finally {
+      srv.stop();
+    }
+  });
   test("a missing name is NOT_FOUND; a non-JSON index fails without an excerpt", async () => {
     const srv = wk({ "/.well-known/skills/index.json": "<html>secret page</html>" });
     try {

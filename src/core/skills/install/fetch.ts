@@ -138,11 +138,12 @@ async function fetchWellKnown(spec: SourceSpec, into: string, opts: FetchOptions
   await mkdir(root, { recursive: true, mode: 0o700 });
   let total = 0;
   let next = 0;
+  let failed = false;
   const worker = async () => {
     for (;;) {
       const i = next++;
       const f = files[i];
-      if (f === undefined) return;
+      if (f === undefined || failed) return;
       const url = `${base}/${encodeURIComponent(wk.name)}/${f.split("/").map(encodeURIComponent).join("/")}`;
       const res = await httpGet(url, { ...http, maxBytes: FILE_CAP });
       total += res.body.byteLength;
@@ -156,6 +157,17 @@ async function fetchWellKnown(spec: SourceSpec, into: string, opts: FetchOptions
       await writeFile(file, res.body, { flag: "wx", mode: 0o600 });
     }
   };
-  await Promise.all(Array.from({ length: Math.min(DOWNLOADS_AT_ONCE, files.length) }, worker));
+  // Every worker has stopped before the error surfaces: none may write after the caller has
+  // removed the fetch dir.
+  const settled = await Promise.allSettled(
+    Array.from({ length: Math.min(DOWNLOADS_AT_ONCE, files.length) }, () =>
+      worker().catch((e: unknown) => {
+        failed = true;
+        throw e;
+      }),
+    ),
+  );
+  const firstError = settled.find((r) => r.status === "rejected");
+  if (firstError) throw firstError.reason;
   return root;
 }
