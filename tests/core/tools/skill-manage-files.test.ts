@@ -258,3 +258,34 @@ describe("skill_manage symlinks", () => {
     expect(textOf(again)).toBe(`Skill 's' not found at ${dir}`);
   });
 });
+
+describe("skill_manage cannot reach lemon's own working directories", () => {
+  test("dot names (locks, stages, trash) and skipped names are never skills", async () => {
+    await using box = await sandbox();
+    const { lemon } = await withSkill(box);
+    await using _ = lemon;
+    const root = projectRoot(box);
+    // A lock directory another writer holds, and a stage of a live process.
+    mkdirSync(join(root, ".s.lock"));
+    writeFileSync(join(root, ".s.lock", "owner.json"), "{}");
+    mkdirSync(join(root, `.stage-${process.pid}-abc`, "s"), { recursive: true });
+    mkdirSync(join(root, "node_modules"));
+    const before = tree(root);
+    for (const name of [".s.lock", `.stage-${process.pid}-abc`, "node_modules"]) {
+      for (const args of [
+        { action: "edit", content: skillText("s") },
+        { action: "write_file", file_path: "assets/x", file_content: "x" },
+        { action: "delete" },
+        { action: "pin" },
+      ]) {
+        const r = await lemon.skillManage({ name, ...args });
+        expect(textOf(r)).toBe(`Skill '${name}' not found at ${join(root, name)}`);
+      }
+    }
+    expect(textOf(await lemon.skillManage({ action: "create", name: "node_modules", content: skillText("n") }))).toBe(
+      "invalid skill name 'node_modules'",
+    );
+    const after = tree(root) ?? {};
+    expect(after).toEqual(before ?? {});
+  });
+});

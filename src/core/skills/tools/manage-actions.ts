@@ -27,7 +27,7 @@ import {
   type PathKind,
   type Stage,
 } from "./manage-fs.ts";
-import { checkFileContent, MAX_FILE_BYTES, ManageError, type ManageRequest } from "./manage-params.ts";
+import { checkFileContent, discoverable, MAX_FILE_BYTES, ManageError, type ManageRequest } from "./manage-params.ts";
 
 /** What a file action did, for the result text and `details` (§9.3). */
 export interface FileOutcome {
@@ -74,7 +74,7 @@ function readText(file: string, shownPath: string, maxBytes: number): string {
 
 /** The skill must be a directory in the root (§9: every action but create names an existing skill). */
 function mustExist(kind: PathKind, name: string, dir: string): void {
-  if (kind !== "dir") throw notFound(name, dir);
+  if (kind !== "dir" || !discoverable(name)) throw notFound(name, dir);
 }
 
 /**
@@ -106,6 +106,7 @@ export async function runFileAction(
   const skillDir = join(env.root, name);
   // Content checks need no file system: done before the lock, so a bad request never waits for it.
   if (req.content !== undefined) await checkSkillContent(req.content);
+  if (req.action !== "create" && !discoverable(name)) throw notFound(name, skillDir);
   await using _lock = await lockSkill(env.ctx, env.root, name);
   const rel = req.filePath ?? null;
   const kinds = await assertNoLinks(skillDir, rel === null ? [SKILL_FILE] : [SKILL_FILE, rel]);

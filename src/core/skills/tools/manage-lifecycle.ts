@@ -14,7 +14,7 @@ import type { LifecycleState } from "../../schema/usage.ts";
 import { setEnabled } from "../settings.ts";
 import { formatUsageReport, readUsage, setLifecycle, usageFile, usageReport, type UsageRow } from "../usage/sidecar.ts";
 import { assertNoLinks, kindOf, lockSkill, skillRootOf } from "./manage-fs.ts";
-import { ManageError, type ManageRequest } from "./manage-params.ts";
+import { discoverable, ManageError, type ManageRequest } from "./manage-params.ts";
 
 /** The key's lifecycle state in the scope's sidecar (null: no record); CONFLICT when the file is unreadable. */
 export async function lifecycleOf(ctx: LemonContext, scope: Scope, key: string): Promise<LifecycleState | null> {
@@ -40,6 +40,7 @@ export async function runLifecycleAction(
   const name = req.name!;
   const root = await skillRootOf(ctx, req.scope);
   const skillDir = join(root, name);
+  if (!discoverable(name)) throw new ManageError("not_found", `Skill '${name}' not found at ${skillDir}`);
   await assertNoLinks(skillDir, ["SKILL.md"]);
   if ((await kindOf(skillDir)) !== "dir")
     throw new ManageError("not_found", `Skill '${name}' not found at ${skillDir}`);

@@ -101,8 +101,17 @@ const CREATE_NAME = /^[a-z0-9][a-z0-9._-]*$/;
 
 /** A `create` name (§9): lower-case letters, digits, `.`, `_`, `-`, at most 64 characters. */
 export function checkCreateName(name: string): void {
-  if (!CREATE_NAME.test(name)) throw bad(`invalid skill name '${shown(name)}'`);
+  if (!CREATE_NAME.test(name) || !discoverable(name)) throw bad(`invalid skill name '${shown(name)}'`);
   if (name.length > 64) throw bad("name exceeds 64 characters");
+}
+
+/**
+ * Whether discovery could ever list a directory of this name (scan.ts skips dot names and tool
+ * caches). Lemon's own staging, trash and lock directories are dot names, so no action can reach
+ * them by name: an agent cannot write into another writer's lock or delete its stage.
+ */
+export function discoverable(name: string): boolean {
+  return !name.startsWith(".") && name !== "node_modules" && name !== "__pycache__";
 }
 
 /**
