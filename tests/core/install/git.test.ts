@@ -80,6 +80,17 @@ describe("clone", () => {
     expect(readdirSync(r.dir).sort()).toEqual(["SKILL.md"]);
     expect(existsSync(join(r.dir, ".git"))).toBe(false);
   });
+  test("each git process is reported with its subcommand (for benchmarks)", async () => {
+    const seen: string[] = [];
+    await cloneRepo(req(many.url, { subdir: "skills/alpha" }), freshDir(), {
+      env,
+      onGitCommand: (cmd, ms) => {
+        expect(ms).toBeGreaterThanOrEqual(0);
+        seen.push(cmd);
+      },
+    });
+    expect(seen).toEqual(["clone", "sparse-checkout", "rev-parse"]);
+  });
   test("a branch, a lightweight tag and an annotated tag", async () => {
     expect((await cloneRepo(req(hist.repo.url, { ref: "dev" }), freshDir(), { env })).commit).toBe(hist.dev);
     expect((await cloneRepo(req(hist.repo.url, { ref: "v1" }), freshDir(), { env })).commit).toBe(hist.c1);

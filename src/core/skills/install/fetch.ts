@@ -27,6 +27,8 @@ export interface FetchOptions {
   maxCheckoutBytes?: number;
   /** HTTP retry waits (tests shorten them); default 500 ms, 1,500 ms. */
   retryDelaysMs?: number[];
+  /** Called after each git process with its subcommand and wall time (benchmarks: lemon's own overhead). */
+  onGitCommand?: (subcommand: string, ms: number) => void;
 }
 
 export interface FetchedSource {

@@ -217,6 +217,7 @@ export async function runGit(args: string[], r: RunOptions): Promise<RunResult> 
   const readOut = new Response(proc.stdout).text();
   const code = await proc.exited;
   releasePath(held);
+  r.opts.onGitCommand?.(args[0] ?? "", Date.now() - started);
   clearTimeout(timer);
   if (sizer) clearInterval(sizer);
   r.opts.signal?.removeEventListener("abort", onAbort);
