@@ -330,3 +330,40 @@ describe("skill_manage concurrency", () => {
     for (const f of files) expect(t[f]).toBe(f);
   });
 });
+
+describe("skill_manage names that only look like paths", () => {
+  test("encoded and look-alike dots name no skill and reach nothing outside the root", async () => {
+    await using box = await sandbox();
+    await box.skill(box.project, "victim", { name: "victim", description: "Outside lemon's root." });
+    await using lemon = lemonFor(box);
+    await lemon.skillManage({ action: "create", name: "s", content: skillText("s") });
+    const before = tree(box.project);
+    for (const name of [
+      "%2e%2e",
+      "\uff0e\uff0e",
+      "\u2024\u2024",
+      "..%2fvictim",
+      "\uff0e\uff0e\uff0fvictim",
+      "..\u2215victim",
+    ]) {
+      for (const args of [{ action: "edit", content: skillText("x") }, { action: "delete" }]) {
+        const r = await lemon.skillManage({ name, ...args });
+        expect(textOf(r)).toBe(`Skill '${name}' not found at ${join(projectRoot(box), name)}`);
+      }
+    }
+    const after = tree(box.project) ?? {};
+    delete after[".lemon/skills.usage.json"];
+    const was = before ?? {};
+    delete was[".lemon/skills.usage.json"];
+    expect(after).toEqual(was);
+  });
+
+  test("a .lemon that is a file is a conflict naming it, and nothing is written", async () => {
+    await using box = await sandbox();
+    await box.write(join(box.project, ".lemon"), "not a directory");
+    await using lemon = lemonFor(box);
+    const r = await lemon.skillManage({ action: "create", name: "x", content: skillText("x") });
+    expect(r.details).toMatchObject({ error: "conflict" });
+    expect(textOf(r)).toBe(`${join(box.project, ".lemon")} is not a directory`);
+  });
+});
