@@ -151,6 +151,7 @@ describe("the crontab line, twice at once (real processes)", () => {
       [
         "#!/bin/sh",
         `cat > "${dir}/prompt"`,
+        `echo $$ > "${dir}/pid"`,
         `touch "${dir}/started"`,
         // Holds the pass (and so the curator lock) until the test lets it go.
         `while [ ! -e "${dir}/release" ]; do sleep 0.05; done`,
@@ -200,6 +201,30 @@ describe("the crontab line, twice at once (real processes)", () => {
     expect(JSON.parse(readFileSync(join(box.agentDir, "skills.curator.json"), "utf8")).run_count).toBe(1);
     // No lock directory or temp file left behind.
     expect(readdirSync(box.agentDir).filter((n) => n.includes(".lock") || n.includes(".tmp-"))).toEqual([]);
+  }, 60_000);
+
+  test("SIGTERM during the review: exit 143, the agent's process group is killed, the lock released", async () => {
+    await using box = await sandbox();
+    await usage(box, box.agentDir, { narrow: agentSkill(40) });
+    const dir = await blockingAgent(box);
+    const proc = spawnCron(box);
+    await waitFor(join(dir, "started"));
+    const agentPid = Number(readFileSync(join(dir, "pid"), "utf8"));
+    proc.kill("SIGTERM");
+    expect(await proc.exited).toBe(143);
+    const alive = () => {
+      try {
+        process.kill(agentPid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    for (let i = 0; i < 100 && alive(); i++) await Bun.sleep(50);
+    expect(alive()).toBe(false);
+    expect(existsSync(join(box.agentDir, "skills.curator.json.lock"))).toBe(false);
+    // Nothing was recorded for the interrupted pass, so the next cron line runs it again.
+    expect(existsSync(join(box.agentDir, "skills.curator.json"))).toBe(false);
   }, 60_000);
 
   test("started together: both exit 0, exactly one runs", async () => {

@@ -4,12 +4,14 @@
  * the prompt on stdin (or appended as the last argument with `prompt = "arg"`); the child env is
  * the safe default set (mcp.md §5.1) plus the agent's `env_vars` that are set, plus its `env`.
  * Nothing of the child's output is kept: an agent may echo secrets, and the report records only
- * the outcome. A run over its time limit has its process group killed.
+ * the outcome. A run over its time limit, or a lemon process ended by a signal, has the agent's
+ * process group killed.
  */
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import type { LemonContext } from "../../context.ts";
 import { isoSeconds } from "../../fsx/atomic.ts";
+import { holdPath, releasePath } from "../../fsx/cleanup.ts";
 import type { ReviewSubmission } from "../../schema/curator.ts";
 import type { AgentConfig } from "../skills-config.ts";
 
@@ -100,6 +102,7 @@ function runAgent(
     const done = (s: ReviewSubmission["status"]) => {
       if (settled) return;
       settled = true;
+      releasePath(held);
       clearTimeout(timer);
       if (kill !== undefined) clearTimeout(kill);
       resolveStatus(s);
@@ -122,6 +125,9 @@ function runAgent(
         // Already gone.
       }
     };
+    // A lemon killed by a signal (cron's timeout, ^C) takes the agent's process group with it.
+    const held = `agent-process-group:${child.pid ?? "none"}`;
+    if (child.pid !== undefined) holdPath(held, () => signalGroup("SIGTERM"));
     const timer = setTimeout(() => {
       timedOut = true;
       signalGroup("SIGTERM");
