@@ -7,6 +7,7 @@
  */
 import { withCwd, type LemonContext } from "../../context.ts";
 import { checkArg, checkOptions, toLemonError } from "../../errors.ts";
+import type { RecordCache } from "../catalog.ts";
 import type { SkillRegistry } from "../registry.ts";
 import { toolDefinitions, type ToolCallWithCwd, type ToolExecutor } from "./agent-tools.ts";
 import type { ReadSkillDetails, SkillLoadEvent } from "./read-skill.ts";
@@ -44,6 +45,8 @@ function cwdOf(context: LemonContext, cwd: unknown, what: string): string | unde
 
 export function toolApi(host: ToolApiHost): ToolApi {
   const emitLoad = host.emitLoad;
+  // Parsed SKILL.md files of this instance's one-key lookups (lookup.ts), kept per fingerprint.
+  const fast = { context: host.context, cache: new Map() as RecordCache };
   const readSkill = async (params: unknown, ctx?: ToolCallWithCwd): Promise<ToolResult<ReadSkillDetails>> => {
     const key = isRecord(params) && typeof params.key === "string" ? params.key : "";
     let cwd: string | undefined;
@@ -58,6 +61,7 @@ export function toolApi(host: ToolApiHost): ToolApi {
       return await run(
         {
           registry,
+          fast,
           ...(cwd !== undefined ? { cwd } : {}),
           now: () => host.context.now(),
           ...(emitLoad ? { emit: (e: SkillLoadEvent) => emitLoad(e, cwd) } : {}),
@@ -81,6 +85,7 @@ export function toolApi(host: ToolApiHost): ToolApi {
       const [{ resolveSkillUri: run }, registry] = await Promise.all([import("./skill-uri.ts"), host.registry()]);
       const toolHost = {
         registry,
+        fast,
         ...(cwd !== undefined ? { cwd } : {}),
         now: () => host.context.now(),
         ...(emitLoad ? { emit: (e: SkillLoadEvent) => emitLoad(e, cwd) } : {}),

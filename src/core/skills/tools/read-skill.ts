@@ -10,6 +10,10 @@ import { sanitizeMessage } from "../../text.ts";
 import { isDisplayable, type SkillEntry } from "../entry.ts";
 import type { ValidRecord } from "../load.ts";
 import type { SkillRegistry } from "../registry.ts";
+import { withCwd, type LemonContext } from "../../context.ts";
+import type { LemonPaths } from "../../paths.ts";
+import type { RecordCache } from "../catalog.ts";
+import { lookupKey } from "./lookup.ts";
 import { readSkillFile } from "../skill-file.ts";
 import { escapeKey } from "../skill-key.ts";
 import { readContained, type ReadProblem } from "./contained-read.ts";
@@ -85,6 +89,11 @@ export interface SkillLoadEvent {
 /** What a tool call runs against: the instance's registry, a cwd, the clock and the event sink. */
 export interface ToolHost {
   registry: SkillRegistry;
+  /**
+   * The instance's context and a record cache of its own: with both, one key is resolved from
+   * current search snapshots without building a whole listing (lookup.ts).
+   */
+  fast?: { context: LemonContext; cache: RecordCache };
   /** Project directory (default: the instance's). */
   cwd?: string;
   now: () => Date;
@@ -165,16 +174,38 @@ async function skillText(
   return "invalid";
 }
 
-async function run(host: ToolHost, p: Record<string, unknown>, view: ReadSkillView, key: string): Promise<Outcome> {
+/** The effective skill of `key`, or null: from the snapshots when they are current, else a listing. */
+export async function findSkill(
+  host: ToolHost,
+  key: string,
+): Promise<{ entry: SkillEntry; rec: ValidRecord; paths: LemonPaths } | null> {
+  if (host.fast !== undefined) {
+    const found = await lookupKey(host.registry, withCwd(host.fast.context, host.cwd), key, host.fast.cache);
+    if (found === undefined) return null;
+    if (found !== null) return { entry: found.entry, rec: found.record, paths: found.paths };
+  }
   const v = await host.registry.view(host.cwd !== undefined ? { cwd: host.cwd } : {});
   const entry = v.entries.find((e) => e.key === key);
   const rec = v.discovery.effective.get(key);
-  if (entry === undefined || rec === undefined) {
-    const nf = notFoundText(key, v.entries);
-    return fail(nf.text, { error: "not_found", key, suggestions: nf.keys });
-  }
+  return entry === undefined || rec === undefined ? null : { entry, rec, paths: v.paths };
+}
+
+/** `not_found` with the suggestions of the current listing (without `except`). */
+async function notFoundOutcome(host: ToolHost, key: string, except?: string): Promise<Outcome> {
+  const v = await host.registry.view(host.cwd !== undefined ? { cwd: host.cwd } : {});
+  const nf = notFoundText(
+    key,
+    v.entries.filter((e) => e.key !== except),
+  );
+  return fail(nf.text, { error: "not_found", key, suggestions: nf.keys });
+}
+
+async function run(host: ToolHost, p: Record<string, unknown>, view: ReadSkillView, key: string): Promise<Outcome> {
+  const found = await findSkill(host, key);
+  if (found === null) return notFoundOutcome(host, key);
+  const { entry, rec } = found;
   const scope = entry.scope;
-  const blocked = await blockedMessage(v.paths, entry);
+  const blocked = await blockedMessage(found.paths, entry);
   if (blocked !== null) return fail(blocked, { error: "blocked", key, path: entry.path }, scope);
 
   const parts = [headerText(entry)];
@@ -223,13 +254,7 @@ async function run(host: ToolHost, p: Record<string, unknown>, view: ReadSkillVi
     else body(`## File: ${shownPath(rel)}`, read.text);
   } else if (view === "full" || view === "section") {
     const skill = await skillText(rec);
-    if (skill === "invalid") {
-      const nf = notFoundText(
-        key,
-        v.entries.filter((e) => e.key !== key),
-      );
-      return fail(nf.text, { error: "not_found", key, suggestions: nf.keys });
-    }
+    if (skill === "invalid") return notFoundOutcome(host, key, key);
     if (typeof skill === "string") return readFailure(key, "SKILL.md", skill, scope);
     if (view === "full") body("## Content", skill.text);
     else {

@@ -9,7 +9,7 @@ import { forbidden, invalidParams, LemonError, notFound } from "../../errors.ts"
 import { escapeKey } from "../skill-key.ts";
 import { blockedMessage } from "./blocked.ts";
 import { readContained } from "./contained-read.ts";
-import { emitSafely, runContext, type SkillLoadEvent, type ToolHost } from "./read-skill.ts";
+import { emitSafely, findSkill, runContext, type SkillLoadEvent, type ToolHost } from "./read-skill.ts";
 import type { ToolCallContext } from "./result.ts";
 
 /** What a `skill://` URI resolves to: the key, the file's absolute real path and its text. */
@@ -62,10 +62,10 @@ async function resolve(host: ToolHost, uri: string): Promise<ResolvedSkillUri & 
   const shownKey = escapeKey(key);
   // A key holding a separator or NUL could never be a directory name: no lookup can find it.
   if (/[/\\\0]/.test(key) || key === "." || key === "..") throw notFound(`Skill not found: ${shownKey}`);
-  const v = await host.registry.view(host.cwd !== undefined ? { cwd: host.cwd } : {});
-  const entry = v.entries.find((e) => e.key === key);
-  if (entry === undefined) throw notFound(`Skill not found: ${shownKey}`);
-  const blocked = await blockedMessage(v.paths, entry);
+  const found = await findSkill(host, key);
+  if (found === null) throw notFound(`Skill not found: ${shownKey}`);
+  const { entry } = found;
+  const blocked = await blockedMessage(found.paths, entry);
   if (blocked !== null) throw forbidden(blocked);
   const read = readContained(entry.real_path, rel);
   const shown = escapeKey(rel);

@@ -1,0 +1,111 @@
+// The one-key lookup of the agent tools (tools/lookup.ts) must answer exactly what a listing does.
+import { describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { createLemon, type Lemon } from "../../../src/core/index.ts";
+import { registryOf } from "../../../src/core/internals.ts";
+import type { RecordCache } from "../../../src/core/skills/catalog.ts";
+import { lookupKey } from "../../../src/core/skills/tools/lookup.ts";
+import { corpusAvailable, CORPUS_DIR } from "../../support/corpus.ts";
+import { sandbox, type Sandbox } from "../../support/sandbox.ts";
+
+/** Builds both scopes' snapshots, then opens a fresh instance that finds them on disk. */
+async function withSnapshots(box: Sandbox, env: Record<string, string | undefined>): Promise<Lemon> {
+  const first = createLemon({ cwd: box.project, env });
+  await first.skills.findRelevant("build deploy test skill description", { refresh: true });
+  await first.close();
+  return createLemon({ cwd: box.project, env });
+}
+
+/** Every listed key and a few that are not: the lookup's answer equals the listing's. */
+async function sameAsListing(lemon: Lemon, extraKeys: string[]): Promise<number> {
+  const reg = await registryOf(lemon);
+  const cache: RecordCache = new Map();
+  const view = await reg.view();
+  let fast = 0;
+  for (const key of [...view.entries.map((e) => e.key), ...extraKeys]) {
+    const found = await lookupKey(reg, lemon.context, key, cache);
+    expect(found).not.toBeNull();
+    if (found === null) continue;
+    fast++;
+    const listed = view.entries.find((e) => e.key === key);
+    expect([key, found?.entry ?? null]).toEqual([key, listed ?? null]);
+  }
+  return fast;
+}
+
+describe("one-key lookup from current snapshots", () => {
+  test("precedence, shadowing, invalid files, hidden and disabled skills, a directory in both scopes", async () => {
+    await using box = await sandbox();
+    const proj = join(box.project, ".lemon/skill");
+    const claude = join(box.project, ".claude/skills");
+    const global = join(box.agentDir, "skill");
+    await box.skill(proj, "both", { name: "project both", description: "Project copy wins." });
+    await box.skill(global, "both", { name: "global both", description: "Global copy is shadowed." });
+    await box.skill(proj, "bad-here", "---\nname: [x\n---\nbody\n");
+    await box.skill(claude, "bad-here", { name: "bad-here", description: "Valid in a later project root." });
+    await box.skill(proj, "bad-everywhere", "---\nname: [x\n---\n");
+    await box.skill(global, "bad-everywhere", "---\ndescription: [y\n---\n");
+    await box.skill(proj, "hid", { name: "hid", description: "Hidden one.", hide: true });
+    await box.skill(global, "off", { name: "off", description: "Disabled globally." });
+    await box.skill(join(global, "cat"), "nested", { name: "nested", description: "One category level down." });
+    await box.skill(global, "shared", { name: "shared", description: "Reached from the project too." });
+    // The project reaches the global skill's directory under another key: it counts once, there.
+    await box.link(join(global, "shared"), join(claude, "alias"));
+    await box.write(join(box.agentDir, "skills.json"), JSON.stringify({ version: 1, disabled: ["off"] }));
+    await box.skill(global, "blk", { name: "blk", description: "Blocked by its lock record." });
+    await box.write(
+      join(box.agentDir, "skills.lock.json"),
+      JSON.stringify({
+        version: 1,
+        skills: {
+          blk: { key: "blk", agent: "lemon", source_kind: "git", trust_level: "community", audit_status: "block" },
+        },
+      }),
+    );
+    await using lemon = await withSnapshots(box, box.env);
+    const fast = await sameAsListing(lemon, ["nope", "bad-everywhere", "shared"]);
+    expect(fast).toBeGreaterThan(0);
+    const reg = await registryOf(lemon);
+    const hit = await lookupKey(reg, lemon.context, "both", new Map());
+    expect(hit?.entry.name).toBe("project both");
+    expect((await lookupKey(reg, lemon.context, "shared", new Map())) ?? "absent").toBe("absent");
+    const blk = await lookupKey(reg, lemon.context, "blk", new Map());
+    expect(blk?.entry).toMatchObject({ activation_state: "blocked", source_kind: "git", trust_level: "community" });
+    const refused = await lemon.readSkill({ key: "blk" });
+    expect(refused.content[0]).toEqual({
+      type: "text",
+      text: "Skill 'blk' is blocked by its security audit and cannot be loaded.",
+    });
+  });
+
+  test("without a current snapshot it declines (null) and read_skill lists instead", async () => {
+    await using box = await sandbox();
+    await box.skill(join(box.project, ".lemon/skill"), "s");
+    await using lemon = createLemon({ cwd: box.project, env: box.env });
+    const reg = await registryOf(lemon);
+    expect(await lookupKey(reg, lemon.context, "s", new Map())).toBeNull();
+    expect((await lemon.readSkill({ key: "s", view: "summary" })).isError).toBe(false);
+  });
+
+  test("an edit after the snapshot: the lookup sees the file as it is now", async () => {
+    await using box = await sandbox();
+    const file = await box.skill(join(box.project, ".lemon/skill"), "s", { name: "s", description: "before the edit" });
+    await using lemon = await withSnapshots(box, box.env);
+    expect((await lemon.readSkill({ key: "s", view: "summary" })).content[0]).toMatchObject({
+      text: expect.stringContaining("Description: before the edit"),
+    });
+    await Bun.sleep(60); // past the store's check interval
+    await Bun.write(file, "---\nname: s\ndescription: after the edit\n---\nbody\n");
+    const r = await lemon.readSkill({ key: "s", view: "summary" });
+    expect(r.content[0]).toMatchObject({ text: expect.stringContaining("Description: after the edit") });
+  });
+
+  test.skipIf(!corpusAvailable())("every key of the 1,124-skill corpus resolves as the listing says", async () => {
+    await using box = await sandbox();
+    const env = { ...box.env, LEMON_CLAUDE_SKILLS_DIR: CORPUS_DIR };
+    await box.skill(join(box.project, ".lemon/skill"), "local-one");
+    await using lemon = await withSnapshots(box, env);
+    const fast = await sameAsListing(lemon, ["not-a-corpus-key"]);
+    expect(fast).toBeGreaterThan(1000);
+  });
+});
