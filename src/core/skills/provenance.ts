@@ -13,13 +13,15 @@
  * present its own skill as `official` or `trusted` (the record itself, in `inspect`'s `lock`,
  * still says what the file says).
  */
-import { statSync } from "node:fs";
+import { realpathSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { expandUserPath, type LemonContext } from "../context.ts";
 import { diagnostic, type Diagnostic } from "../diagnostics.ts";
-import type { Scope } from "../paths.ts";
+import { scopePathsFor, type Scope } from "../paths.ts";
 import type { SecurityOverride } from "../schema/lockfile.ts";
 import { NO_PROVENANCE, type Provenance } from "./entry.ts";
-import { readLockfileSync, type LockDoc, type LockRead, type LockRecord } from "./lockfile.ts";
+import { readLockfileSync, type LockAgent, type LockDoc, type LockRead, type LockRecord } from "./lockfile.ts";
+import { GLOBAL_ROOTS } from "./roots.ts";
 import { fingerprintOf } from "./fingerprint.ts";
 import type { SkillCandidate } from "./scan.ts";
 
@@ -27,18 +29,56 @@ import type { SkillCandidate } from "./scan.ts";
 export const invalidLockfile = (file: string, reason: string): Diagnostic =>
   diagnostic("warn", "invalid_lockfile", `invalid skills.lock.json: ${reason}`, { path: file });
 
+/** The real path of the root an `agent` label installs into in one scope, or null when it is switched off. */
+export type Locate = (agent: LockAgent) => string | null;
+
 /**
- * The record of `doc` that describes the skill at `c`, or null. `cwd` is `C`: a project record
- * of another tool's root names `C/.<tool>/skills`, not the same root of a parent directory.
+ * Where each label's root of a scope really is (install.md §4.8, as the installer places skills):
+ * `lemon` is `A/skill` or `P/skill`; another tool's project root is `C/.<tool>/skills` (not the
+ * same root of a parent directory); its global root honours the `skillRoots` option and the
+ * override variable. Compared by real path, so a root that discovery keeps under another label
+ * (`~/.claude/skills` linked to `~/.agents/skills`) is still the recorded location. Each label
+ * costs one realpath, and only when a record names it.
  */
-export function recordFor(doc: LockDoc, c: SkillCandidate, cwd: string): LockRecord | null {
+export function rootLocator(ctx: LemonContext, scope: Scope): Locate {
+  const memo = new Map<LockAgent, string | null>();
+  return (agent) => {
+    if (!memo.has(agent)) {
+      const path = agentRootPath(ctx, scope, agent);
+      memo.set(agent, path === null ? null : realOrSelf(path));
+    }
+    return memo.get(agent) ?? null;
+  };
+}
+
+function agentRootPath(ctx: LemonContext, scope: Scope, agent: LockAgent): string | null {
+  if (agent === "lemon") return scopePathsFor(ctx, scope).skillRoot;
+  if (scope === "project") return join(ctx.cwd, `.${agent}`, "skills");
+  const g = GLOBAL_ROOTS.find((r) => r.label === agent);
+  if (g === undefined) return null;
+  const opt = ctx.skillRoots[agent];
+  if (opt !== undefined) return opt === null || opt === "" ? null : expandUserPath(ctx, opt);
+  const env = ctx.env[g.env];
+  if (env !== undefined) return env === "" ? null : expandUserPath(ctx, env);
+  return join(ctx.homeDir, g.rel);
+}
+
+function realOrSelf(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return p;
+  }
+}
+
+/**
+ * The record of `doc` that describes the skill at `c`, or null: same key, directly in the root
+ * the record's `agent` names in this scope (a skill one category level below is another skill).
+ */
+export function recordFor(doc: LockDoc, c: SkillCandidate, locate: Locate): LockRecord | null {
   const rec = Object.hasOwn(doc.skills, c.key) ? doc.skills[c.key] : undefined;
-  if (rec === undefined || rec.agent !== c.root.label) return null;
-  if (c.root.scope === "project" && rec.agent !== "lemon" && c.root.path !== join(cwd, `.${rec.agent}`, "skills"))
-    return null;
-  // Installs put a skill directly in the root: one a category level below is another skill.
-  if (c.path !== join(c.root.path, c.key)) return null;
-  return rec;
+  if (rec === undefined || c.path !== join(c.root.path, c.key)) return null;
+  return locate(rec.agent) === c.root.realPath ? rec : null;
 }
 
 /**
@@ -93,6 +133,8 @@ export interface ScopeLock {
   blocked: ReadonlySet<string>;
   /** The Entry provenance of a candidate of this scope (a method, so callers need not load this module). */
   provenance(c: SkillCandidate): Provenance;
+  /** The record describing a candidate of this scope, or null. */
+  record(c: SkillCandidate): LockRecord | null;
 }
 
 /**
@@ -104,7 +146,7 @@ export interface ScopeLock {
 export async function readScopeLock(
   scope: Scope,
   file: string,
-  cwd: string,
+  locate: Locate,
   candidateOf: (key: string) => SkillCandidate | undefined,
   read: LockRead = readLockfileSync(file),
   overrides?: Map<string, boolean>,
@@ -115,7 +157,8 @@ export async function readScopeLock(
     doc,
     diagnostic: diag,
     blocked,
-    provenance: (c) => provenanceOf(recordFor(doc, c, cwd), scope, blocked.has(c.path)),
+    provenance: (c) => provenanceOf(recordFor(doc, c, locate), scope, blocked.has(c.path)),
+    record: (c) => recordFor(doc, c, locate),
   });
   if (!read.ok) {
     const empty: LockDoc = { version: 1, skills: Object.create(null) as LockDoc["skills"] };
@@ -126,7 +169,7 @@ export async function readScopeLock(
   for (const [key, rec] of Object.entries(read.doc.skills)) {
     if (rec.audit_status !== "block") continue;
     const c = candidateOf(key);
-    if (c === undefined || recordFor(read.doc, c, cwd) !== rec) continue;
+    if (c === undefined || recordFor(read.doc, c, locate) !== rec) continue;
     if (rec.security_override === null) {
       blocked.add(c.path);
       continue;
@@ -182,7 +225,7 @@ export class LockReads {
  * The lockfile of a scope the view does not read is not read either.
  */
 export async function viewLocks(
-  cwd: string,
+  ctx: LemonContext,
   files: Record<Scope, string>,
   scopes: readonly Scope[],
   effective: ReadonlyMap<string, { candidate: SkillCandidate }>,
@@ -193,7 +236,7 @@ export async function viewLocks(
       readScopeLock(
         scope,
         files[scope],
-        cwd,
+        rootLocator(ctx, scope),
         (key) => {
           const c = effective.get(key)?.candidate;
           return c?.root.scope === scope ? c : undefined;
@@ -211,7 +254,7 @@ export function provenanceIn(locks: readonly ScopeLock[], c: SkillCandidate): Pr
 }
 
 /** The lock record of a candidate under the lock of its own scope, or null. */
-export function recordIn(locks: readonly ScopeLock[], c: SkillCandidate, cwd: string): LockRecord | null {
+export function recordIn(locks: readonly ScopeLock[], c: SkillCandidate): LockRecord | null {
   const lock = locks.find((l) => l.scope === c.root.scope);
-  return lock ? recordFor(lock.doc, c, cwd) : null;
+  return lock ? lock.record(c) : null;
 }

@@ -232,7 +232,7 @@ export class SkillRegistry {
     const lockScopes: Scope[] = view === "both" ? ["project", "global"] : [view];
     const lockFiles = { project: paths.project.lockfile, global: paths.global.lockfile };
     this.#lockReads ??= new prov.LockReads();
-    const locks = await prov.viewLocks(ctx.cwd, lockFiles, lockScopes, discovery.effective, this.#lockReads);
+    const locks = await prov.viewLocks(ctx, lockFiles, lockScopes, discovery.effective, this.#lockReads);
     const disabled = settingsApi.effectiveDisabled(settings, view);
     const bins: BinLookup = new Map();
     const entries = [...discovery.effective.values()]
@@ -365,7 +365,7 @@ export class SkillRegistry {
   /** The lock record of an effective entry, matched by key and location in its own scope. */
   #recordOf(v: CatalogView, e: SkillEntry, recordIn: typeof import("./provenance.ts").recordIn) {
     const rec = v.discovery.effective.get(e.key);
-    return rec ? recordIn(v.locks, rec.candidate, v.ctx.cwd) : null;
+    return rec ? recordIn(v.locks, rec.candidate) : null;
   }
 
   /** Everything about one effective skill, with its current bundle hash (cli.md §2.3). */

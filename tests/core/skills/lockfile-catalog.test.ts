@@ -82,6 +82,32 @@ describe("entry provenance from the lock of the entry's own scope", () => {
     expect([by.clawd!.activation_state, by.clawd!.source_kind]).toEqual(["blocked", "git"]);
   });
 
+  test("the location is a real path: a root discovery keeps under another label, or moved by its variable", async () => {
+    await using box = await sandbox();
+    // ~/.claude/skills is a link to ~/.agents/skills: discovery lists the skill under `agents`.
+    await box.skill(join(box.home, ".agents/skills"), "linked", desc("linked"));
+    await box.link(join(box.home, ".agents/skills"), join(box.home, ".claude/skills"));
+    // ~/.codex/skills moved by LEMON_CODEX_SKILLS_DIR.
+    const moved = join(box.root, "codex-skills");
+    await box.skill(moved, "moved", desc("moved"));
+    writeLock(globalLock(box), {
+      linked: { audit_status: "block", agent: "claude", source_kind: "git" },
+      moved: { audit_status: "block", agent: "codex", source_kind: "git" },
+    });
+    await using lemon = createLemon({
+      cwd: box.project,
+      env: { ...box.env, LEMON_CODEX_SKILLS_DIR: moved },
+      curator: false,
+    });
+    const by = Object.fromEntries((await lemon.skills.list()).skills.map((e) => [e.key, e]));
+    expect([by.linked!.root_label, by.linked!.activation_state, by.linked!.source_kind]).toEqual([
+      "agents",
+      "blocked",
+      "git",
+    ]);
+    expect([by.moved!.root_label, by.moved!.activation_state]).toEqual(["codex", "blocked"]);
+  });
+
   test("a project record of another tool's root names C's root, not a parent's", async () => {
     await using box = await sandbox();
     const sub = join(box.project, "sub");

@@ -126,7 +126,7 @@ export class RelevanceEngine {
   ): Promise<ScopeLock | null> {
     const key = statKey(file);
     if (snap === null || key === "-") return null;
-    const [{ readScopeLock }, { readLockfileSync }] = await Promise.all([
+    const [{ readScopeLock, rootLocator }, { readLockfileSync }] = await Promise.all([
       import("../provenance.ts"),
       import("../lockfile.ts"),
     ]);
@@ -138,7 +138,7 @@ export class RelevanceEngine {
       const doc = snap.docForKey(key);
       return doc >= 0 ? candidateOfDoc(snap, doc, roots)?.candidate : undefined;
     };
-    return readScopeLock(scope, file, ctx.cwd, candidateOf, cached.read, overrides);
+    return readScopeLock(scope, file, rootLocator(ctx, scope), candidateOf, cached.read, overrides);
   }
 
   /** Waits for snapshot writes still in flight, then drops the cached state. */
