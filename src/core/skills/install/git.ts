@@ -17,6 +17,7 @@ export const MAX_CHECKOUT_BYTES = 256 * 1024 * 1024;
 /** Clones quicker than this show no progress at all. */
 const PROGRESS_AFTER_MS = 1000;
 const STDERR_KEEP = 64 * 1024;
+const PIPE_GRACE_MS = 1000;
 
 export type GitOptions = FetchOptions;
 
@@ -214,7 +215,11 @@ export async function runGit(args: string[], r: RunOptions): Promise<RunResult> 
       for (const p of parts) if (p.trim() !== "") emit(p);
     }
   })();
-  const readOut = new Response(proc.stdout).text();
+  let stdout = "";
+  const readOut = (async () => {
+    const dec = new TextDecoder();
+    for await (const chunk of proc.stdout) stdout += dec.decode(chunk, { stream: true });
+  })();
   const code = await proc.exited;
   releasePath(held);
   r.opts.onGitCommand?.(args[0] ?? "", Date.now() - started);
@@ -222,7 +227,9 @@ export async function runGit(args: string[], r: RunOptions): Promise<RunResult> 
   if (sizer) clearInterval(sizer);
   r.opts.signal?.removeEventListener("abort", onAbort);
   if (failure) throw failure;
-  const [stdout] = await Promise.all([readOut, readErr]);
+  // A descendant that outlives git (an ssh ControlPersist master) can hold the pipes open for
+  // minutes: what arrived shortly after the exit is all git had to say.
+  await Promise.race([Promise.all([readOut, readErr]), Bun.sleep(PIPE_GRACE_MS)]);
   if (r.watch && code === 0 && (await dirBytes(r.watch)) > maxBytes) throw sizeError(maxBytes);
   return { code, stdout, stderr };
 }
