@@ -208,11 +208,6 @@ export function createLemon(options: LemonOptions = {}): Lemon {
   const context = createContext(options, "createLemon");
   checkOptions(options, LEMON_FIELDS, "createLemon");
   checkCuratorOption(options.curator);
-  const curator = curatorWiring(context, {
-    ...(options.curator !== undefined ? { curator: options.curator } : {}),
-    ...(options.readConfigFile !== undefined ? { readConfigFile: options.readConfigFile } : {}),
-    ...(options.config !== undefined ? { config: options.config } : {}),
-  });
   // The effective [skills] settings, read once on first use.
   let settingsP: Promise<import("./skills/skills-config.ts").SkillsSettings> | null = null;
   const skillsSettings = () =>
@@ -223,6 +218,15 @@ export function createLemon(options: LemonOptions = {}): Lemon {
       }),
     ));
   const hub = instanceEvents(context, { eventLog: async () => (await skillsSettings()).eventLog });
+  const curator = curatorWiring(
+    context,
+    {
+      ...(options.curator !== undefined ? { curator: options.curator } : {}),
+      ...(options.readConfigFile !== undefined ? { readConfigFile: options.readConfigFile } : {}),
+      ...(options.config !== undefined ? { config: options.config } : {}),
+    },
+    { run: (e) => hub.emit("curator.run", e), diagnostic: (d) => hub.emit("diagnostic", d) },
+  );
   // The skills engine loads on first use: `lemon mcp …` and embedders that only validate never pay for it.
   let registryP: Promise<SkillRegistry> | null = null;
   const reg = () =>

@@ -88,6 +88,28 @@ describe("transitions (skills.md §13.2)", () => {
   });
 });
 
+describe("events (skills.md §11)", () => {
+  test("a pass emits curator.run on lemon.events; a gated one emits nothing", async () => {
+    await using t = await curatorBox();
+    const { box, lemon } = t;
+    await writeUsage(box, box.agentDir, MIXED);
+    const seen: unknown[] = [];
+    lemon.events.on("curator.run", (e) => seen.push(e));
+    const r = await lemon.skills.curator.run();
+    expect(seen).toEqual([
+      {
+        ts: "2026-08-29T10:15:00Z",
+        scope: "global",
+        counts: { checked: 6, marked_stale: 1, archived: 1, reactivated: 1 },
+        review_required: true,
+        report_path: r.report_path,
+      },
+    ]);
+    expect((await lemon.skills.curator.run({ auto: true })).gate).toBe("interval");
+    expect(seen.length).toBe(1);
+  });
+});
+
 describe("state file and reports (skills.md §13.3, §13.4)", () => {
   test("run.json, REPORT.md and skills.curator.json", async () => {
     await using t = await curatorBox();
