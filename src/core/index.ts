@@ -235,6 +235,7 @@ export function createLemon(options: LemonOptions = {}): Lemon {
         new m.SkillRegistry(context, {
           ...(options.readConfigFile !== undefined ? { readConfigFile: options.readConfigFile } : {}),
           ...(options.approve !== undefined ? { approve: options.approve } : {}),
+          events: { wants: (t) => hub.wants(t), emit: (t, e) => hub.emit(t, e) },
         }),
     ));
   const key = (what: string) => (k: unknown, o?: unknown) => {

@@ -22,7 +22,13 @@ import { checkReport, inspection, type CheckReport, type SkillInspection } from 
 import type { ScopeLock } from "./provenance.ts";
 import type { SkillRoot } from "./roots.ts";
 import type { ApprovalRequest } from "./install/approval.ts";
-import type { InstallOptions, ListSourceOptions, UninstallOptions, UpdateOptions } from "./install/api.ts";
+import type {
+  InstallOptions,
+  LifecycleEvents,
+  ListSourceOptions,
+  UninstallOptions,
+  UpdateOptions,
+} from "./install/api.ts";
 import { RelevanceEngine, type FindRelevantOptions } from "./search/relevance.ts";
 import { ONLINE_SEARCH_UNAVAILABLE, type SearchOptions, type SearchResult } from "./search/search.ts";
 
@@ -150,6 +156,8 @@ export interface RegistryOptions {
   readConfigFile?: boolean;
   /** Answers install/update/uninstall approvals (cli.md §7 `approve`); default: deny. */
   approve?: (request: ApprovalRequest) => Promise<boolean>;
+  /** Where `skill.install` / `skill.update` / `skill.uninstall` events go (the instance's hub). */
+  events?: LifecycleEvents;
 }
 
 const shadowedOf = (d: Discovery): ShadowedSkill[] =>
@@ -188,15 +196,17 @@ export class SkillRegistry {
   readonly #cache: RecordCache = new Map();
   readonly #readConfigFile: boolean;
   readonly #approve: RegistryOptions["approve"];
+  readonly #events: RegistryOptions["events"];
 
   constructor(ctx: LemonContext, opts: RegistryOptions = {}) {
     this.#ctx = ctx;
     this.#readConfigFile = opts.readConfigFile !== false;
     this.#approve = opts.approve;
+    this.#events = opts.events;
   }
 
   // Install, update and uninstall (install.md §5, §9, §10) live in install/api.ts.
-  #host = () => ({ ctx: this.#ctx, approve: this.#approve, registry: this });
+  #host = () => ({ ctx: this.#ctx, approve: this.#approve, registry: this, events: this.#events });
   install = async (source: string, o?: InstallOptions) => (await lifecycle()).install(this.#host(), source, o);
   listSource = async (source: string, o?: ListSourceOptions) => (await lifecycle()).listSource(this.#host(), source, o);
   update = async (key: string, o?: UpdateOptions) => (await lifecycle()).update(this.#host(), key, o);

@@ -452,3 +452,37 @@ describe("rollback", () => {
     expect(dotDirs(join(box.agentDir, "skill"))).toEqual([]);
   });
 });
+
+describe("events", () => {
+  test("skill.install after the state is on disk; a failure with a known key reports its code", async () => {
+    await using box = await sandbox();
+    await box.skill(join(box.root, "src"), "hello");
+    await using lemon = lemonOf(box);
+    const seen: Record<string, unknown>[] = [];
+    lemon.events.on("skill.install", (e) => {
+      seen.push({ ...e, onDisk: existsSync(join(box.agentDir, "skills.lock.json")) });
+    });
+    await lemon.skills.install(join(box.root, "src", "hello"), { approve: true });
+    await rejection(lemon.skills.install(join(box.root, "src", "hello"), { approve: true }));
+    expect(seen).toEqual([
+      {
+        ts: expect.stringMatching(/Z$/),
+        key: "hello",
+        scope: "global",
+        source_kind: "local",
+        result: "ok",
+        audit_verdict: "pass",
+        onDisk: true,
+      },
+      {
+        ts: expect.stringMatching(/Z$/),
+        key: "hello",
+        scope: "global",
+        source_kind: null,
+        result: "error",
+        error_code: "CONFLICT",
+        onDisk: true,
+      },
+    ]);
+  });
+});

@@ -8,11 +8,12 @@ import { realpathSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { withCwd, type LemonContext } from "../../context.ts";
 import { LemonError } from "../../errors.ts";
-import type { Scope } from "../../paths.ts";
+import { scopePathsFor, type Scope } from "../../paths.ts";
 import type { Finding, Verdict } from "../../schema/finding.ts";
 import { toEntry, type SkillEntry } from "../entry.ts";
 import type { LockRecord } from "../lockfile.ts";
 import type { SkillRegistry } from "../registry.ts";
+import { eventTs, type SkillLifecycleEvent } from "../usage/events.ts";
 import type { ApprovalRequest, Approver } from "./approval.ts";
 import { parseAgent, type AgentLabel } from "./destination.ts";
 import { installSkill, type Activated, type InstallListing } from "./install.ts";
@@ -45,12 +46,54 @@ export interface InstallResult {
   lock: LockRecord;
 }
 
+/** The instance's event hub as far as install, update and uninstall report to it (skills.md §11). */
+export interface LifecycleEvents {
+  wants(type: LifecycleEventType): boolean;
+  emit(type: LifecycleEventType, event: SkillLifecycleEvent): void;
+}
+export type LifecycleEventType = "skill.install" | "skill.update" | "skill.uninstall";
+
 /** What the lifecycle calls need from their registry. */
 export interface LifecycleHost {
   ctx: LemonContext;
   /** createLemon's `approve` option. */
   approve: ((request: ApprovalRequest) => Promise<boolean>) | undefined;
   registry: SkillRegistry;
+  events: LifecycleEvents | undefined;
+}
+
+/**
+ * Reports one operation once its state is on disk (or it failed): `fields` gives what the result
+ * knows; a failure carries its error code. A call whose key never became known reports nothing.
+ */
+async function reported<R>(
+  host: LifecycleHost,
+  type: LifecycleEventType,
+  base: { key: () => string | null; scope: Scope },
+  run: () => Promise<R>,
+  fields: (r: R) => Promise<Pick<SkillLifecycleEvent, "source_kind" | "audit_verdict" | "key">>,
+): Promise<R> {
+  const events = host.events;
+  const ts = () => eventTs(host.ctx);
+  try {
+    const r = await run();
+    if (events?.wants(type)) events.emit(type, { ts: ts(), scope: base.scope, result: "ok", ...(await fields(r)) });
+    return r;
+  } catch (err) {
+    const key = base.key();
+    if (key !== null && events?.wants(type)) {
+      const error_code = LemonError.is(err) ? err.code : "OPERATION_FAILED";
+      events.emit(type, { ts: ts(), key, scope: base.scope, source_kind: null, result: "error", error_code });
+    }
+    throw err;
+  }
+}
+
+/** A record's `source_kind`, read after an update or before an uninstall (null when there is none). */
+async function sourceKindOf(ctx: LemonContext, scope: Scope, key: string): Promise<string | null> {
+  const { readLockfile } = await import("../lockfile.ts");
+  const read = await readLockfile(scopePathsFor(ctx, scope).lockfile);
+  return read.ok && Object.hasOwn(read.doc.skills, key) ? (read.doc.skills[key]?.source_kind ?? null) : null;
 }
 
 /** The call's answer to approvals: its own, else the instance's callback, else deny. */
@@ -93,17 +136,28 @@ async function entryAt(host: LifecycleHost, ctx: LemonContext, done: Activated):
 /** `skills.install(source, opts)`: install.md §5. */
 export async function install(host: LifecycleHost, source: string, opts: InstallOptions = {}): Promise<InstallResult> {
   const ctx = withCwd(host.ctx, opts.cwd);
-  const out = await installSkill(ctx, {
-    source,
-    global: opts.global !== false,
-    agent: opts.agent === undefined ? "lemon" : parseAgent(opts.agent),
-    approve: approverOf(host, opts.approve),
-    force: opts.force === true,
-    ...pick(opts),
-  });
-  if (out.kind !== "activated") throw new LemonError("OPERATION_FAILED", "install returned a listing");
-  const skill = await entryAt(host, ctx, out);
-  return { action: out.action, skill, audit: out.audit, lock: out.lock };
+  let key: string | null = opts.as ?? null;
+  const run = async (): Promise<InstallResult> => {
+    const out = await installSkill(ctx, {
+      source,
+      global: opts.global !== false,
+      agent: opts.agent === undefined ? "lemon" : parseAgent(opts.agent),
+      approve: approverOf(host, opts.approve),
+      force: opts.force === true,
+      onKey: (k) => {
+        key = k;
+      },
+      ...pick(opts),
+    });
+    if (out.kind !== "activated") throw new LemonError("OPERATION_FAILED", "install returned a listing");
+    const skill = await entryAt(host, ctx, out);
+    return { action: out.action, skill, audit: out.audit, lock: out.lock };
+  };
+  return reported(host, "skill.install", { key: () => key, scope: scopeOf(opts) }, run, async (r) => ({
+    key: r.skill.key,
+    source_kind: r.lock.source_kind,
+    audit_verdict: r.audit.verdict,
+  }));
 }
 
 /** Options of `install --list`. */
@@ -178,11 +232,19 @@ function updateRequest(host: LifecycleHost, opts: UpdateOptions) {
 /** `skills.update(key, opts)`: install.md §9 for one key. */
 export async function update(host: LifecycleHost, key: string, opts: UpdateOptions = {}) {
   const { updateSkill } = await import("./update.ts");
-  try {
-    return await updateSkill(withCwd(host.ctx, opts.cwd), key, updateRequest(host, opts));
-  } finally {
-    await host.registry.refresh();
-  }
+  const ctx = withCwd(host.ctx, opts.cwd);
+  const scope = scopeOf(opts);
+  const run = async () => {
+    try {
+      return await updateSkill(ctx, key, updateRequest(host, opts));
+    } finally {
+      await host.registry.refresh();
+    }
+  };
+  return reported(host, "skill.update", { key: () => key, scope }, run, async () => ({
+    key,
+    source_kind: await sourceKindOf(ctx, scope, key),
+  }));
 }
 
 /** Several keys or every record of the scope (`"all"`); a failed key's item carries its error. */
@@ -206,13 +268,20 @@ export interface UninstallOptions {
 /** `skills.uninstall(key, opts)`: install.md §10. */
 export async function uninstall(host: LifecycleHost, key: string, opts: UninstallOptions = {}) {
   const { uninstallSkill } = await import("./uninstall.ts");
-  try {
-    return await uninstallSkill(withCwd(host.ctx, opts.cwd), key, {
-      global: opts.global !== false,
-      force: opts.force === true,
-      approve: approverOf(host, opts.approve),
-    });
-  } finally {
-    await host.registry.refresh();
-  }
+  const ctx = withCwd(host.ctx, opts.cwd);
+  const scope = scopeOf(opts);
+  // The record is gone afterwards: its source kind is read first, and only when someone listens.
+  const kind = host.events?.wants("skill.uninstall") ? await sourceKindOf(ctx, scope, key) : null;
+  const run = async () => {
+    try {
+      return await uninstallSkill(ctx, key, {
+        global: opts.global !== false,
+        force: opts.force === true,
+        approve: approverOf(host, opts.approve),
+      });
+    } finally {
+      await host.registry.refresh();
+    }
+  };
+  return reported(host, "skill.uninstall", { key: () => key, scope }, run, async () => ({ key, source_kind: kind }));
 }

@@ -44,6 +44,8 @@ export interface InstallRequest {
   list?: boolean;
   onProgress?: (line: string) => void;
   onNotice?: (line: string) => void;
+  /** Told the key as soon as it is known (before approvals), for events about a failed install. */
+  onKey?: (key: string) => void;
 }
 
 /** `install --list`: the skills of the source (cli.md §2.12). */
@@ -333,6 +335,7 @@ export async function installSkill(ctx: LemonContext, req: InstallRequest): Prom
   if (!lock.ok) throw conflict(`refusing to overwrite invalid ${file}: ${lock.reason}`);
   let approvedKey: string | null = null;
   const approveOperation = async (key: string, dest: string) => {
+    req.onKey?.(key);
     if (approvedKey === key) return;
     const trustLevel = spec.trust;
     await requestApproval(req.approve, {
@@ -346,6 +349,7 @@ export async function installSkill(ctx: LemonContext, req: InstallRequest): Prom
     approvedKey = key;
   };
   const early = upFrontKey(spec, req);
+  if (early !== null) req.onKey?.(early);
   if (early !== null && INSTALL_KEY.test(early)) {
     const dest = join(destRoot, early);
     if (!req.force && (await occupied(dest))) throw alreadyInstalled(early, dest);
