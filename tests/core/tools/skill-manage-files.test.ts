@@ -289,3 +289,21 @@ describe("skill_manage cannot reach lemon's own working directories", () => {
     expect(after).toEqual(before ?? {});
   });
 });
+
+describe("skill_manage odd trees", () => {
+  test("a file where a folder must be is a conflict naming it", async () => {
+    await using box = await sandbox();
+    const { lemon, dir } = await withSkill(box);
+    await using _ = lemon;
+    writeFileSync(join(dir, "references"), "a file, not a folder\n");
+    const r = await lemon.skillManage({
+      action: "write_file",
+      name: "s",
+      file_path: "references/x.md",
+      file_content: "x",
+    });
+    expect(r.details).toMatchObject({ error: "conflict" });
+    expect(textOf(r)).toBe(`${join(dir, "references")} is not a directory`);
+    expect(readFileSync(join(dir, "references"), "utf8")).toBe("a file, not a folder\n");
+  });
+});

@@ -66,6 +66,8 @@ export async function assertNoLinks(skillDir: string, rels: readonly string[]): 
     let kind: PathKind = dirKind;
     for (const seg of rel.split("/")) {
       if (kind === "missing") break;
+      // A file where a directory must be: named here, not as a raw ENOTDIR from the stage.
+      if (kind !== "dir") throw new ManageError("conflict", `${p} is not a directory`);
       p = join(p, seg);
       kind = await kindOf(p);
       if (kind === "symlink") throw symlinkRefused(p);

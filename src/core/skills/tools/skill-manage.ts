@@ -12,6 +12,7 @@ import { LemonError } from "../../errors.ts";
 import type { Scope } from "../../paths.ts";
 import type { Verdict } from "../../schema/finding.ts";
 import { eventTs, sessionFields, type SkillWriteEvent } from "../usage/events.ts";
+import type { FileAction } from "./manage-actions.ts";
 import type { ManageAudit } from "./manage-audit.ts";
 import {
   ACTIONS,
@@ -211,13 +212,13 @@ export async function skillManage(
           ...(call?.signal ? { signal: call.signal } : {}),
           isPinned: async () => (await lifecycleOf(ctx, req.scope, req.name!)) === "pinned",
         },
-        req as ManageRequest & { action: "create" },
+        req as ManageRequest & { action: FileAction },
       ).catch((err: unknown) => {
         if (err instanceof ManageError && err.kind === "blocked") verdict = "block";
         throw err;
       });
       verdict = out.audit?.verdict ?? null;
-      await host.refresh?.();
+      await refreshAfterWrite(host);
       const state = req.action === "delete" ? null : await lifecycleOf(ctx, req.scope, req.name!).catch(() => null);
       details = okDetails(req, {
         path: out.path,
@@ -230,7 +231,7 @@ export async function skillManage(
     } else if (MUTATING_LIFECYCLE.has(req.action)) {
       const { runLifecycleAction } = await import("./manage-lifecycle.ts");
       const out = await runLifecycleAction(ctx, req, call?.agentId);
-      await host.refresh?.();
+      await refreshAfterWrite(host);
       details = okDetails(req, { path: out.path, lifecycle_state: out.state });
       text = out.text;
     } else throw new ManageError("invalid_params", `unknown action '${req.action}'`);
@@ -240,6 +241,15 @@ export async function skillManage(
     const failure = failureOf(err);
     const result = errorResult<SkillManageDetails>(failure.message, { error: failure.kind, message: failure.message });
     return await finish(result, { ok: false, kind: failure.kind });
+  }
+}
+
+/** The write is done: a cache that cannot be dropped must not turn it into a reported failure. */
+async function refreshAfterWrite(host: SkillManageHost): Promise<void> {
+  try {
+    await host.refresh?.();
+  } catch (err) {
+    host.context.log({ level: "warn", message: `skill listing not refreshed: ${(err as Error).message}` });
   }
 }
 
