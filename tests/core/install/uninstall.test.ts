@@ -170,6 +170,19 @@ describe("uninstallSkill (install.md §10)", () => {
     expect(await lockOf(join(box.agentDir, "skills.lock.json"))).toEqual({});
   });
 
+  test("a project skill root that is a symlink out of the project is never written", async () => {
+    await using box = await sandbox();
+    const outside = join(box.root, "outside");
+    await box.skill(outside, "victim");
+    await box.link(outside, join(box.project, ".lemon/skill"));
+    const err = await rejects(uninstallSkill(ctxOf(box), "victim", { ...yes, global: false }));
+    expect([err.code, err.message]).toEqual([
+      "FORBIDDEN",
+      `refusing to write through symlink: ${join(box.project, ".lemon/skill")}`,
+    ]);
+    expect(existsSync(join(outside, "victim/SKILL.md"))).toBe(true);
+  });
+
   test("an invalid lockfile refuses the removal", async () => {
     await using box = await sandbox();
     const dir = await installed(box, "alpha");
