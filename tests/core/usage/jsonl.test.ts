@@ -111,6 +111,15 @@ describe("the log file", () => {
     expect(lines(logOf(box.agentDir)).map((l) => l.type)).toEqual(["skill.prompt_render"]);
   });
 
+  test("a published load is in the log when the call returns, even without close()", async () => {
+    await using box = await sandbox();
+    await box.write(join(box.agentDir, "config.toml"), "[skills]\nevent_log = true\n");
+    await box.skill(join(box.agentDir, "skill"), "g");
+    await using lemon = createLemon({ cwd: box.project, env: box.env, curator: false });
+    await lemon.readSkill({ key: "g" });
+    expect(lines(logOf(box.agentDir)).map((l) => [l.type, l.key])).toEqual([["skill_load_observed", "g"]]);
+  });
+
   test("off by default: nothing is written", async () => {
     await using box = await sandbox();
     await box.skill(join(box.agentDir, "skill"), "g");

@@ -136,6 +136,32 @@ describe("writes", () => {
   });
 });
 
+describe("hostile input", () => {
+  test("a write or load whose name is no skill key records nothing", async () => {
+    await using box = await sandbox();
+    const ctx = ctxOf(box);
+    await recordWrite(ctx, "global", write({ name: "bad\u200bname", result: "error" }));
+    await recordWrite(ctx, "global", write({ name: " x", result: "error" }));
+    await recordLoad(ctx, "global", load({ key: "k".repeat(500) }));
+    expect(existsSync(usageFile(ctx, "global"))).toBe(false);
+  });
+
+  test("huge ids, views and paths are clamped before they are stored", async () => {
+    await using box = await sandbox();
+    const ctx = ctxOf(box);
+    const huge = "x".repeat(100_000);
+    const clamped = (f: string) => {
+      const rec = doc(usageFile(ctx, "global")).skills.k as Record<string, string>;
+      expect([...rec[f]!].length).toBeLessThanOrEqual(1024);
+    };
+    await recordWrite(ctx, "global", write({ file_path: huge, tool_call_id: huge, agent_id: huge, action: huge }));
+    for (const f of ["file_path", "last_tool_call_id", "last_writer_agent_id", "last_action"]) clamped(f);
+    await recordLoad(ctx, "global", load({ view: huge, session_key: huge }));
+    for (const f of ["file_path", "last_writer_agent_id", "last_view", "last_session_key"]) clamped(f);
+    expect(readFileSync(usageFile(ctx, "global")).length).toBeLessThan(10_000);
+  });
+});
+
 describe("lifecycle", () => {
   test("setLifecycle sets the state, its time from the clock and the agent", async () => {
     await using box = await sandbox();

@@ -203,6 +203,9 @@ export class EventHub implements LemonEvents {
    * rejection), then the listeners. What a tool awaits before returning its result.
    */
   async publish<T extends LemonEventType>(type: T, event: LemonEventMap[T], ctx: LemonContext): Promise<void> {
+    // The sink's settings load meanwhile, so the line is written before publish returns: a CLI
+    // that exits without close() loses nothing.
+    if (this.#loader !== null) this.#startSink(this.#loader);
     for (const handler of this.#handlers.get(type) ?? []) {
       try {
         await handler(event as never, ctx);
@@ -213,6 +216,7 @@ export class EventHub implements LemonEvents {
         this.emit("diagnostic", diagnostic("warn", "usage_update_failed", message));
       }
     }
+    await this.drain();
     this.emit(type, event);
   }
 

@@ -23,6 +23,8 @@ import {
   type UsageField,
   type UsageRecord,
 } from "../../schema/usage.ts";
+import { clampChars } from "../../text.ts";
+import { keyProblem } from "../skill-key.ts";
 import type { SkillLoadEvent, SkillWriteEvent } from "./events.ts";
 
 export type { LifecycleState, UsageRecord } from "../../schema/usage.ts";
@@ -180,10 +182,16 @@ function recordOf(skills: Map<string, Raw>, key: string): Raw {
   return rec;
 }
 
-/** Sets a field, or removes it for null/undefined (absent = null). */
+/**
+ * The longest text a record keeps. Ids, views and paths come from the embedder or the agent, and
+ * every load rewrites the whole file: one huge value would tax every later update.
+ */
+const MAX_TEXT_CHARS = 1024;
+
+/** Sets a field (text clamped), or removes it for null/undefined (absent = null). */
 function put(rec: Raw, f: UsageField, v: unknown): void {
   if (v === undefined || v === null) delete rec[f];
-  else rec[f] = v;
+  else rec[f] = typeof v === "string" ? clampChars(v, MAX_TEXT_CHARS) : v;
 }
 
 function bump(rec: Raw, f: "load_count" | "write_count" | "write_error_count"): void {
@@ -207,7 +215,8 @@ export async function recordLoad(
   e: SkillLoadEvent,
   opts: UpdateUsageOptions = {},
 ): Promise<void> {
-  if (e.result !== "ok" || scope === null) return;
+  // A key that cannot name a skill was never loaded: nothing to count.
+  if (e.result !== "ok" || scope === null || keyProblem(e.key) !== null) return;
   await updateUsage(
     ctx,
     scope,
@@ -215,7 +224,7 @@ export async function recordLoad(
       const rec = recordOf(skills, e.key);
       bump(rec, "load_count");
       rec.last_loaded_at = e.ts;
-      rec.last_view = e.view;
+      put(rec, "last_view", e.view);
       runContext(rec, e);
     },
     opts,
@@ -240,6 +249,8 @@ export async function recordWrite(
   created?: CreatedBy,
   opts: UpdateUsageOptions = {},
 ): Promise<void> {
+  // A failed write with a name that is no key (the agent's input) would only add a garbage record.
+  if (keyProblem(e.name) !== null) return;
   await updateUsage(
     ctx,
     scope,
@@ -247,7 +258,7 @@ export async function recordWrite(
       const rec = recordOf(skills, e.name);
       bump(rec, e.result === "ok" ? "write_count" : "write_error_count");
       rec.last_write_at = e.ts;
-      rec.last_action = e.action;
+      put(rec, "last_action", e.action);
       put(rec, "last_writer_agent_id", e.agent_id);
       put(rec, "file_path", e.file_path);
       runContext(rec, e);
