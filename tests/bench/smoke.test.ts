@@ -105,6 +105,20 @@ test("audit.ts and relevance-quality.ts run over a corpus given on the command l
   expect(ok(["scripts/bench/relevance-quality.ts", corpus])).toContain("heldout  fts5");
 }, 60_000);
 
+test("install.ts prints the installs, the checks, the git split and the floor", () => {
+  const out = ok(["scripts/bench/install.ts", "--runs", "1", "--skills", "3", "--bin", bin]);
+  for (const row of [
+    "hello-world",
+    "skill install <local dir>",
+    "skill install file://…git",
+    "skill update s0 --check",
+    "skill update --all --check [3]",
+  ])
+    expect(out).toContain(row);
+  expect(out).toMatch(/lemon-side [\d.]+ ms beyond [\d.]+ ms of git \(target ≤ 150 ms\); floor: hello-world/);
+  expect(out).toMatch(/update --all --check over 3 git skills: [\d.]+ ms vs 3 × one check [\d.]+ ms/);
+}, 120_000);
+
 describe("without a corpus", () => {
   const none = { LEMON_CORPUS: join(scratch, "no-such-corpus") };
   for (const script of ["relevance.ts", "relevance-quality.ts", "audit.ts"])
