@@ -288,6 +288,12 @@ describe("rejected inputs", () => {
     fails("gh:o/r@v1\u001b[31m", "INVALID_PARAMS", "skill source contains control characters");
     fails("https://e.com/r\u007f.git", "INVALID_PARAMS", "skill source contains control characters");
   });
+  test("malformed percent escapes", () => {
+    fails("https://github.com/o/r/tree/%E0/x", "INVALID_PARAMS", /^cannot resolve skill source/);
+    fails("https://e.com/.well-known/skills/%E0", "INVALID_PARAMS", /^cannot resolve skill source/);
+    fails("ssh://%E0@host/r.git", "INVALID_PARAMS", /^cannot resolve skill source/);
+    fails("https://github.com/o/r/tree/%2D%2Dupload-pack=x", "INVALID_PARAMS", "invalid git ref '--upload-pack=x'");
+  });
   test("unsupported schemes and remote file:// hosts", () => {
     fails("ftp://e.com/r.git", "INVALID_PARAMS", "cannot resolve skill source 'ftp://e.com/r.git'");
     fails("git://e.com/r.git", "INVALID_PARAMS", /^cannot resolve/);

@@ -106,19 +106,15 @@ function noGitFlags(kind: string, opts: ParseSourceOptions, allowPath = false): 
   if (opts.path !== undefined && !allowPath) throw invalidParams(`--path does not apply to ${kind} sources`);
 }
 
-function base(kind: SourceKind, sourceId: string, display: string, trust: TrustLevel): SourceSpec {
-  return {
-    kind,
-    sourceId,
-    display,
-    trust,
-    cloneUrl: null,
-    localPath: null,
-    ref: null,
-    pinned: false,
-    subdir: null,
-    key: null,
-  };
+function base(
+  kind: SourceKind,
+  sourceId: string,
+  display: string,
+  trust: TrustLevel,
+  more: Partial<SourceSpec> = {},
+): SourceSpec {
+  const none = { cloneUrl: null, localPath: null, ref: null, pinned: false, subdir: null, key: null };
+  return { kind, sourceId, display, trust, ...none, ...more };
 }
 
 function refDisplay(ref: string | null, subdir: string | null): string {
@@ -155,10 +151,8 @@ export function parseSource(input: string, opts: ParseSourceOptions): SourceSpec
   const segs = s.split("/");
   if (segs.length >= 3 && segs.every((x) => REGISTRY_SEGMENT.test(x))) {
     noGitFlags("registry", opts);
-    const spec = base("registry", s, s, segs[0] === "official" ? "official" : "community");
-    spec.key = segs[segs.length - 1] ?? null;
-    spec.registryRef = s;
-    return spec;
+    const key = segs[segs.length - 1] ?? null;
+    return base("registry", s, s, segs[0] === "official" ? "official" : "community", { key, registryRef: s });
   }
   throw unresolvable(s);
 }
@@ -194,10 +188,10 @@ function hermesSource(s: string): SourceSpec | null {
   const segments = (m[2] ?? "").split("/");
   if (!segments.every((x) => SEGMENT.test(x) && x !== "." && x !== "..")) return null;
   const id = `hermes:${collection}/${segments.join("/")}`;
-  const spec = base("hermes", id, id, "official");
-  spec.key = segments[segments.length - 1] ?? null;
-  spec.hermes = { collection, segments };
-  return spec;
+  return base("hermes", id, id, "official", {
+    key: segments[segments.length - 1] ?? null,
+    hermes: { collection, segments },
+  });
 }
 
 function githubCloneUrl(owner: string, repo: string, env: ParseSourceOptions["env"]): string {
@@ -219,12 +213,7 @@ function githubSpec(
   const f = withFlags(fromSource, opts);
   const id = `${owner}/${repo}`;
   const display = `gh:${id}${f.subdir ? `/${f.subdir}` : ""}${f.ref ? `@${f.ref}` : ""}`;
-  const spec = base("github", id, display, "community");
-  spec.cloneUrl = githubCloneUrl(owner, repo, opts.env);
-  spec.ref = f.ref;
-  spec.pinned = f.pinned;
-  spec.subdir = f.subdir;
-  return spec;
+  return base("github", id, display, "community", { cloneUrl: githubCloneUrl(owner, repo, opts.env), ...f });
 }
 
 function ghSource(s: string, opts: ParseSourceOptions): SourceSpec {
@@ -237,6 +226,15 @@ function ghSource(s: string, opts: ParseSourceOptions): SourceSpec {
   const [owner = "", repo = "", ...sub] = segs;
   const subdir = sub.length > 0 ? checkSubdir(sub.join("/")) : null;
   return githubSpec(owner, repo, { ref, subdir }, opts);
+}
+
+/** Percent-decoding of a URL part; malformed escapes make the whole input unresolvable. */
+function decoded(part: string, input: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    throw unresolvable(input);
+  }
 }
 
 function parseUrl(s: string): URL | null {
@@ -253,8 +251,8 @@ function githubTreeSource(s: string, opts: ParseSourceOptions): SourceSpec | nul
   const m = /^\/([^/]+)\/([^/]+)\/tree\/([^/]+)(?:\/(.+?))?\/?$/.exec(u.pathname);
   if (!m) return null;
   if (u.hash !== "") throw invalidParams("a GitHub tree URL cannot carry a #fragment");
-  const ref = checkRef(decodeURIComponent(m[3] ?? ""));
-  const subdir = m[4] ? checkSubdir(decodeURIComponent(m[4])) : null;
+  const ref = checkRef(decoded(m[3] ?? "", s));
+  const subdir = m[4] ? checkSubdir(decoded(m[4], s)) : null;
   return githubSpec(m[1] ?? "", m[2] ?? "", { ref, subdir }, opts);
 }
 
@@ -266,13 +264,10 @@ function wellKnownSource(s: string): SourceSpec | null {
     if (u.pathname.includes("/.well-known/skills/")) throw unresolvable(s);
     return null;
   }
-  const name = decodeURIComponent(m[1] ?? "");
+  const name = decoded(m[1] ?? "", s);
   if (!WELL_KNOWN_NAME.test(name) || name === "index.json") throw unresolvable(s);
   const id = `${u.origin}/.well-known/skills/${name}`;
-  const spec = base("well_known", id, id, "community");
-  spec.key = name;
-  spec.wellKnown = { origin: u.origin, name };
-  return spec;
+  return base("well_known", id, id, "community", { key: name, wellKnown: { origin: u.origin, name } });
 }
 
 /** Splits `url#ref[:subdir]`, validating both parts. */
@@ -310,7 +305,7 @@ function gitSource(s: string, opts: ParseSourceOptions): SourceSpec | null {
   const u = parseUrl(url);
   if (!u) throw unresolvable(s);
   if (scheme !== "file") {
-    if (u.hostname === "" || u.hostname.startsWith("-") || decodeURIComponent(u.username).startsWith("-"))
+    if (u.hostname === "" || u.hostname.startsWith("-") || decoded(u.username, s).startsWith("-"))
       throw invalidParams(`refusing git host in '${shown(s)}'`);
   } else if (u.hostname !== "" && u.hostname !== "localhost") {
     throw invalidParams(`file:// git sources must be local paths: '${shown(s)}'`);
@@ -330,12 +325,7 @@ function gitSpec(
   opts: ParseSourceOptions,
 ): SourceSpec {
   const f = withFlags(fromSource, opts);
-  const spec = base("git", id, `${id}${refDisplay(f.ref, f.subdir)}`, "community");
-  spec.cloneUrl = cloneUrl;
-  spec.ref = f.ref;
-  spec.pinned = f.pinned;
-  spec.subdir = f.subdir;
-  return spec;
+  return base("git", id, `${id}${refDisplay(f.ref, f.subdir)}`, "community", { cloneUrl, ...f });
 }
 
 export interface SourceRecord {
