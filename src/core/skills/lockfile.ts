@@ -114,7 +114,9 @@ function parseLock(text: string): Parsed {
 function readBytes(file: string): { ok: true; bytes: Uint8Array | null } | { ok: false; reason: string } {
   const read = readRegularFile(file, LOCKFILE_MAX_BYTES);
   if (read.ok) return { ok: true, bytes: read.bytes };
-  if (read.problem === "missing" && read.errno !== "ENOTDIR") return { ok: true, bytes: null };
+  // ENOTDIR (a `.lemon` that is a file) reads as missing too: the listing reports that state dir
+  // itself, and a write fails on it before anything is replaced.
+  if (read.problem === "missing") return { ok: true, bytes: null };
   if (read.problem === "not_regular") return { ok: false, reason: "not a regular file" };
   if (read.problem === "too_large") return { ok: false, reason: `file exceeds ${LOCKFILE_MAX_BYTES} bytes` };
   return { ok: false, reason: `cannot read file (${read.errno ?? "error"})` };

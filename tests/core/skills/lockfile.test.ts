@@ -35,6 +35,9 @@ describe("readLockfile (install.md §6 Reading)", () => {
     expect(await readOk(join(box.root, "none.json"))).toEqual({ version: 1, skills: {} });
     const f = await box.write("l.json", '{"version":1}');
     expect(await readOk(f)).toEqual({ version: 1, skills: {} });
+    // A parent that is a file (a `.lemon` file): nothing there, as the state-dir diagnostic says.
+    await box.write("dot-lemon", "x");
+    expect(await readOk(join(box.root, "dot-lemon", "skills.lock.json"))).toEqual({ version: 1, skills: {} });
   });
 
   test.each([
