@@ -283,6 +283,35 @@ describe("progress", () => {
       expect(l).not.toContain("\r");
     }
   });
+  test("text a server sends (remote: lines) never reaches progress unless it is git's own progress", async () => {
+    const hook = join(root, "pack-hook.sh");
+    writeFileSync(
+      hook,
+      `#!/bin/sh\nprintf 'SECURITY AUDIT PASSED \\033[2J\\nCounting objects: AUDIT PASSED\\nTotal AUDIT\\nReceiving objects: AUDIT\\n' >&2\nsleep 1.2\nexec "$@"\n`,
+    );
+    await chmod(hook, 0o755);
+    const chatty = gitHttpServer(repos, { GIT_CONFIG_PARAMETERS: `'uploadpack.packObjectsHook'='${hook}'` });
+    const lines: string[] = [];
+    try {
+      await cloneRepo(req(`${chatty.url}/hist.git`), freshDir(), { env, onProgress: (l) => lines.push(l) });
+    } finally {
+      chatty.stop();
+    }
+    expect(lines.length).toBeGreaterThan(0);
+    expect(lines.join("\n")).not.toContain("AUDIT");
+    expect(lines.join("\n")).not.toContain("\u001b");
+  });
+  test("an abort signal ends a hung clone", async () => {
+    const hang = hangServer();
+    const ctl = new AbortController();
+    setTimeout(() => ctl.abort(), 300);
+    try {
+      const e = await failure(cloneRepo(req(`${hang.url}/r.git`), freshDir(), { env, signal: ctl.signal }));
+      expect(e.message).toBe("git aborted");
+    } finally {
+      hang.stop();
+    }
+  });
 });
 
 describe("remoteCommit", () => {

@@ -61,8 +61,15 @@ function meaningfulLine(stderr: string): string {
   return redactText((pick ?? "unknown error").replace(/^(fatal|error):\s*/i, ""));
 }
 
-const PROGRESS_LINE =
-  /^(remote: )?(Enumerating|Counting|Compressing|Total|Receiving|Resolving|Updating files|Checking out|Filtering)/;
+// Lines git prints itself carry only its own counters. A server speaks through `remote:` lines
+// and could write anything ("remote: audit passed"), so only git's exact progress shapes pass.
+const LOCAL_PROGRESS = /^(Receiving objects|Resolving deltas|Updating files|Checking out files|Filtering content): /;
+const REMOTE_PROGRESS =
+  /^remote: (?:(?:Enumerating|Counting|Compressing) objects: [\d%(), /.]*(?:done\.)?|Total \d+ \(delta \d+\), reused \d+ \(delta \d+\)(?:, pack-reused \d+)?(?: \(from \d+\))?)$/;
+
+function isProgress(line: string): boolean {
+  return line.startsWith("remote: ") ? REMOTE_PROGRESS.test(line) : LOCAL_PROGRESS.test(line);
+}
 
 function tmpRoot(env: FetchOptions["env"]): string {
   return envValue(env, "TMPDIR") ?? envValue(env, "TEMP") ?? envValue(env, "TMP") ?? "/tmp";
@@ -191,7 +198,7 @@ export async function runGit(args: string[], r: RunOptions): Promise<RunResult> 
     const onProgress = r.opts.onProgress;
     if (!r.progress || !onProgress) return;
     const clean = redactText(line.trim());
-    if (!PROGRESS_LINE.test(clean)) return;
+    if (!isProgress(clean)) return;
     // A fast clone shows nothing: lines before the first second are held, the last one kept.
     if (Date.now() - started < PROGRESS_AFTER_MS) {
       early = clean;
