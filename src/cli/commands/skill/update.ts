@@ -7,7 +7,7 @@
  */
 import { defineCommand } from "../../command.ts";
 import { usageError } from "../../args.ts";
-import { abortedOr, cliApprover } from "../../approve.ts";
+import { abortedOr, cliApprover, type PromptIo } from "../../approve.ts";
 import { cliLemon } from "../../context.ts";
 import { info, printJson } from "../../output.ts";
 import { cell, sanitizeMessage, type UpdateItem, type UpdateResult } from "../../../core/index.ts";
@@ -30,6 +30,23 @@ function line(r: UpdateResult): string {
 }
 
 const HASH = /^[0-9a-f]{64}$/;
+
+/**
+ * Git progress of slow clones (only a clone past one second reports any): redrawn in place on a
+ * terminal, one line each with `--verbose` elsewhere, nothing otherwise (as `skill install`).
+ */
+function progress(io: PromptIo, flags: { verbose: boolean; quiet: boolean }) {
+  if (flags.quiet) return { onProgress: undefined, done: () => {} };
+  const tty = io.interactive ?? (require("node:tty") as typeof import("node:tty")).isatty(2);
+  if (flags.verbose) return { onProgress: (l: string) => io.err(`${cell(l)}\n`), done: () => {} };
+  if (!tty) return { onProgress: undefined, done: () => {} };
+  let shown = false;
+  const onProgress = (l: string) => {
+    shown = true;
+    io.err(`\r${cell(l, 120)}\x1b[K`);
+  };
+  return { onProgress, done: () => shown && io.err("\r\x1b[K") };
+}
 
 export default defineCommand({
   name: "update",
@@ -61,6 +78,7 @@ export default defineCommand({
       throw usageError("--security-override must be a 64-character lowercase hex sha256");
     const lemon = cliLemon(io, flags);
     const approver = cliApprover(io, flags);
+    const bar = progress(io, flags);
     const opts = {
       global: !flags.local,
       approve: approver.approve,
@@ -68,7 +86,7 @@ export default defineCommand({
       check: flags.check,
       ...(flags.ref !== undefined ? { ref: flags.ref } : {}),
       ...(override !== undefined ? { securityOverride: override } : {}),
-      ...(flags.verbose ? { onProgress: (l: string) => info(io, flags.quiet, l) } : {}),
+      ...(bar.onProgress ? { onProgress: bar.onProgress } : {}),
       onNotice: (l: string) => info(io, flags.quiet, l),
     };
     if (!several) {
@@ -76,13 +94,16 @@ export default defineCommand({
       try {
         r = await lemon.skills.update(keys[0]!, opts);
       } catch (err) {
+        bar.done();
         return abortedOr(io, flags.json, approver, err);
       }
+      bar.done();
       if (flags.json) printJson(io, { ok: true, results: [r] });
       else io.out(`${line(r)}\n`);
       return 0;
     }
     const items: UpdateItem[] = await lemon.skills.updateMany(flags.all ? "all" : keys, opts);
+    bar.done();
     const ok = items.every((i) => !("error" in i));
     if (flags.json) {
       printJson(io, { ok, results: items });
