@@ -3,12 +3,13 @@
 // argument errors, and progress staying off a pipe.
 import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { memoryIo } from "../../src/cli/io.ts";
 import type { PromptIo } from "../../src/cli/approve.ts";
 import { runCli } from "../../src/cli/run.ts";
 import { computeBundleHash } from "../../src/core/skills/bundle.ts";
-import { multiSkillRepo } from "../support/git-repos.ts";
+import { createRepo, multiSkillRepo, skillMd } from "../support/git-repos.ts";
+import { gitHttpServer } from "../support/git-http-server.ts";
 import { sandbox, type Sandbox } from "../support/sandbox.ts";
 
 const MAIN = join(import.meta.dir, "../../src/cli/main.ts");
@@ -217,4 +218,43 @@ describe("block and override", () => {
     expect((list.json().skills as { root_label: string }[])[0]?.root_label).toBe("claude");
     expect(readdirSync(join(box.home, ".claude", "skills"))).toEqual(["hello"]);
   });
+});
+
+describe("progress of a slow clone (a loopback HTTP git server that takes 1.5 s per pack)", () => {
+  async function slowRepo(box: Sandbox) {
+    const repo = await createRepo(box.root, "slow", { "SKILL.md": skillMd("slow") });
+    const srv = gitHttpServer(box.root, {}, { delayMs: 1500 });
+    return { url: `${srv.url}/${basename(repo.bare)}`, srv };
+  }
+
+  test("a terminal gets one live line, redrawn in place and cleared at the end", async () => {
+    await using box = await sandbox();
+    const { url, srv } = await slowRepo(box);
+    try {
+      const r = await onTerminal(box, ["skill", "install", url, "--approve"], []);
+      expect([r.code, r.stdout]).toEqual([0, expect.stringContaining("Installed 'slow'")]);
+      expect(r.stderr).toMatch(/^\r.+\x1b\[K/);
+      expect(r.stderr).toEndWith("\r\x1b[K");
+      expect(r.stderr).not.toContain("\n");
+    } finally {
+      srv.stop();
+    }
+  }, 30_000);
+
+  test("a pipe gets nothing, or one line per update with --verbose", async () => {
+    await using box = await sandbox();
+    const { url, srv } = await slowRepo(box);
+    try {
+      const quiet = await box.cli(["skill", "install", url, "--approve"], {});
+      expect(quiet.code).toBe(0);
+      expect(quiet.stderr).toBe("");
+      const loud = await box.cli(["skill", "install", url, "--approve", "--force", "--verbose"]);
+      expect(loud.code).toBe(0);
+      expect(loud.stderr.length).toBeGreaterThan(0);
+      expect(loud.stderr).toEndWith("\n");
+      expect(loud.stderr).not.toContain("\r");
+    } finally {
+      srv.stop();
+    }
+  }, 30_000);
 });

@@ -239,6 +239,23 @@ describe("local sources", () => {
     expect(err.code).toBe("UNAVAILABLE");
   });
 
+  test("registry and hermes references parse but answer UNAVAILABLE before any approval", async () => {
+    await using box = await sandbox();
+    let asked = 0;
+    await using lemon = lemonOf(box, {
+      approve: async () => {
+        asked++;
+        return true;
+      },
+    });
+    for (const src of ["hermes:optional/research/arxiv", "official/devops/k8s-rollout"]) {
+      const err = await rejection(lemon.skills.install(src));
+      expect(err.code).toBe("UNAVAILABLE");
+    }
+    expect(asked).toBe(0);
+    expect(existsSync(join(box.agentDir, "skill"))).toBe(false);
+  });
+
   test("an invalid lockfile fails CONFLICT before any approval", async () => {
     await using box = await sandbox();
     await box.skill(join(box.root, "src"), "hello");

@@ -7,7 +7,7 @@
 import { existsSync } from "node:fs";
 import { basename, join } from "node:path";
 import type { LemonContext } from "../../context.ts";
-import { conflict, invalidParams, invalidRequest } from "../../errors.ts";
+import { conflict, invalidParams, invalidRequest, LemonError } from "../../errors.ts";
 import { isoSeconds, makeDir } from "../../fsx/atomic.ts";
 import { scopePathsFor, type Scope } from "../../paths.ts";
 import type { Finding, Verdict } from "../../schema/finding.ts";
@@ -325,6 +325,9 @@ export async function installSkill(ctx: LemonContext, req: InstallRequest): Prom
     ...(req.ref !== undefined ? { ref: req.ref } : {}),
     ...(req.path !== undefined ? { path: req.path } : {}),
   });
+  // Parsed now, fetched by a later version: say so before anyone is asked to approve anything.
+  if (spec.kind === "registry" || spec.kind === "hermes")
+    throw new LemonError("UNAVAILABLE", `${spec.kind} sources are not available in this version`);
   if (req.list === true) return listSource(ctx, spec);
   const scope: Scope = req.global ? "global" : "project";
   const destRoot = destinationRoot(ctx, scope, req.agent);
