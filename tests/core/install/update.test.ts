@@ -2,7 +2,7 @@
 // real local sources: no reinstall when upstream is unchanged, installed_at kept, pins, --ref,
 // annotated tags peeled, local edits refused, a re-audit that blocks, --check records, --all.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readFileSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { createContext, type LemonContext } from "../../../src/core/context.ts";
@@ -12,7 +12,7 @@ import { updateSkill, updateSkills, type UpdateRequest } from "../../../src/core
 import type { ApprovalRequest } from "../../../src/core/skills/install/approval.ts";
 import { readLockfile, updateLockfile, type LockRecord } from "../../../src/core/skills/lockfile.ts";
 import { createRepo, singleSkillRepo, skillMd, type GitRepo } from "../../support/git-repos.ts";
-import { gitHttpServer, type TestServer } from "../../support/git-http-server.ts";
+import { gitHttpServer, staticServer, type TestServer } from "../../support/git-http-server.ts";
 import { sandbox, type Sandbox } from "../../support/sandbox.ts";
 
 let clock = Date.parse("2026-12-01T10:00:00Z");
@@ -268,5 +268,52 @@ describe("update of a local skill", () => {
     expect(r.status).toBe("updated");
     expect(r.to).toBe((await record(box, "loc")).upstream_hash);
     expect(readFileSync(join(dirOf(box, "loc"), "extra.md"), "utf8")).toBe("more\n");
+  });
+});
+
+describe("update finds the skill where it was installed", () => {
+  test("an --agent claude install is updated in ~/.claude/skills", async () => {
+    await using box = await sandbox();
+    const repo = await singleSkillRepo(box.root, "tidy");
+    await install(box, repo.url, { agent: "claude" });
+    const c2 = await repo.commit({ "SKILL.md": skillMd("tidy", "for claude") });
+    expect((await updateSkill(ctxOf(box), "tidy", req())).to).toBe(c2);
+    const text = readFileSync(join(box.home, ".claude/skills/tidy/SKILL.md"), "utf8");
+    expect(text).toContain("for claude");
+    expect((await record(box, "tidy")).agent).toBe("claude");
+  });
+
+  test("a project install is updated with global: false, and the global scope knows nothing of it", async () => {
+    await using box = await sandbox();
+    const repo = await singleSkillRepo(box.root, "tidy");
+    await install(box, repo.url, { global: false });
+    await repo.commit({ "SKILL.md": skillMd("tidy", "project copy") });
+    const err = await rejects(updateSkill(ctxOf(box), "tidy", req()));
+    expect(err.code).toBe("NOT_FOUND");
+    expect((await updateSkill(ctxOf(box), "tidy", req({ global: false }))).status).toBe("updated");
+    expect(readFileSync(join(box.project, ".lemon/skill/tidy/SKILL.md"), "utf8")).toContain("project copy");
+  });
+});
+
+describe("update of a well-known skill", () => {
+  test("a fresh download's bundle hash is compared with the installed one", async () => {
+    await using box = await sandbox();
+    let body = skillMd("wk");
+    const index = JSON.stringify({ skills: [{ name: "wk", description: "d", files: ["SKILL.md"] }] });
+    const srv = staticServer({
+      "/.well-known/skills/index.json": index,
+      "/.well-known/skills/wk/SKILL.md": () => new Response(body),
+    });
+    try {
+      await install(box, `${srv.url}/.well-known/skills/wk`);
+      expect((await updateSkill(ctxOf(box), "wk", req())).status).toBe("up_to_date");
+      body = skillMd("wk", "served anew");
+      const r = await updateSkill(ctxOf(box), "wk", req());
+      expect(r.status).toBe("updated");
+      expect(skillText(box, "wk")).toContain("served anew");
+      expect(readdirSync(join(box.agentDir, "skill")).filter((n) => n.startsWith("."))).toEqual([]);
+    } finally {
+      srv.stop();
+    }
   });
 });
