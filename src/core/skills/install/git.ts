@@ -57,7 +57,10 @@ function meaningfulLine(stderr: string): string {
     .split(/[\r\n]+/)
     .map((l) => l.trim())
     .filter((l) => l !== "");
-  const pick = lines.find((l) => /^(fatal|error):/i.test(l)) ?? lines.find((l) => !/^(hint|warning):/i.test(l));
+  // Never a `remote:` line: that is the server's own text, not git's account of what failed.
+  const pick =
+    lines.find((l) => /^(fatal|error):/i.test(l)) ??
+    lines.find((l) => !/^(hint|warning|remote|cloning into)\b/i.test(l) && !isProgress(l));
   return redactText((pick ?? "unknown error").replace(/^(fatal|error):\s*/i, ""));
 }
 
