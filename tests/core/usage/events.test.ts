@@ -6,7 +6,12 @@ import { join } from "node:path";
 import { createContext } from "../../../src/core/context.ts";
 import { createLemon, type PromptRenderEvent, type RefreshEvent } from "../../../src/core/index.ts";
 import type { Diagnostic } from "../../../src/core/diagnostics.ts";
-import { EventHub, sessionFields, type SkillLoadEvent } from "../../../src/core/skills/usage/events.ts";
+import {
+  EventHub,
+  sessionFields,
+  type SkillLoadEvent,
+  type SkillWriteEvent,
+} from "../../../src/core/skills/usage/events.ts";
 import { instanceEvents } from "../../../src/core/skills/usage/recorder.ts";
 import { sandbox } from "../../support/sandbox.ts";
 
@@ -266,5 +271,45 @@ describe("events of a lemon instance", () => {
     expect(Object.keys(rec)).toEqual(["proj"]);
     expect(rec.proj).toMatchObject({ load_count: 1, last_tool_call_id: "call-7", last_session_key: "s" });
     expect(JSON.stringify(seen)).not.toContain("Do the thing carefully");
+  });
+
+  test("skillManage's skill.write: the sidecar counts it and records the agent's creation first", async () => {
+    await using box = await sandbox();
+    await using lemon = createLemon({ cwd: box.project, env: box.env, curator: false });
+    const file = join(box.project, ".lemon/skills.usage.json");
+    const seen: [SkillWriteEvent, Record<string, unknown>][] = [];
+    lemon.events.on("skill.write", (e) => seen.push([e, JSON.parse(readFileSync(file, "utf8")).skills[e.name]]));
+    const content =
+      "---\nname: learned\ndescription: Use this when repeating the learned fix.\n---\n# Steps\n\nDo it.\n";
+    const call = { toolCallId: "w1", sessionKey: "s", runId: "r", agentId: "agent-7" };
+    const created = await lemon.skillManage({ action: "create", name: "learned", content }, call);
+    expect(created.isError).toBe(false);
+    const failed = await lemon.skillManage(
+      { action: "patch", name: "learned", old_string: "no such text", new_string: "x" },
+      call,
+    );
+    expect(failed.isError).toBe(true);
+    expect(seen).toHaveLength(2);
+    expect(seen[0]![0]).toMatchObject({
+      action: "create",
+      name: "learned",
+      scope: "project",
+      result: "ok",
+      tool_call_id: "w1",
+      session_key: "s",
+      run_id: "r",
+      agent_id: "agent-7",
+    });
+    expect(seen[0]![1]).toMatchObject({
+      write_count: 1,
+      created_by: "agent",
+      created_by_agent_id: "agent-7",
+      created_via: "skill_manage",
+    });
+    expect(seen[1]![0]).toMatchObject({ action: "patch", result: "error" });
+    expect(seen[1]![1]).toMatchObject({ write_count: 1, write_error_count: 1, last_action: "patch" });
+    // Never the content or the patch strings.
+    expect(JSON.stringify(seen.map(([e]) => e))).not.toContain("Do it.");
+    expect(JSON.stringify(seen.map(([e]) => e))).not.toContain("no such text");
   });
 });

@@ -120,6 +120,17 @@ describe("the log file", () => {
     expect(lines(logOf(box.agentDir)).map((l) => [l.type, l.key])).toEqual([["skill_load_observed", "g"]]);
   });
 
+  test("the CLI appends too (lemon skill prompt, lemon tool read_skill)", async () => {
+    await using box = await sandbox();
+    await box.write(join(box.agentDir, "config.toml"), "[skills]\nevent_log = true\n");
+    await box.skill(join(box.agentDir, "skill"), "g");
+    expect((await box.cli(["skill", "prompt"])).code).toBe(0);
+    expect((await box.cli(["tool", "read_skill", '{"key":"g","view":"summary"}'])).code).toBe(0);
+    const recs = lines(logOf(box.agentDir));
+    expect(recs.map((l) => l.type)).toEqual(["skill.prompt_render", "skill_load_observed"]);
+    expect(recs[1]).toMatchObject({ key: "g", view: "summary", result: "ok", scope: "global" });
+  });
+
   test("off by default: nothing is written", async () => {
     await using box = await sandbox();
     await box.skill(join(box.agentDir, "skill"), "g");
