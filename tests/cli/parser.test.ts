@@ -150,7 +150,7 @@ describe("help comes from the definitions", () => {
     const skill = (await box.cli(["skill", "--help"])).stdout;
     expect(skill).toContain("USAGE lemon skill <command> [OPTIONS]");
     expect(skill).toMatch(/inspect, info +Show everything/);
-    for (const missing of ["install", "update"]) expect(skill).not.toMatch(new RegExp(`^  ${missing} `, "m"));
+    for (const missing of ["discover", "hermes", "draft"]) expect(skill).not.toMatch(new RegExp(`^  ${missing} `, "m"));
     expect((await box.cli(["mcp", "--help"])).stdout).not.toMatch(/^ {2}status /m);
   });
 });
@@ -162,11 +162,10 @@ describe("commands the contract has and this version does not (issue 10 §5)", (
       [["mcp", "status"], "mcp status"],
       [["mcp", "test", "git"], "mcp test"],
       [["mcp", "serve", "--http", "8080"], "mcp serve"],
-      [["skill", "install", "gh:o/r"], "skill install"],
-      [["skill", "uninstall", "x"], "skill uninstall"],
+      [["skill", "discover", "deploy"], "skill discover"],
+      [["skill", "hermes"], "skill hermes"],
       [["blueprints"], "blueprints"],
       [["automations", "list"], "automations"],
-      [["tool", "read_skill", "{}"], "tool"],
     ];
     for (const [argv, name] of cases) {
       const r = await box.cli(argv);
@@ -177,10 +176,10 @@ describe("commands the contract has and this version does not (issue 10 §5)", (
         `error [UNAVAILABLE]: 'lemon ${name}' is not available in this version\n`,
       ]);
     }
-    const j = await box.cli(["--json", "skill", "update", "--all"]);
+    const j = await box.cli(["--json", "skill", "draft", "list"]);
     expect(JSON.parse(j.stderr)).toEqual({
       ok: false,
-      error: { code: "UNAVAILABLE", message: "'lemon skill update' is not available in this version" },
+      error: { code: "UNAVAILABLE", message: "'lemon skill draft' is not available in this version" },
     });
   });
 });
