@@ -78,6 +78,15 @@ describe("loads", () => {
     expect(existsSync(join(box.agentDir, "skills.usage.json"))).toBe(false);
   });
 
+  test("event times are stored as UTC seconds with Z; an unparsable one becomes the clock's", async () => {
+    await using box = await sandbox();
+    const ctx = ctxOf(box);
+    await recordLoad(ctx, "global", load({ ts: "2026-08-29T12:15:00.987+02:00" }));
+    expect(doc(usageFile(ctx, "global")).skills.k.last_loaded_at).toBe(T1);
+    await recordWrite(ctx, "global", write({ ts: "garbage", action: "create" }), { via: "skill_manage" });
+    expect(doc(usageFile(ctx, "global")).skills.k).toMatchObject({ last_write_at: T2, created_at: T2 });
+  });
+
   test("a run-context field absent from the latest load is cleared (absent = null)", async () => {
     await using box = await sandbox();
     const ctx = ctxOf(box);

@@ -199,6 +199,15 @@ function bump(rec: Raw, f: "load_count" | "write_count" | "write_error_count"): 
   rec[f] = n >= Number.MAX_SAFE_INTEGER ? n : n + 1;
 }
 
+/**
+ * An event time as the file stores times (skills.md §1.3 rule 5: UTC, seconds, `Z`); an
+ * unparsable one is replaced by the clock, so the report can always read it back.
+ */
+function stamp(ctx: LemonContext, ts: string): string {
+  const ms = Date.parse(ts);
+  return isoSeconds(Number.isNaN(ms) ? ctx.now() : new Date(ms));
+}
+
 function runContext(rec: Raw, e: { tool_call_id?: string; session_key?: string; run_id?: string }): void {
   put(rec, "last_tool_call_id", e.tool_call_id);
   put(rec, "last_session_key", e.session_key);
@@ -223,7 +232,7 @@ export async function recordLoad(
     (skills) => {
       const rec = recordOf(skills, e.key);
       bump(rec, "load_count");
-      rec.last_loaded_at = e.ts;
+      rec.last_loaded_at = stamp(ctx, e.ts);
       put(rec, "last_view", e.view);
       runContext(rec, e);
     },
@@ -257,13 +266,14 @@ export async function recordWrite(
     (skills) => {
       const rec = recordOf(skills, e.name);
       bump(rec, e.result === "ok" ? "write_count" : "write_error_count");
-      rec.last_write_at = e.ts;
+      const at = stamp(ctx, e.ts);
+      rec.last_write_at = at;
       put(rec, "last_action", e.action);
       put(rec, "last_writer_agent_id", e.agent_id);
       put(rec, "file_path", e.file_path);
       runContext(rec, e);
       if (created !== undefined && e.result === "ok" && field(rec, "created_at") === null) {
-        rec.created_at = e.ts;
+        rec.created_at = at;
         rec.created_by = "agent";
         put(rec, "created_by_agent_id", created.agentId);
         rec.created_via = created.via;
