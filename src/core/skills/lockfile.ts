@@ -16,7 +16,7 @@ import { keyProblem } from "./skill-key.ts";
 export type { LockAgent, LockDoc, LockRecord } from "../schema/lockfile.ts";
 
 /** The largest lockfile read: a clone's `P/skills.lock.json` must not cost a listing unbounded memory. */
-export const LOCKFILE_MAX_BYTES = 8 * 1024 * 1024;
+export const LOCKFILE_MAX_BYTES = 4 * 1024 * 1024;
 
 export type LockRead = { ok: true; doc: LockDoc } | { ok: false; reason: string };
 
@@ -88,8 +88,32 @@ interface Parsed {
   raw: JsonObject;
 }
 
+/**
+ * A lockfile is five levels deep (document, skills, record, override, findings). A clone's file
+ * nested a million levels would cost the parser about a second on every listing, so anything
+ * deeper than this is refused before parsing (a linear scan, strings skipped).
+ */
+const MAX_DEPTH = 32;
+
+function tooDeep(text: string): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > MAX_DEPTH) return true;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return false;
+}
+
 /** Throws an Error whose message is the reason the file cannot be read (§6 "invalid"). */
 function parseLock(text: string): Parsed {
+  if (tooDeep(text)) throw new Error(`nesting deeper than ${MAX_DEPTH} levels`);
   let raw: unknown;
   try {
     raw = parseJson(text);

@@ -47,6 +47,11 @@ describe("readLockfile (install.md §6 Reading)", () => {
     ["skills as a string", '{"skills":"x"}', /^skills: expected object$/],
     ["a duplicate key", '{"skills":{},"skills":{}}', /duplicate key 'skills'/],
     ["a later version", '{"version":2,"skills":{}}', /^unsupported version$/],
+    [
+      "a hostile nesting",
+      `{"skills":{"a":{"x":${"[".repeat(100000)}${"]".repeat(100000)}}}}`,
+      /^nesting deeper than 32 levels$/,
+    ],
   ])("%s is invalid with a reason", async (_what, text, reason) => {
     await using box = await sandbox();
     const f = await box.write("l.json", text);
@@ -55,13 +60,23 @@ describe("readLockfile (install.md §6 Reading)", () => {
     if (!r.ok) expect(r.reason).toMatch(reason);
   });
 
+  test("nesting within the bound, brackets inside strings, and escaped quotes do not count", async () => {
+    await using box = await sandbox();
+    const deepString = `${"[".repeat(100)}\\"{{{`;
+    const f = await box.write(
+      "l.json",
+      JSON.stringify({ skills: { a: { source_id: deepString, x: [[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]] } } }),
+    );
+    expect((await readOk(f)).skills.a!.source_id).toBe(deepString);
+  });
+
   test("a file that is not regular, too large or not UTF-8 is invalid, never read whole", async () => {
     await using box = await sandbox();
     const fifo = join(box.root, "fifo.json");
     expect(Bun.spawnSync(["mkfifo", fifo]).exitCode).toBe(0);
     expect(await readLockfile(fifo)).toEqual({ ok: false, reason: "not a regular file" });
-    const big = await box.write("big.json", `{"skills":{},"pad":"${"x".repeat(8 * 1024 * 1024)}"}`);
-    expect(await readLockfile(big)).toEqual({ ok: false, reason: "file exceeds 8388608 bytes" });
+    const big = await box.write("big.json", `{"skills":{},"pad":"${"x".repeat(4 * 1024 * 1024)}"}`);
+    expect(await readLockfile(big)).toEqual({ ok: false, reason: "file exceeds 4194304 bytes" });
     const latin = await box.write("latin.json", new Uint8Array([0x7b, 0x22, 0xe9, 0x22, 0x3a, 0x31, 0x7d]));
     expect(await readLockfile(latin)).toEqual({ ok: false, reason: "file is not valid UTF-8" });
   });
