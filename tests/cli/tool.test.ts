@@ -2,6 +2,7 @@
 import { describe, expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { runCli } from "../../src/cli/run.ts";
 import { sandbox, type Sandbox } from "../support/sandbox.ts";
 
 const MAIN = join(import.meta.dir, "../../src/cli/main.ts");
@@ -147,5 +148,53 @@ describe("lemon tool skill_manage", () => {
     const bad = await box.cli(["tool", "skill_manage", '{"action":"explode"}', "--json"]);
     expect(bad.code).toBe(1);
     expect(JSON.parse(bad.stdout).isError).toBe(true);
+  });
+
+  test("[skills] write_approval: refused without a terminal (with the way to approve), granted by --approve", async () => {
+    await using box = await sandbox();
+    await setup(box);
+    await box.write(join(box.agentDir, "config.toml"), "[skills]\nwrite_approval = true\n");
+    const content = "---\nname: gated\ndescription: Needs approval to be written.\n---\n# Gated\n\nSteps.\n";
+    const params = JSON.stringify({ action: "create", name: "gated", content });
+    const refused = await box.cli(["tool", "skill_manage", params]);
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toBe("Operation aborted\n");
+    expect(refused.stderr).toBe("hint: approval required; re-run with --approve after reviewing the request\n");
+    expect(await Bun.file(join(box.project, ".lemon/skill/gated/SKILL.md")).exists()).toBe(false);
+    const quiet = await box.cli(["tool", "skill_manage", params, "--quiet"]);
+    expect([quiet.code, quiet.stderr]).toEqual([1, ""]);
+    const granted = await box.cli(["tool", "skill_manage", params, "--approve"]);
+    expect(granted.code).toBe(0);
+    expect(await Bun.file(join(box.project, ".lemon/skill/gated/SKILL.md")).text()).toBe(content);
+  });
+
+  test("on a terminal a write is a [y/N] question: no answer aborts, y writes", async () => {
+    await using box = await sandbox();
+    await setup(box);
+    await box.write(join(box.agentDir, "config.toml"), "[skills]\nwrite_approval = true\n");
+    const content = "---\nname: asked\ndescription: Written after a yes on the terminal.\n---\n# Asked\n\nSteps.\n";
+    const params = JSON.stringify({ action: "create", name: "asked", content });
+    const run = async (answer: string | null) => {
+      let out = "";
+      let err = "";
+      const io = {
+        out: (t: string) => void (out += t),
+        err: (t: string) => void (err += t),
+        env: box.env,
+        cwd: box.project,
+        interactive: true,
+        readLine: async () => answer,
+      };
+      const code = await runCli(["tool", "skill_manage", params], io);
+      return { code, out, err };
+    };
+    const question = "Allow skill_manage to create skill 'asked' in the project scope? [y/N] ";
+    for (const answer of [null, "", "n", "yes please"]) {
+      const no = await run(answer);
+      expect([no.code, no.out, no.err]).toEqual([1, "Operation aborted\n", `${question}Aborted.\n`]);
+    }
+    const yes = await run("Y");
+    expect([yes.code, yes.err]).toEqual([0, question]);
+    expect(await Bun.file(join(box.project, ".lemon/skill/asked/SKILL.md")).text()).toBe(content);
   });
 });

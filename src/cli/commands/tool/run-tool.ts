@@ -7,9 +7,16 @@
  */
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
-import { createLemon, type Lemon, type ToolCallContext, type ToolResult } from "../../../core/index.ts";
+import {
+  cell,
+  createLemon,
+  type ApprovalRequest,
+  type Lemon,
+  type ToolCallContext,
+  type ToolResult,
+} from "../../../core/index.ts";
 import { parseToolsFlag, toolsFlag, usageError } from "../../args.ts";
-import { cliApprover, type CliApprover } from "../../approve.ts";
+import { cliApprover, type CliApprover, type PromptIo } from "../../approve.ts";
 import type { FlagSpec } from "../../command.ts";
 import type { CliIo } from "../../io.ts";
 import { printJson } from "../../output.ts";
@@ -95,19 +102,74 @@ export function readParams(io: CliIo, cwd: string, raw: string): Record<string, 
   return value as Record<string, unknown>;
 }
 
-/** The instance of one tool run, with the approver of `--approve` / the terminal prompt. */
-export function toolLemon(io: CliIo, flags: Record<string, unknown>): { lemon: Lemon; approver: CliApprover } {
+/** How a run's write approvals went: asked on a terminal and declined, or needed with no way to ask. */
+export interface ToolApprovals {
+  declined: boolean;
+  unavailable: boolean;
+}
+
+function isatty(fd: number): boolean {
+  const tty = require("node:tty") as typeof import("node:tty");
+  return tty.isatty(fd);
+}
+
+async function readAnswer(): Promise<string | null> {
+  for await (const line of console) return line;
+  return null;
+}
+
+/** The `[y/N]` question of a `skill_write` request (every value one clean line). */
+function writeQuestion(r: { action: string; scope: string; name: string; filePath?: string }): string {
+  const file = r.filePath !== undefined ? ` (file ${cell(r.filePath)})` : "";
+  return `Allow skill_manage to ${cell(r.action)} skill '${cell(r.name)}' in the ${r.scope} scope${file}? [y/N] `;
+}
+
+/**
+ * The instance of one tool run. Approvals (cli.md §1.3): `--approve` grants them; on a terminal a
+ * `skill_write` request is a `[y/N]` prompt, anything else goes to the shared CLI prompt; without a
+ * terminal a request is refused (the tool then answers `Operation aborted`) and noted, so the
+ * command can say how to approve.
+ */
+export function toolLemon(
+  io: CliIo,
+  flags: Record<string, unknown>,
+): { lemon: Lemon; approver: CliApprover; approvals: ToolApprovals } {
   const tools = parseToolsFlag(flags.tools);
   const approver = cliApprover(io, { approve: flags.approve === true });
-  const approve = approver.approve;
+  const approvals: ToolApprovals = { declined: false, unavailable: false };
+  const interactive = () => (io as PromptIo).interactive ?? (isatty(0) && isatty(2));
+  const approve = async (request: ApprovalRequest): Promise<boolean> => {
+    if (flags.approve === true) return true;
+    if (!interactive()) {
+      approvals.unavailable = true;
+      return false;
+    }
+    const r = request as
+      | ApprovalRequest
+      | { kind: "skill_write"; action: string; scope: string; name: string; filePath?: string };
+    if (r.kind !== "skill_write")
+      return typeof approver.approve === "function" ? approver.approve(request) : approver.approve;
+    io.err(writeQuestion(r));
+    const answer = await ((io as PromptIo).readLine ?? readAnswer)();
+    const yes = answer !== null && /^(y|yes)$/i.test(answer.trim());
+    if (!yes) approvals.declined = true;
+    return yes;
+  };
   const lemon = createLemon({
     cwd: projectDir(io, flags),
     env: io.env,
     curator: false,
-    approve: approve === true ? async () => true : approve === false ? async () => false : approve,
+    approve,
     ...(tools ? { availableTools: tools } : {}),
   });
-  return { lemon, approver };
+  return { lemon, approver, approvals };
+}
+
+/** After a call: `Aborted.` for a declined prompt, the way to approve when none could be asked (stderr). */
+export function reportApprovals(io: CliIo, quiet: boolean, approvals: ToolApprovals): void {
+  if (approvals.declined) io.err("Aborted.\n");
+  else if (approvals.unavailable && !quiet)
+    io.err("hint: approval required; re-run with --approve after reviewing the request\n");
 }
 
 /** The call context of `--session` / `--agent`. */

@@ -5,7 +5,15 @@
  */
 import { LemonError, type ToolCallContext, type ToolResult } from "../../../core/index.ts";
 import { defineCommand } from "../../command.ts";
-import { callContext, PARAMS_ARG, printResult, readParams, TOOL_FLAGS, toolLemon } from "./run-tool.ts";
+import {
+  callContext,
+  PARAMS_ARG,
+  printResult,
+  readParams,
+  reportApprovals,
+  TOOL_FLAGS,
+  toolLemon,
+} from "./run-tool.ts";
 
 type Manage = (params: unknown, ctx?: ToolCallContext) => Promise<ToolResult<unknown>>;
 
@@ -15,7 +23,7 @@ export default defineCommand({
   args: PARAMS_ARG,
   flags: TOOL_FLAGS,
   async run({ flags, args, io }) {
-    const { lemon } = toolLemon(io, flags);
+    const { lemon, approvals } = toolLemon(io, flags);
     try {
       const params = readParams(io, lemon.context.cwd, args.params);
       // The executor is the module's (skills.md §9); the same call an embedder makes.
@@ -23,7 +31,9 @@ export default defineCommand({
       if (manage === undefined) {
         throw new LemonError("UNAVAILABLE", "'lemon tool skill_manage' is not available in this version");
       }
-      return printResult(io, flags.json, await manage(params, callContext(flags)));
+      const result = await manage(params, callContext(flags));
+      reportApprovals(io, flags.quiet, approvals);
+      return printResult(io, flags.json, result);
     } finally {
       await lemon.close();
     }
