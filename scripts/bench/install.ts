@@ -13,9 +13,9 @@
  *
  * Cases, alternating: a compiled hello-world (the floor of any process); `skill install` of a
  * local skill and of a file:// git skill (a fresh agent dir per run); `update --all --check` over
- * N installed git skills; one `update <key> --check`. Every git child lemon starts runs through a
- * PATH shim that logs its start and end (bash's EPOCHREALTIME, no extra process), so each run
- * splits into time inside git (the union of the intervals) and lemon's own time (wall − git).
+ * N installed git skills from N repositories; one `update <key> --check`. Every git child lemon
+ * starts runs through a PATH shim that logs its start and end (bash's EPOCHREALTIME, no extra
+ * process), so each run splits into time inside git (the union of the intervals) and lemon's own time (wall − git).
  * The shim's own start-up (~1 ms a call) lands on lemon's side.
  */
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -92,19 +92,27 @@ function git(cwd: string, ...args: string[]): void {
 const SKILL = (key: string) =>
   `---\nname: ${key}\ndescription: Use this skill when benchmarking ${key} installs.\n---\n# ${key}\n\nSteps.\n`;
 
-/** A bare repo holding one skill at its root (SKILL.md plus a reference file); its file:// URL. */
-function skillRepo(root: string, name: string): string {
+/**
+ * `copies` bare repos `<name>-<i>.git` holding one skill at the root (SKILL.md plus a reference
+ * file), all pushed from one work tree; their file:// URLs. Distinct repositories, so `update
+ * --all --check` asks each one (skills of one repository would share a single ls-remote).
+ */
+function skillRepos(root: string, name: string, copies: number): string[] {
   const work = join(root, `${name}.work`);
-  const bare = join(root, `${name}.git`);
   mkdirSync(join(work, "references"), { recursive: true });
   writeFileSync(join(work, "SKILL.md"), SKILL(name));
   writeFileSync(join(work, "references", "guide.md"), `# ${name}\n`);
-  git(root, "init", "-q", "--bare", bare);
   git(work, "init", "-q");
   git(work, "add", "-A");
   git(work, "commit", "-q", "-m", "initial");
-  git(work, "push", "-q", bare, "HEAD:refs/heads/main");
-  return pathToFileURL(bare).href;
+  const urls: string[] = [];
+  for (let i = 0; i < copies; i++) {
+    const bare = join(root, `${name}-${i}.git`);
+    git(root, "init", "-q", "--bare", bare);
+    git(work, "push", "-q", bare, "HEAD:refs/heads/main");
+    urls.push(pathToFileURL(bare).href);
+  }
+  return urls;
 }
 
 /** A `git` earlier on PATH that logs `<start> <end>` (seconds) of each call to LEMON_BENCH_GIT_LOG. */
@@ -178,14 +186,15 @@ async function main(): Promise<void> {
     mkdirSync(join(local, "references"), { recursive: true });
     writeFileSync(join(local, "SKILL.md"), SKILL("local-skill"));
     writeFileSync(join(local, "references", "guide.md"), "# guide\n");
-    const url = skillRepo(repos, "git-skill");
+    const urls = skillRepos(repos, "git-skill", o.skills);
+    const url = urls[0]!;
 
-    // N installed git skills in one agent dir for the checks (one repo, installed under N keys).
+    // N installed git skills in one agent dir for the checks, each from its own repository.
     const checkAgent = join(scratch, "agent-check");
     const checkEnv = { ...base, LEMON_AGENT_DIR: checkAgent };
     for (let i = 0; i < o.skills; i++) {
       const r = spawnSample(
-        [lemon, "skill", "install", url, "--as", `s${i}`, "--approve", "--json"],
+        [lemon, "skill", "install", urls[i]!, "--as", `s${i}`, "--approve", "--json"],
         work,
         checkEnv,
         true,

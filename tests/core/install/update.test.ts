@@ -11,7 +11,7 @@ import { installSkill, type InstallRequest } from "../../../src/core/skills/inst
 import { updateSkill, updateSkills, type UpdateRequest } from "../../../src/core/skills/install/update.ts";
 import type { ApprovalRequest } from "../../../src/core/skills/install/approval.ts";
 import { readLockfile, updateLockfile, type LockRecord } from "../../../src/core/skills/lockfile.ts";
-import { createRepo, singleSkillRepo, skillMd, type GitRepo } from "../../support/git-repos.ts";
+import { createRepo, multiSkillRepo, singleSkillRepo, skillMd, type GitRepo } from "../../support/git-repos.ts";
 import { gitHttpServer, staticServer, type TestServer } from "../../support/git-http-server.ts";
 import { sandbox, type Sandbox } from "../../support/sandbox.ts";
 
@@ -243,6 +243,22 @@ describe("update over the loopback HTTP git server", () => {
   afterAll(async () => {
     server.stop();
     await rm(root, { recursive: true, force: true });
+  });
+
+  test("skills from one repository share one remote question", async () => {
+    await using box = await sandbox();
+    const many = await multiSkillRepo(root, "many", ["one", "two"]);
+    await install(box, `${server.url}/many.git`, { skill: "one" });
+    await install(box, `${server.url}/many.git`, { skill: "two" });
+    await many.commit({ "skills/two/SKILL.md": skillMd("two", "moved") });
+    const before = server.requests.length;
+    const items = await updateSkills(ctxOf(box), "all", req({ check: true }));
+    expect(items.map((i) => ("error" in i ? i.error.code : i.status))).toEqual([
+      "update_available",
+      "update_available",
+    ]);
+    const asked = server.requests.slice(before).filter((r) => r.startsWith("/many.git/info/refs"));
+    expect(asked.length).toBe(1);
   });
 
   test("a subfolder skill follows its branch over http://", async () => {

@@ -89,7 +89,22 @@ async function bounded<T, R>(items: readonly T[], limit: number, fn: (item: T) =
 }
 
 /** Steps 1–2 for one key: the record (NOT_FOUND / INVALID_REQUEST) and the upstream identity. */
-async function query(ctx: LemonContext, scope: Scope, key: string, rec: LockRecord | null, req: UpdateRequest) {
+/**
+ * One remote question per (clone URL, ref) in a run: skills installed from the same repository
+ * (several skills of one repo, the common case) share one ls-remote. Other kinds hash per skill.
+ */
+type Asked = Map<string, Promise<string>>;
+const askedKey = (spec: SourceSpec) =>
+  spec.kind === "git" || spec.kind === "github" ? `${spec.cloneUrl ?? ""}\0${spec.ref ?? ""}` : null;
+
+async function query(
+  ctx: LemonContext,
+  scope: Scope,
+  key: string,
+  rec: LockRecord | null,
+  req: UpdateRequest,
+  asked: Asked,
+) {
   assertSkillKey(key);
   if (rec === null) throw notFound(`Skill '${key}' has no install record; nothing to update`);
   const spec = specFromRecord(rec, {
@@ -101,12 +116,20 @@ async function query(ctx: LemonContext, scope: Scope, key: string, rec: LockReco
   const installed = installedIdentity(rec);
   // A commit pin names its own identity: nothing to ask, and never moved without --ref.
   const pinned = spec.pinned && req.ref === undefined;
-  const upstream = await upstreamIdentity(spec, {
-    env: ctx.env,
-    scratch: recordedRoot(ctx, scope, rec),
-    key,
-    ...(req.onProgress ? { onProgress: req.onProgress } : {}),
-  });
+  const ask = () =>
+    upstreamIdentity(spec, {
+      env: ctx.env,
+      scratch: recordedRoot(ctx, scope, rec),
+      key,
+      ...(req.onProgress ? { onProgress: req.onProgress } : {}),
+    });
+  const shared = askedKey(spec);
+  let pending = shared === null ? undefined : asked.get(shared);
+  if (pending === undefined) {
+    pending = ask();
+    if (shared !== null) asked.set(shared, pending);
+  }
+  const upstream = await pending;
   return { key, rec, spec, installed, upstream, pinned } satisfies Queried;
 }
 
@@ -190,9 +213,10 @@ async function run(ctx: LemonContext, keys: readonly string[] | "all", req: Upda
           .filter((k) => UPDATABLE.has(doc.skills[k]?.source_kind ?? ""))
           .sort()
       : [...new Set(keys)];
+  const asked: Asked = new Map();
   const queried = await bounded(list, req.concurrency ?? UPDATE_CONCURRENCY, async (key) => {
     try {
-      return await query(ctx, scope, key, recordOf(doc, key), req);
+      return await query(ctx, scope, key, recordOf(doc, key), req, asked);
     } catch (err) {
       return { key, error: toLemonError(err) };
     }
