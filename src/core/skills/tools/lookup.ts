@@ -4,11 +4,11 @@
  * a long-lived host with a thousand skills installed; building every Entry of a listing to pick
  * one (registry.view) costs milliseconds a load does not need. When the relevance store proves a
  * scope's search snapshot current, the snapshot already holds that scope's scan in precedence
- * order: this resolves the key from it exactly as the catalog's precedence does (project before
- * global, earlier roots first, invalid files claim nothing, a directory reachable from both
- * scopes counts once, at its project position) and builds only that Entry, with the same
- * settings and lockfile reads as a listing. Without a current snapshot it answers null and the
- * caller takes the full view.
+ * order; otherwise the scope is scanned, which is cheap next to parsing. Either way only the
+ * key's candidates are read, the key is resolved exactly as the catalog's precedence does
+ * (project before global, earlier roots first, invalid files claim nothing, a directory
+ * reachable from both scopes counts once, at its project position) and only its Entry is built,
+ * with the same settings and lockfile reads as a listing.
  */
 import type { LemonContext } from "../../context.ts";
 import { resolvePaths, type LemonPaths, type Scope } from "../../paths.ts";
@@ -37,15 +37,15 @@ async function scopeScan(
   roots: ReturnType<typeof resolveRoots>["project"],
   lockfile: string,
   cache: RecordCache,
-): Promise<ScopeScan | null> {
+): Promise<ScopeScan> {
   // No root of the scope exists: nothing to find there, and no snapshot to ask.
   if (roots.every((r) => !r.exists)) return { candidates: [], record: async () => null };
   const current = await registry.relevance().store.peek({ roots, lockfile });
-  if (current === null) return null;
+  if (current === null) return scanned(roots, cache);
   const { docMeta, recordFromMeta } = await import("../search/doc-meta.ts");
   const candidates = current.identity.candidates();
   const fingerprints = current.identity.fingerprints();
-  if (current.snap.candDoc.length !== candidates.length) return null;
+  if (current.snap.candDoc.length !== candidates.length) return scanned(roots, cache);
   return {
     candidates,
     async record(i) {
@@ -57,6 +57,22 @@ async function scopeScan(
         m && m.key === c.key && m.fingerprint === fingerprints[i]
           ? recordFromMeta(m, c)
           : await loadCandidate(c, cache);
+      return rec.valid ? rec : null;
+    },
+  };
+}
+
+/**
+ * A scope without a current snapshot: scanned, and only the key's candidates read (through the
+ * record cache, so a long-lived host parses each SKILL.md once per change).
+ */
+async function scanned(roots: ReturnType<typeof resolveRoots>["project"], cache: RecordCache): Promise<ScopeScan> {
+  const { scanRoots } = await import("../catalog.ts");
+  const { candidates } = scanRoots(roots);
+  return {
+    candidates,
+    async record(i) {
+      const rec = await loadCandidate(candidates[i]!, cache);
       return rec.valid ? rec : null;
     },
   };
@@ -74,22 +90,21 @@ async function winner(scan: ScopeScan, key: string, taken: ReadonlySet<string> |
 }
 
 /**
- * The effective skill `key` names for `ctx` (hidden and disabled ones included), `undefined` when
- * no skill has it, or null when a scope has no current snapshot (the caller lists instead).
+ * The effective skill `key` names for `ctx` (hidden and disabled ones included), or `undefined`
+ * when no valid skill has it.
  */
 export async function lookupKey(
   registry: SkillRegistry,
   ctx: LemonContext,
   key: string,
   cache: RecordCache,
-): Promise<KeyLookup | undefined | null> {
+): Promise<KeyLookup | undefined> {
   const paths = resolvePaths(ctx);
   const { project, global } = resolveRoots(ctx, paths);
   const [p, g] = await Promise.all([
     scopeScan(registry, project, paths.project.lockfile, cache),
     scopeScan(registry, global, paths.global.lockfile, cache),
   ]);
-  if (p === null || g === null) return null;
   let record = await winner(p, key, null);
   if (record === null) {
     const taken = new Set(p.candidates.map((c) => c.realPath));

@@ -174,15 +174,14 @@ async function skillText(
   return "invalid";
 }
 
-/** The effective skill of `key`, or null: from the snapshots when they are current, else a listing. */
+/** The effective skill of `key`, or null: one key's lookup with a `fast` host, else a listing. */
 export async function findSkill(
   host: ToolHost,
   key: string,
 ): Promise<{ entry: SkillEntry; rec: ValidRecord; paths: LemonPaths } | null> {
   if (host.fast !== undefined) {
     const found = await lookupKey(host.registry, withCwd(host.fast.context, host.cwd), key, host.fast.cache);
-    if (found === undefined) return null;
-    if (found !== null) return { entry: found.entry, rec: found.record, paths: found.paths };
+    return found === undefined ? null : { entry: found.entry, rec: found.record, paths: found.paths };
   }
   const v = await host.registry.view(host.cwd !== undefined ? { cwd: host.cwd } : {});
   const entry = v.entries.find((e) => e.key === key);
