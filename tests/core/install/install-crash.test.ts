@@ -182,3 +182,43 @@ test("several processes installing different keys at once: every record lands in
   expect(Object.keys(audit.records).sort()).toEqual(keys.map((k) => `skill:${k}`));
   expect(readdirSync(join(box.agentDir, "skill")).sort()).toEqual(keys);
 });
+
+test("a journal committed into a project cannot move files, delete others or forge audit records", async () => {
+  await using box = await sandbox();
+  const root = join(box.project, ".lemon", "skill");
+  const victim = join(box.project, "src");
+  await box.write(join(victim, "main.ts"), "work\n");
+  const victimHash = await computeBundleHash(victim);
+  const globalAudit = join(box.agentDir, "skills.audit.json");
+  await box.write(globalAudit, `${JSON.stringify({ version: 1, records: {} }, null, 2)}\n`);
+  const auditBefore = readFileSync(globalAudit);
+  const forged = { key: "evil", kind: "skill", bundle_hash: "a".repeat(64), verdict: "pass" };
+  const hostile = [
+    // A key that walks out of the root, with the hash of the directory it names.
+    {
+      dir: ".x.txn-aa",
+      intent: { key: "../../src", dest: join(root, "../../src"), bundle_hash: victimHash, stamp: "t" },
+    },
+    // The journal's key disagrees with its name.
+    { dir: ".a.txn-bb", intent: { key: "b", dest: join(root, "b"), bundle_hash: victimHash, stamp: "t" } },
+    // A well-formed journal whose audit undo names the global cache with a forged record.
+    {
+      dir: ".evil.txn-cc",
+      intent: {
+        key: "evil",
+        dest: join(root, "evil"),
+        bundle_hash: "b".repeat(64),
+        stamp: "t",
+        audit: { file: globalAudit, id: "skill:evil", present: true, value: forged },
+      },
+    },
+  ];
+  for (const h of hostile) await box.write(join(root, h.dir, "intent.json"), JSON.stringify(h.intent));
+  await box.skill(join(root, ".evil.txn-cc", "backup", ".."), "backup");
+  await box.skill(join(box.root, "src-skills"), "hello");
+  await using lemon = createLemon({ cwd: box.project, env: box.env, curator: false });
+  await lemon.skills.install(join(box.root, "src-skills", "hello"), { approve: true, global: false });
+  expect(await computeBundleHash(victim)).toBe(victimHash);
+  expect(readFileSync(globalAudit).equals(auditBefore)).toBe(true);
+  expect(dots(root)).toEqual([]);
+});

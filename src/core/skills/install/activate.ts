@@ -19,8 +19,9 @@ import { readRegularFile } from "../../fsx/regular-file.ts";
 import { parseJson } from "../../json.ts";
 import { computeBundleHash } from "../bundle.ts";
 import type { LockDoc, LockRecord } from "../lockfile.ts";
-import { restoreAuditRecord, type PreviousAuditRecord } from "./audit-record.ts";
-import { AGENT_LABELS, destinationRoot, occupied } from "./destination.ts";
+import { auditCacheFile } from "../audit/target.ts";
+import { dropAuditRecord, restoreAuditRecord, type PreviousAuditRecord } from "./audit-record.ts";
+import { AGENT_LABELS, destinationRoot, INSTALL_KEY, occupied } from "./destination.ts";
 import { privateDir, type TempDir } from "./stage.ts";
 
 /** What a journal promises: enough to tell a finished activation from one to undo. */
@@ -136,7 +137,7 @@ async function hashOrNull(dir: string): Promise<string | null> {
  * scope's lockfile lock, with the document read under it. A journal without a readable intent
  * died before anything was moved: it is just removed.
  */
-export async function recoverJournals(destRoot: string, doc: LockDoc): Promise<void> {
+export async function recoverJournals(destRoot: string, doc: LockDoc, audit: AuditTrust): Promise<void> {
   let names: string[];
   try {
     names = await readdir(destRoot);
@@ -151,16 +152,20 @@ export async function recoverJournals(destRoot: string, doc: LockDoc): Promise<v
       if (pid !== process.pid && !pidAlive(pid)) await rm(join(destRoot, name), { recursive: true, force: true });
       continue;
     }
-    if (!TXN.test(name)) continue;
+    const txnKey = TXN.exec(name)?.[1];
+    if (txnKey === undefined) continue;
     const dir = join(destRoot, name);
-    const intent = readIntent(dir);
+    const read = readIntent(dir);
+    // A journal is only ever about the key in its own name, directly in this root: one naming
+    // anything else (a committed, hostile one in a project) moves nothing.
+    const intent = read !== null && read.key === txnKey && INSTALL_KEY.test(read.key) ? read : null;
     const backup = join(dir, BACKUP);
     if (intent !== null && intent.dest === join(destRoot, intent.key) && !finished(doc, intent)) {
       // Only the skill this journal activated is removed: its bytes say so.
       if ((await occupied(intent.dest)) && (await hashOrNull(intent.dest)) === intent.bundle_hash)
         await rm(intent.dest, { recursive: true, force: true });
       if ((await occupied(backup)) && !(await occupied(intent.dest))) await rename(backup, intent.dest);
-      if (intent.audit !== null) await restoreAuditRecord(intent.audit);
+      await undoAuditRecord(intent, audit);
       // A backup that could not go back (something else took its place) is never deleted.
       if (await occupied(backup)) continue;
     }
@@ -169,10 +174,28 @@ export async function recoverJournals(destRoot: string, doc: LockDoc): Promise<v
 }
 
 /**
+ * Whose journals may say what the audit cache held. A project's roots lie in the clone, so a
+ * journal there could carry a forged record: for them the new record is only dropped (a cache
+ * miss, which re-audits), never replaced by what the journal says.
+ */
+export interface AuditTrust {
+  file: string;
+  trusted: boolean;
+}
+
+async function undoAuditRecord(intent: Intent, audit: AuditTrust): Promise<void> {
+  const prev = intent.audit;
+  if (audit.trusted && prev !== null && prev.file === audit.file && prev.id === `skill:${intent.key}`)
+    await restoreAuditRecord(prev);
+  else await dropAuditRecord(audit.file, intent.key, intent.bundle_hash);
+}
+
+/**
  * {@link recoverJournals} for every root of the scope (lemon's and each `--agent` root): they all
  * share the scope's lockfile, so whoever holds its lock may finish what a dead writer started.
  */
 export async function recoverScope(ctx: LemonContext, scope: Scope, doc: LockDoc): Promise<void> {
+  const audit: AuditTrust = { file: auditCacheFile(ctx, scope), trusted: scope === "global" };
   const roots = new Set<string>();
   for (const agent of AGENT_LABELS) {
     try {
@@ -181,7 +204,7 @@ export async function recoverScope(ctx: LemonContext, scope: Scope, doc: LockDoc
       // A root switched off has nothing to recover.
     }
   }
-  for (const root of roots) await recoverJournals(root, doc);
+  for (const root of roots) await recoverJournals(root, doc, audit);
 }
 
 /** Step 9's re-check: a skill that appeared since step 4 is a concurrent install. */

@@ -86,3 +86,28 @@ export async function putAuditRecord(
 export async function restoreAuditRecord(prev: PreviousAuditRecord): Promise<void> {
   await swap(prev.file, prev.id, prev.value, prev.present);
 }
+
+/**
+ * Removes `skill:<key>` when it is the record of `bundleHash` (what a dead install wrote), so
+ * the next audit of that key runs afresh. Never fails the caller: the cache is only a cache.
+ */
+export async function dropAuditRecord(file: string, key: string, bundleHash: string): Promise<void> {
+  const id = recordId("skill", key);
+  try {
+    await update(
+      file,
+      codec,
+      (current) => {
+        const records: Record<string, unknown> = { ...(current.records ?? {}) };
+        const rec = records[id] as { bundle_hash?: unknown } | undefined;
+        if (rec === undefined || rec === null || rec.bundle_hash !== bundleHash)
+          return { next: undefined, result: undefined };
+        delete records[id];
+        return { next: { ...current, version: 1, records }, result: undefined };
+      },
+      { command: "lemon skill install", confineTo: null },
+    );
+  } catch {
+    // Unreadable or invalid: the next audit sets it aside or runs uncached anyway.
+  }
+}
