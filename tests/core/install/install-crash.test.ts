@@ -14,10 +14,10 @@ const INDEX = join(import.meta.dir, "../../../src/core/index.ts");
 /** A child that installs `source` through the module and prints one JSON line. */
 const CHILD = `
 import { createLemon } from ${JSON.stringify(INDEX)};
-const [cwd, source, as, force] = Bun.argv.slice(2);
+const [cwd, source, as, force, scope] = Bun.argv.slice(2);
 const lemon = createLemon({ cwd, env: process.env, curator: false });
 try {
-  const r = await lemon.skills.install(source, { approve: true, force: force === "1", as });
+  const r = await lemon.skills.install(source, { approve: true, force: force === "1", as, global: scope !== "project" });
   console.log(JSON.stringify({ ok: true, action: r.action }));
 } catch (e) {
   console.log(JSON.stringify({ ok: false, code: e.code, message: e.message }));
@@ -33,16 +33,28 @@ async function childScript(box: Sandbox): Promise<string> {
 function spawnInstall(
   box: Sandbox,
   script: string,
-  args: { source: string; as: string; force?: boolean },
+  args: { source: string; as: string; force?: boolean; scope?: "global" | "project" },
   env: Record<string, string> = {},
   wrap: string[] = [],
 ) {
-  return Bun.spawn([...wrap, process.execPath, script, box.project, args.source, args.as, args.force ? "1" : "0"], {
-    cwd: box.project,
-    env: { ...box.env, BUN_RUNTIME_TRANSPILER_CACHE_PATH: "0", ...env },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
+  return Bun.spawn(
+    [
+      ...wrap,
+      process.execPath,
+      script,
+      box.project,
+      args.source,
+      args.as,
+      args.force ? "1" : "0",
+      args.scope ?? "global",
+    ],
+    {
+      cwd: box.project,
+      env: { ...box.env, BUN_RUNTIME_TRANSPILER_CACHE_PATH: "0", ...env },
+      stdout: "pipe",
+      stderr: "pipe",
+    },
+  );
 }
 
 async function waitFor(file: string, proc: { exitCode: number | null }): Promise<void> {
@@ -57,19 +69,30 @@ async function waitFor(file: string, proc: { exitCode: number | null }): Promise
 const dots = (dir: string) => readdirSync(dir).filter((n) => n.startsWith("."));
 
 /** v1 installed as `hello`; the source then changes to v2. */
-async function installedV1(box: Sandbox) {
+/** The state dir and audit cache of a scope (a project's cache lives under A, by scope id). */
+function scopeFiles(box: Sandbox, scope: "global" | "project") {
+  const state = scope === "global" ? box.agentDir : join(box.project, ".lemon");
+  const auditDir = join(box.agentDir, "cache", "audit");
+  const audit =
+    scope === "global" ? join(box.agentDir, "skills.audit.json") : join(auditDir, readdirSync(auditDir)[0] ?? "none");
+  return { state, lockfile: join(state, "skills.lock.json"), audit, root: join(state, "skill") };
+}
+
+async function installedV1(box: Sandbox, scope: "global" | "project" = "global") {
   const src = join(box.root, "src", "hello");
   await box.skill(join(box.root, "src"), "hello");
   await using lemon = createLemon({ cwd: box.project, env: box.env, curator: false });
-  await lemon.skills.install(src, { approve: true });
+  await lemon.skills.install(src, { approve: true, global: scope === "global" });
   await box.write(join(src, "v2.md"), "second version\n");
-  const dest = join(box.agentDir, "skill", "hello");
+  const files = scopeFiles(box, scope);
+  const dest = join(files.root, "hello");
   return {
     src,
     dest,
+    files,
     v1: await computeBundleHash(dest),
-    lock: readFileSync(join(box.agentDir, "skills.lock.json")),
-    audit: readFileSync(join(box.agentDir, "skills.audit.json")),
+    lock: readFileSync(files.lockfile),
+    audit: readFileSync(files.audit),
   };
 }
 
@@ -133,35 +156,39 @@ describe("a process killed mid-install", () => {
   });
 });
 
-test("a full disk on the lockfile write (EFBIG) rolls back the directory and the audit record", async () => {
-  await using box = await sandbox();
-  const before = await installedV1(box);
-  // Padding only the lockfile carries makes its write the one that crosses the file-size limit.
-  const doc = JSON.parse(before.lock.toString());
-  doc.padding = "x".repeat(12_000);
-  await writeFile(join(box.agentDir, "skills.lock.json"), `${JSON.stringify(doc, null, 2)}\n`);
-  const lockBefore = readFileSync(join(box.agentDir, "skills.lock.json"));
-  // Every other file the install writes stays far below the limit (the audit cache gains one record).
-  expect(before.audit.length * 2 + 1024).toBeLessThan(8192);
-  expect(lockBefore.length).toBeGreaterThan(8192);
-  const proc = spawnInstall(box, await childScript(box), { source: before.src, as: "hello", force: true }, {}, [
-    "sh",
-    "-c",
-    `trap '' XFSZ; exec prlimit --fsize=8192 -- "$@"`,
-    "sh",
-  ]);
-  const [out, code] = [await new Response(proc.stdout).text(), await proc.exited];
-  expect(code).toBe(1);
-  const res = JSON.parse(out.trim().split("\n").pop()!);
-  expect(res.ok).toBe(false);
-  expect(res.message).toContain("EFBIG");
-  expect(readFileSync(join(box.agentDir, "skills.lock.json")).equals(lockBefore)).toBe(true);
-  expect(await computeBundleHash(before.dest)).toBe(before.v1);
-  const audit = JSON.parse(readFileSync(join(box.agentDir, "skills.audit.json"), "utf8"));
-  expect(audit.records["skill:hello"]).toEqual(JSON.parse(before.audit.toString()).records["skill:hello"]);
-  expect(dots(join(box.agentDir, "skill"))).toEqual([]);
-  expect(dots(box.agentDir).filter((n) => n.includes("tmp") || n.endsWith(".lock"))).toEqual([]);
-});
+for (const scope of ["global", "project"] as const) {
+  test(`a full disk on the ${scope} lockfile write (EFBIG) rolls back the directory and the audit record exactly`, async () => {
+    await using box = await sandbox();
+    const before = await installedV1(box, scope);
+    const { lockfile, audit: auditFile, root } = before.files;
+    // Padding only the lockfile carries makes its write the one that crosses the file-size limit.
+    const doc = JSON.parse(before.lock.toString());
+    doc.padding = "x".repeat(12_000);
+    await writeFile(lockfile, `${JSON.stringify(doc, null, 2)}\n`);
+    const lockBefore = readFileSync(lockfile);
+    // Every other file the install writes stays far below the limit (the audit cache gains one record).
+    expect(before.audit.length * 2 + 1024).toBeLessThan(8192);
+    expect(lockBefore.length).toBeGreaterThan(8192);
+    const proc = spawnInstall(
+      box,
+      await childScript(box),
+      { source: before.src, as: "hello", force: true, scope },
+      {},
+      ["sh", "-c", `trap '' XFSZ; exec prlimit --fsize=8192 -- "$@"`, "sh"],
+    );
+    const [out, code] = [await new Response(proc.stdout).text(), await proc.exited];
+    expect(code).toBe(1);
+    const res = JSON.parse(out.trim().split("\n").pop()!);
+    expect(res.ok).toBe(false);
+    expect(res.message).toContain("EFBIG");
+    expect(readFileSync(lockfile).equals(lockBefore)).toBe(true);
+    expect(await computeBundleHash(before.dest)).toBe(before.v1);
+    const audit = JSON.parse(readFileSync(auditFile, "utf8"));
+    expect(audit.records["skill:hello"]).toEqual(JSON.parse(before.audit.toString()).records["skill:hello"]);
+    expect(dots(root)).toEqual([]);
+    expect(dots(before.files.state).filter((n) => n.includes("tmp") || n.endsWith(".lock"))).toEqual([]);
+  });
+}
 
 test("several processes installing different keys at once: every record lands in the lock", async () => {
   await using box = await sandbox();

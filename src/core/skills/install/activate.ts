@@ -124,6 +124,9 @@ function finished(doc: LockDoc, intent: Intent): boolean {
   );
 }
 
+/** True when the lock already holds the record this live transaction was writing. */
+export const journalFinished = (doc: LockDoc, txn: Txn): boolean => finished(doc, txn.intent);
+
 async function hashOrNull(dir: string): Promise<string | null> {
   try {
     return await computeBundleHash(dir);

@@ -16,7 +16,17 @@ import { blockedError, checkOverride, makeOverride, parseOverrideHash } from "..
 import { auditCacheFile } from "../audit/target.ts";
 import { escapeKey } from "../skill-key.ts";
 import { emptyRecord, readLockfile, updateLockfile, type LockRecord } from "../lockfile.ts";
-import { activate, openTxn, pauseAt, recheck, recoverScope, rollback, saveIntent, type Txn } from "./activate.ts";
+import {
+  activate,
+  journalFinished,
+  openTxn,
+  pauseAt,
+  recheck,
+  recoverScope,
+  rollback,
+  saveIntent,
+  type Txn,
+} from "./activate.ts";
 import { requestApproval, type Approver } from "./approval.ts";
 import { auditRecordOf, putAuditRecord } from "./audit-record.ts";
 import { assertWritableRoot, destinationRoot, INSTALL_KEY, occupied, type AgentLabel } from "./destination.ts";
@@ -263,9 +273,12 @@ export async function stageAndActivate(ctx: LemonContext, plan: ActivationPlan):
       },
       { command: plan.update ? "lemon skill update" : "lemon skill install" },
     ).catch(async (err: unknown) => {
-      // The lock write failed after activation: undo under the lock, exactly as a crash would be.
-      if (pending !== null)
+      // The lock write failed after activation: undo under the lock. This process still knows
+      // exactly what it replaced; a journal another writer already recovered is left alone.
+      const txn: Txn | null = pending;
+      if (txn !== null)
         await updateLockfile(file, confine, async (doc) => {
+          if ((await occupied(txn.dir.path)) && !journalFinished(doc, txn)) await rollback(txn);
           await recoverScope(ctx, scope, doc);
           return { next: undefined, result: undefined };
         }).catch(() => {});
