@@ -177,6 +177,15 @@ async function reinstall(ctx: LemonContext, scope: Scope, q: Queried, req: Updat
   const dest = join(destRoot, q.key);
   if (!req.force && (await currentHash(dest)) !== q.rec.bundle_hash)
     throw new LemonError("CONFLICT", `Skill '${q.key}' has local modifications; re-run with --force to overwrite them`);
+  // §9 step 5: the operation approval comes before anything is fetched (§5 step 4 onwards).
+  await requestApproval(req.approve, {
+    kind: "skill_update",
+    key: q.key,
+    scope,
+    trustLevel: q.spec.trust,
+    source: q.spec.display,
+    destination: dest,
+  });
   const done = await stageAndActivate(ctx, {
     spec: q.spec,
     scope,
@@ -187,15 +196,6 @@ async function reinstall(ctx: LemonContext, scope: Scope, q: Queried, req: Updat
     update: true,
     approve: req.approve,
     ...(req.securityOverride !== undefined ? { securityOverride: req.securityOverride } : {}),
-    beforeStage: (key, destination) =>
-      requestApproval(req.approve, {
-        kind: "skill_update",
-        key,
-        scope,
-        trustLevel: q.spec.trust,
-        source: q.spec.display,
-        destination,
-      }),
     ...(req.onProgress ? { onProgress: req.onProgress } : {}),
     ...(req.onNotice ? { onNotice: req.onNotice } : {}),
   });
