@@ -427,6 +427,67 @@ describe("git sources", () => {
   });
 });
 
+describe("refs, paths and the rest", () => {
+  test("--ref installs a tag's commit and records the ref; --path selects a subfolder", async () => {
+    await using box = await sandbox();
+    const repo = await createRepo(box.root, "tagged", {
+      "SKILL.md": skillMd("tagged", "first"),
+      "sub/x/SKILL.md": skillMd("x"),
+    });
+    const c1 = await repo.tag("v1", { annotated: true });
+    await repo.commit({ "SKILL.md": skillMd("tagged", "second") });
+    await using lemon = lemonOf(box);
+    const r = await lemon.skills.install(repo.url, { approve: true, ref: "v1" });
+    expect(r.lock).toMatchObject({ source_ref: "v1", resolved_commit: c1, subdir: null });
+    expect(readFileSync(join(r.skill.path, "SKILL.md"), "utf8")).toContain("first");
+    const p = await lemon.skills.install(repo.url, { approve: true, path: "sub/x" });
+    expect(p.lock).toMatchObject({ subdir: "sub/x", source_ref: null, resolved_commit: repo.head });
+    expect(p.skill.key).toBe("x");
+    const both = await rejection(lemon.skills.install(`${repo.url}#v1`, { approve: true, ref: "v1", as: "y" }));
+    expect(both.code).toBe("INVALID_PARAMS");
+  });
+
+  test("a FIFO in the bundle is refused at copy time", async () => {
+    await using box = await sandbox();
+    const src = join(box.root, "src");
+    await box.skill(src, "piped");
+    Bun.spawnSync(["mkfifo", join(src, "piped", "queue")]);
+    await using lemon = lemonOf(box);
+    const err = await rejection(lemon.skills.install(join(src, "piped"), { approve: true }));
+    expect([err.code, err.message]).toEqual(["INVALID_REQUEST", "special_file_not_allowed: queue"]);
+    expect(readdirSync(join(box.agentDir, "skill"))).toEqual([]);
+  });
+
+  test("--agent claude --local refuses a .claude that leaves the project", async () => {
+    await using box = await sandbox();
+    await box.skill(join(box.root, "src"), "hello");
+    await mkdir(join(box.root, "outside"), { recursive: true });
+    await symlink(join(box.root, "outside"), join(box.project, ".claude"));
+    await using lemon = lemonOf(box);
+    const err = await rejection(
+      lemon.skills.install(join(box.root, "src", "hello"), { approve: true, agent: "claude", global: false }),
+    );
+    expect([err.code, err.message]).toEqual([
+      "FORBIDDEN",
+      `refusing to write through symlink: ${join(box.project, ".claude", "skills")}`,
+    ]);
+    expect(readdirSync(join(box.root, "outside"))).toEqual([]);
+  });
+
+  test("relevance sees the new skill at once (the scope snapshot is invalidated)", async () => {
+    await using box = await sandbox();
+    await box.skill(join(box.root, "src"), "kubectl-rollout", {
+      name: "kubectl-rollout",
+      description: "Roll out a Kubernetes deployment with kubectl and watch its status.",
+    });
+    await using lemon = lemonOf(box);
+    expect(await lemon.skills.findRelevant("kubernetes deployment rollout")).toEqual([]);
+    await lemon.skills.install(join(box.root, "src", "kubectl-rollout"), { approve: true });
+    const hits = await lemon.skills.findRelevant("kubernetes deployment rollout");
+    expect(hits.map((e) => e.key)).toEqual(["kubectl-rollout"]);
+  });
+});
+
 describe("rollback", () => {
   test("an audit cache that cannot be parsed is set aside, never blocks the install", async () => {
     await using box = await sandbox();
