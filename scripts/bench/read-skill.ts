@@ -16,7 +16,8 @@
  * In-process, the corpus is the `claude` global root of an isolated instance whose search
  * snapshot a first `findRelevant` built, as in any agent loop that asks for relevant skills each
  * turn. "tool" is the read alone; "lemon.readSkill" adds the instance's usage sidecar, which
- * records every load under its lock before the call returns (skills.md §12.2). Their floor is a
+ * records every load under its lock before the call returns (skills.md §12.2); "no snapshot" is
+ * the tool in an instance that never built one, so each call scans the root. Their floor is a
  * readFileSync of the skill's SKILL.md. The process cases get a fresh agent dir per run (no
  * snapshot: both scan and parse the tree); their floors are a compiled hello-world and a compiled
  * program that reads and prints the one SKILL.md.
@@ -94,6 +95,13 @@ async function inProcess(o: Options, corpus: string, scratch: string): Promise<{
   const registry = await registryOf(lemon);
   const host = { registry, fast: { context: lemon.context, cache: new Map() }, now: () => new Date() };
   const params = { key, view: "summary" as const };
+  // The same without any snapshot (a host that never asks for relevant skills): each call scans.
+  await using bare = createLemon({ cwd, env: { ...env, LEMON_AGENT_DIR: join(scratch, "agent-bare") } });
+  const bareHost = {
+    registry: await registryOf(bare),
+    fast: { context: bare.context, cache: new Map() },
+    now: () => new Date(),
+  };
   const first = await readSkill(host, params);
   if (first.isError) fail(`read_skill failed: ${JSON.stringify(first.content)}`);
   const file = join(entry.path, "SKILL.md");
@@ -107,14 +115,16 @@ async function inProcess(o: Options, corpus: string, scratch: string): Promise<{
     return t;
   };
   // Alternating rounds, so drift hits every series alike; the first round warms the JIT.
-  const rows: Record<string, number[]> = { tool: [], "lemon.readSkill": [], floor: [] };
+  const rows: Record<string, number[]> = { tool: [], "lemon.readSkill": [], scan: [], floor: [] };
   for (let round = 0; round < 4; round++) {
     const tool = await series(() => readSkill(host, params));
     const full = await series(() => lemon.readSkill(params));
+    const scan = await series(() => readSkill(bareHost, params));
     const floor = await series(() => readFileSync(file));
     if (round === 0) continue;
     rows.tool!.push(...tool);
     rows["lemon.readSkill"]!.push(...full);
+    rows.scan!.push(...scan);
     rows.floor!.push(...floor);
   }
   const line = (name: string, t: number[]) =>
@@ -124,6 +134,7 @@ async function inProcess(o: Options, corpus: string, scratch: string): Promise<{
     `in-process, warm (${listed.length} skills, key ${key}, ${3 * o.calls} calls per series):`,
     line("read_skill summary (tool)", rows.tool!),
     line("lemon.readSkill (+ usage sidecar)", rows["lemon.readSkill"]!),
+    line("read_skill summary, no snapshot (scan)", rows.scan!),
     line("  floor: readFileSync(SKILL.md)", rows.floor!),
     `  tool p50 ${ms(p50)}: target ≤ 1 ms ${p50 <= 1 ? "met" : `missed by ${ms(p50 - 1)}`}`,
     "",
