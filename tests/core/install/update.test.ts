@@ -328,6 +328,7 @@ describe("update of a well-known skill", () => {
       expect(r.status).toBe("updated");
       expect(skillText(box, "wk")).toContain("served anew");
       expect(readdirSync(join(box.agentDir, "skill")).filter((n) => n.startsWith("."))).toEqual([]);
+      expect(readdirSync(join(box.agentDir, "cache")).filter((n) => n.startsWith(".fetch-"))).toEqual([]);
     } finally {
       srv.stop();
     }

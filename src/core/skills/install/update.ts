@@ -119,7 +119,8 @@ async function query(
   const ask = () =>
     upstreamIdentity(spec, {
       env: ctx.env,
-      scratch: recordedRoot(ctx, scope, rec),
+      // lemon's own cache, never a project root: a download to hash writes nothing under C.
+      scratch: join(ctx.agentDir, "cache"),
       key,
       ...(req.onProgress ? { onProgress: req.onProgress } : {}),
     });

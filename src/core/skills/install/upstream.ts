@@ -8,6 +8,7 @@ import { existsSync } from "node:fs";
 import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { LemonError, notFound } from "../../errors.ts";
+import { randomHex } from "../../fsx/atomic.ts";
 import { computeBundleHash } from "../bundle.ts";
 import { fetchSource, type FetchOptions } from "./fetch.ts";
 import { remoteCommit } from "./git.ts";
@@ -16,8 +17,8 @@ import type { SourceSpec } from "./source.ts";
 
 export interface UpstreamOptions extends FetchOptions {
   /**
-   * A directory where a private `.fetch-<random>` dir may be created (well_known downloads the
-   * files to hash them); it is removed afterwards. The destination root, so it stays invisible.
+   * A directory of lemon's own (the agent dir's cache) where a private `.fetch-<random>` dir may
+   * be created: well_known downloads the files to hash them. It is removed afterwards.
    */
   scratch: string;
   /** The installed key: picks the skill when a local source holds several (install.md §4.7). */
@@ -55,8 +56,8 @@ export async function upstreamIdentity(spec: SourceSpec, opts: UpstreamOptions):
       return computeBundleHash(await skillDirOf(fetched.root, opts.key));
     }
     case "well_known": {
-      const into = join(opts.scratch, `.fetch-${crypto.randomUUID().slice(0, 12)}`);
-      await mkdir(opts.scratch, { recursive: true });
+      const into = join(opts.scratch, `.fetch-${randomHex(6)}`);
+      await mkdir(opts.scratch, { recursive: true, mode: 0o755 });
       await mkdir(into, { mode: 0o700 });
       try {
         const fetched = await fetchSource(spec, into, opts);
