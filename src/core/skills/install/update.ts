@@ -97,14 +97,7 @@ type Asked = Map<string, Promise<string>>;
 const askedKey = (spec: SourceSpec) =>
   spec.kind === "git" || spec.kind === "github" ? `${spec.cloneUrl ?? ""}\0${spec.ref ?? ""}` : null;
 
-async function query(
-  ctx: LemonContext,
-  scope: Scope,
-  key: string,
-  rec: LockRecord | null,
-  req: UpdateRequest,
-  asked: Asked,
-) {
+async function query(ctx: LemonContext, key: string, rec: LockRecord | null, req: UpdateRequest, asked: Asked) {
   assertSkillKey(key);
   if (rec === null) throw notFound(`Skill '${key}' has no install record; nothing to update`);
   const spec = specFromRecord(rec, {
@@ -217,7 +210,7 @@ async function run(ctx: LemonContext, keys: readonly string[] | "all", req: Upda
   const asked: Asked = new Map();
   const queried = await bounded(list, req.concurrency ?? UPDATE_CONCURRENCY, async (key) => {
     try {
-      return await query(ctx, scope, key, recordOf(doc, key), req, asked);
+      return await query(ctx, key, recordOf(doc, key), req, asked);
     } catch (err) {
       return { key, error: toLemonError(err) };
     }
