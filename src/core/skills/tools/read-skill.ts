@@ -11,7 +11,6 @@ import { isDisplayable, type SkillEntry } from "../entry.ts";
 import type { ValidRecord } from "../load.ts";
 import type { SkillRegistry } from "../registry.ts";
 import { withCwd, type LemonContext } from "../../context.ts";
-import type { LemonPaths } from "../../paths.ts";
 import type { RecordCache } from "../catalog.ts";
 import { lookupKey } from "./lookup.ts";
 import { readSkillFile } from "../skill-file.ts";
@@ -178,15 +177,16 @@ async function skillText(
 export async function findSkill(
   host: ToolHost,
   key: string,
-): Promise<{ entry: SkillEntry; rec: ValidRecord; paths: LemonPaths } | null> {
+): Promise<{ entry: SkillEntry; rec: ValidRecord; ctx: LemonContext } | null> {
   if (host.fast !== undefined) {
-    const found = await lookupKey(host.registry, withCwd(host.fast.context, host.cwd), key, host.fast.cache);
-    return found === undefined ? null : { entry: found.entry, rec: found.record, paths: found.paths };
+    const ctx = withCwd(host.fast.context, host.cwd);
+    const found = await lookupKey(host.registry, ctx, key, host.fast.cache);
+    return found === undefined ? null : { entry: found.entry, rec: found.record, ctx };
   }
   const v = await host.registry.view(host.cwd !== undefined ? { cwd: host.cwd } : {});
   const entry = v.entries.find((e) => e.key === key);
   const rec = v.discovery.effective.get(key);
-  return entry === undefined || rec === undefined ? null : { entry, rec, paths: v.paths };
+  return entry === undefined || rec === undefined ? null : { entry, rec, ctx: v.ctx };
 }
 
 /** `not_found` with the suggestions of the current listing (without `except`). */
@@ -204,7 +204,7 @@ async function run(host: ToolHost, p: Record<string, unknown>, view: ReadSkillVi
   if (found === null) return notFoundOutcome(host, key);
   const { entry, rec } = found;
   const scope = entry.scope;
-  const blocked = await blockedMessage(found.paths, entry);
+  const blocked = await blockedMessage(found.ctx, entry, rec.candidate);
   if (blocked !== null) return fail(blocked, { error: "blocked", key, path: entry.path }, scope);
 
   const parts = [headerText(entry)];

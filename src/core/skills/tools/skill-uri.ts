@@ -65,7 +65,7 @@ async function resolve(host: ToolHost, uri: string): Promise<ResolvedSkillUri & 
   const found = await findSkill(host, key);
   if (found === null) throw notFound(`Skill not found: ${shownKey}`);
   const { entry } = found;
-  const blocked = await blockedMessage(found.paths, entry);
+  const blocked = await blockedMessage(found.ctx, entry, found.rec.candidate);
   if (blocked !== null) throw forbidden(blocked);
   const read = readContained(entry.real_path, rel);
   const shown = escapeKey(rel);
