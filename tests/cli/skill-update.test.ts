@@ -76,6 +76,18 @@ describe("lemon skill update (cli.md §2.13)", () => {
     expect([all.code, (all.json().results as { key: string }[]).map((x) => x.key)]).toEqual([0, ["tidy"]]);
   });
 
+  test("--all with nothing installed says so; an invalid lock file refuses the run", async () => {
+    await using box = await sandbox();
+    const none = await box.cli(["skill", "update", "--all"]);
+    expect([none.code, none.stdout, none.stderr]).toEqual([0, "", "No installed skills to update.\n"]);
+    await box.write(join(box.agentDir, "skills.lock.json"), "{oops");
+    const bad = await box.cli(["skill", "update", "--all", "--check"]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toStartWith(
+      `error [CONFLICT]: refusing to overwrite invalid ${join(box.agentDir, "skills.lock.json")}: `,
+    );
+  });
+
   test("argument errors exit 2", async () => {
     await using box = await sandbox();
     for (const argv of [
