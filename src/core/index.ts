@@ -18,6 +18,7 @@ import type { Scope } from "./paths.ts";
 import type { AuditReport } from "./skills/audit/engine.ts";
 import type { SearchResult } from "./skills/search/search.ts";
 import type { ApprovalRequest } from "./skills/install/approval.ts";
+import { lifecycleChecks } from "./skills/install/checks.ts";
 import type { InstallOptions, InstallResult, UpdateOptions } from "./skills/install/api.ts";
 import type { UpdateItem, UpdateResult } from "./skills/install/update.ts";
 import type { McpAppConfig, McpConfigApi, ValidateResult } from "./mcp/index.ts";
@@ -167,37 +168,8 @@ function method<A extends unknown[], R>(check: (...args: NoInfer<A>) => void, ru
 }
 
 const CWD = { cwd: "string" } as const satisfies Record<string, ArgKind>;
-const UPDATE_FIELDS = {
-  ...CWD,
-  global: "boolean",
-  force: "boolean",
-  check: "boolean",
-  ref: "string",
-  securityOverride: "string",
-  onProgress: "function",
-  onNotice: "function",
-} as const satisfies Record<string, ArgKind>;
 const SCOPE = ["global", "project"] as const;
 const LEMON_FIELDS: Record<string, ArgKind> = { readConfigFile: "boolean", config: "object", approve: "function" };
-const INSTALL_FIELDS = {
-  ...CWD,
-  global: "boolean",
-  force: "boolean",
-  ref: "string",
-  path: "string",
-  skill: "string",
-  as: "string",
-  securityOverride: "string",
-  agent: ["lemon", "agents", "claude", "codex", "omp"],
-  onProgress: "function",
-  onNotice: "function",
-} as const satisfies Record<string, ArgKind>;
-
-/** `approve` of an install, update or uninstall call: `true`/`false` or a callback. */
-function checkApprove(o: unknown, what: string): void {
-  const v = (o as { approve?: unknown } | undefined)?.approve;
-  if (v !== undefined && typeof v !== "function") checkArg(v, "boolean", `${what}: option 'approve'`);
-}
 
 /**
  * A lemon instance over `options` (every default in cli.md §7: `cwd` the process cwd, `env` see
@@ -307,45 +279,11 @@ export function createLemon(options: LemonOptions = {}): Lemon {
       query("skills.search", { maxLocal: "number", maxOnline: "number", online: "boolean" }),
       async (q, o) => (await reg()).search(q, o),
     ),
-    install: method(
-      (src: unknown, o?: unknown) => {
-        checkArg(src, "string", "skills.install: source");
-        checkOptions(o, INSTALL_FIELDS, "skills.install");
-        checkApprove(o, "skills.install");
-      },
-      async (src, o) => (await reg()).install(src, o),
-    ),
-    listSource: method(
-      (src: unknown, o?: unknown) => {
-        checkArg(src, "string", "skills.listSource: source");
-        checkOptions(o, { ...CWD, ref: "string", path: "string", onProgress: "function" }, "skills.listSource");
-      },
-      async (src, o) => (await reg()).listSource(src, o),
-    ),
-    update: method(
-      (k: unknown, o?: unknown) => {
-        checkArg(k, "string", "skills.update: key");
-        checkOptions(o, UPDATE_FIELDS, "skills.update");
-        checkApprove(o, "skills.update");
-      },
-      async (k, o) => (await reg()).update(k, o),
-    ),
-    updateMany: method(
-      (keys: unknown, o?: unknown) => {
-        if (keys !== "all") checkArg(keys, "string[]", "skills.updateMany: keys");
-        checkOptions(o, UPDATE_FIELDS, "skills.updateMany");
-        checkApprove(o, "skills.updateMany");
-      },
-      async (keys, o) => (await reg()).updateMany(keys, o),
-    ),
-    uninstall: method(
-      (k: unknown, o?: unknown) => {
-        checkArg(k, "string", "skills.uninstall: key");
-        checkOptions(o, { ...CWD, global: "boolean", force: "boolean" }, "skills.uninstall");
-        checkApprove(o, "skills.uninstall");
-      },
-      async (k, o) => (await reg()).uninstall(k, o),
-    ),
+    install: method(lifecycleChecks.install, async (src, o) => (await reg()).install(src, o)),
+    listSource: method(lifecycleChecks.listSource, async (src, o) => (await reg()).listSource(src, o)),
+    update: method(lifecycleChecks.update, async (k, o) => (await reg()).update(k, o)),
+    updateMany: method(lifecycleChecks.updateMany, async (keys, o) => (await reg()).updateMany(keys, o)),
+    uninstall: method(lifecycleChecks.uninstall, async (k, o) => (await reg()).uninstall(k, o)),
     usageReport: method(
       (o?: unknown) =>
         checkOptions(

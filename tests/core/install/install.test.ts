@@ -488,6 +488,37 @@ describe("refs, paths and the rest", () => {
   });
 });
 
+describe("module arguments", () => {
+  test("wrong types fail INVALID_PARAMS naming the argument", async () => {
+    await using box = await sandbox();
+    await using lemon = lemonOf(box);
+    const bad: [Promise<unknown>, string][] = [
+      [lemon.skills.install(42 as unknown as string), "skills.install: source must be a string (got number)"],
+      [
+        lemon.skills.install("./x", { approve: "yes" as unknown as boolean }),
+        "skills.install: option 'approve' must be a boolean (got string)",
+      ],
+      [
+        lemon.skills.install("./x", { agent: "vim" as "lemon" }),
+        "skills.install: option 'agent' must be 'lemon' or 'agents' or 'claude' or 'codex' or 'omp' (got string)",
+      ],
+      [
+        lemon.skills.update("x", { check: 1 as unknown as boolean }),
+        "skills.update: option 'check' must be a boolean (got number)",
+      ],
+      [lemon.skills.updateMany("some" as "all"), "skills.updateMany: keys must be an array of strings (got string)"],
+      [
+        lemon.skills.uninstall("x", { force: "y" as unknown as boolean }),
+        "skills.uninstall: option 'force' must be a boolean (got string)",
+      ],
+    ];
+    for (const [p, message] of bad) {
+      const err = await rejection(p);
+      expect([err.code, err.message]).toEqual(["INVALID_PARAMS", message]);
+    }
+  });
+});
+
 describe("rollback", () => {
   test("an audit cache that cannot be parsed is set aside, never blocks the install", async () => {
     await using box = await sandbox();
