@@ -57,6 +57,18 @@ describe("lemon tool read_skill", () => {
     expect([human.code, human.stdout]).toEqual([1, "Parameter 'key' must be a non-empty string.\n"]);
   });
 
+  test("human output drops escape sequences and control characters of a hostile skill; --json keeps them escaped", async () => {
+    await using box = await sandbox();
+    const evil = "# Evil\n\n\u001b]0;pwned\u0007\u001b[2J\u001b[31mred\u001b[0m bell\u0007 back\b\tkept\n";
+    await box.skill(join(box.project, ".lemon/skill"), "evil", { name: "evil", description: "A hostile skill." }, evil);
+    const human = await box.cli(["tool", "read_skill", '{"key":"evil"}']);
+    expect(human.code).toBe(0);
+    expect(human.stdout).not.toMatch(/[\u0000-\u0008\u001b\u007f]/);
+    expect(human.stdout.endsWith("# Evil\n\nred bell back\tkept\n")).toBe(true);
+    const json = await box.cli(["tool", "read_skill", '{"key":"evil"}', "--json"]);
+    expect(JSON.parse(json.stdout).text.endsWith(evil)).toBe(true);
+  });
+
   test("@file, relative to the current directory, and --cwd", async () => {
     await using box = await sandbox();
     await setup(box);

@@ -10,6 +10,7 @@ import { isAbsolute, resolve } from "node:path";
 import {
   cell,
   createLemon,
+  stripAnsi,
   type ApprovalRequest,
   type Lemon,
   type ToolCallContext,
@@ -180,10 +181,20 @@ export function callContext(flags: { session?: string | undefined; agent?: strin
   };
 }
 
-/** Prints a tool result (cli.md §2.18) and gives the exit code. */
+// C0 controls but TAB/LF/CR, DEL and C1: nothing a reader of the text needs, and a terminal obeys them.
+const CONTROLS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/g;
+
+/**
+ * Prints a tool result (cli.md §2.18) and gives the exit code. The human form is the tool's text
+ * with escape sequences and control characters removed: skill files are untrusted and this
+ * output may reach a terminal; JSON escapes them instead and keeps the text exact.
+ */
 export function printResult(io: CliIo, json: boolean, r: ToolResult<unknown>): number {
   const text = r.content.map((b) => (b.type === "text" ? b.text : "")).join("\n");
   if (json) printJson(io, { ok: !r.isError, isError: r.isError, text, details: r.details });
-  else io.out(text.endsWith("\n") ? text : `${text}\n`);
+  else {
+    const shown = stripAnsi(text).replace(CONTROLS, "");
+    io.out(shown.endsWith("\n") ? shown : `${shown}\n`);
+  }
   return r.isError ? 1 : 0;
 }

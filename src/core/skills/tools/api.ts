@@ -50,25 +50,24 @@ export function toolApi(host: ToolApiHost): ToolApi {
   const readSkill = async (params: unknown, ctx?: ToolCallWithCwd): Promise<ToolResult<ReadSkillDetails>> => {
     const key = isRecord(params) && typeof params.key === "string" ? params.key : "";
     let cwd: string | undefined;
+    let refused: string | undefined;
     try {
       if (ctx !== undefined && !isRecord(ctx)) checkArg(ctx, "object", "readSkill: ctx");
       cwd = cwdOf(host.context, ctx?.cwd, "readSkill");
     } catch (err) {
-      return errorResult(toLemonError(err).message, { error: "invalid_params", key });
+      refused = toLemonError(err).message;
     }
     try {
       const [{ readSkill: run }, registry] = await Promise.all([import("./read-skill.ts"), host.registry()]);
-      return await run(
-        {
-          registry,
-          fast,
-          ...(cwd !== undefined ? { cwd } : {}),
-          now: () => host.context.now(),
-          ...(emitLoad ? { emit: (e: SkillLoadEvent) => emitLoad(e, cwd) } : {}),
-        },
-        params,
-        ctx,
-      );
+      const call = isRecord(ctx) ? ctx : undefined;
+      const toolHost = {
+        registry,
+        fast,
+        ...(cwd !== undefined ? { cwd } : {}),
+        now: () => host.context.now(),
+        ...(emitLoad ? { emit: (e: SkillLoadEvent) => emitLoad(e, cwd) } : {}),
+      };
+      return await run(toolHost, params, call, refused);
     } catch (err) {
       return errorResult(`Could not read skill: ${toLemonError(err).message}`, { error: "read_failed", key });
     }

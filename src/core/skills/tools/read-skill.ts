@@ -282,12 +282,15 @@ async function run(host: ToolHost, p: Record<string, unknown>, view: ReadSkillVi
 /**
  * Runs `read_skill` with untrusted `params`. Resolves to a result in every case: bad parameters,
  * unknown keys, blocked skills and unreadable files are `isError: true` with the messages of
- * skills.md §8; anything unexpected is a `read_failed` result naming no internals.
+ * skills.md §8; anything unexpected is a `read_failed` result naming no internals. `refused` is
+ * a failure its caller found before the tool could run (a bad call context): reported like any
+ * other, event included.
  */
 export async function readSkill(
   host: ToolHost,
   params: unknown,
   ctx?: ToolCallContext,
+  refused?: string,
 ): Promise<ToolResult<ReadSkillDetails>> {
   const started = performance.now();
   const p = isRecord(params) ? params : {};
@@ -295,7 +298,8 @@ export async function readSkill(
   const key = typeof rawKey === "string" ? rawKey : "";
   const view: ReadSkillView = VIEWS.includes(p.view as ReadSkillView) ? (p.view as ReadSkillView) : "full";
   let out: Outcome;
-  if (key.trim() === "") out = fail(KEY_MESSAGE, { error: "invalid_params", key });
+  if (refused !== undefined) out = fail(refused, { error: "invalid_params", key });
+  else if (key.trim() === "") out = fail(KEY_MESSAGE, { error: "invalid_params", key });
   else {
     try {
       out = await run(host, p, view, key);
