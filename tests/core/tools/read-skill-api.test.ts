@@ -174,6 +174,28 @@ describe("skill.load events of read_skill (skills.md §11)", () => {
     expect(JSON.stringify(events)).not.toContain("ref text");
   });
 
+  test("through the instance: lemon.events hears every call, a refused context included; the sidecar counts loads", async () => {
+    await using box = await sandbox();
+    await setup(box);
+    await using lemon = createLemon({ cwd: box.project, env: box.env });
+    const heard: { key: string; result: string; error_code?: string }[] = [];
+    const off = lemon.events.on("skill.load", (e) =>
+      heard.push({ key: e.key, result: e.result, ...(e.error_code ? { error_code: e.error_code } : {}) }),
+    );
+    await lemon.readSkill({ key: "alpha" });
+    await lemon.readSkill({ key: "alpha" }, { cwd: join(box.root, "missing") });
+    await lemon.resolveSkillUri("skill://alpha/references/r.md");
+    off();
+    await lemon.readSkill({ key: "alpha" });
+    expect(heard).toEqual([
+      { key: "alpha", result: "ok" },
+      { key: "alpha", result: "error", error_code: "invalid_params" },
+      { key: "alpha", result: "ok" },
+    ]);
+    const usage = JSON.parse(await Bun.file(join(box.project, ".lemon/skills.usage.json")).text());
+    expect(usage.skills.alpha.load_count).toBe(3);
+  });
+
   test("a throwing sink never fails the call", async () => {
     await using box = await sandbox();
     await setup(box);
