@@ -96,6 +96,7 @@ export interface Worker extends Embedded {
  */
 export const WORKERS: readonly Worker[] = [
   { name: "snapshot", source: "src/core/workers/snapshot.worker.ts", define: "LEMON_WORKER_SNAPSHOT" },
+  { name: "mcp-stdio", source: "src/core/workers/mcp-stdio.worker.ts", define: "LEMON_WORKER_MCP_STDIO" },
 ];
 
 /** The tiny executable entry: answers `--version` (and top-level `--help`) before loading the CLI. */

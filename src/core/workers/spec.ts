@@ -7,6 +7,7 @@
  */
 
 declare const LEMON_WORKER_SNAPSHOT: string | undefined;
+declare const LEMON_WORKER_MCP_STDIO: string | undefined;
 
 /** A location `new Worker(...)` accepts: the embedded path in the binary, a file URL in source. */
 export type WorkerLocation = string | URL;
@@ -16,4 +17,11 @@ export function snapshotWorker(): WorkerLocation {
   return typeof LEMON_WORKER_SNAPSHOT === "string"
     ? LEMON_WORKER_SNAPSHOT // "./core/workers/snapshot.worker.ts"
     : new URL("./snapshot.worker.ts", import.meta.url);
+}
+
+/** One stdio MCP server per worker (`mcp-stdio.worker.ts`, mcp.md §5.1). */
+export function mcpStdioWorker(): WorkerLocation {
+  return typeof LEMON_WORKER_MCP_STDIO === "string"
+    ? LEMON_WORKER_MCP_STDIO // "./core/workers/mcp-stdio.worker.ts"
+    : new URL("./mcp-stdio.worker.ts", import.meta.url);
 }

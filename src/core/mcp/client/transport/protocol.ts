@@ -1,0 +1,33 @@
+/**
+ * @module mcp/client/transport/protocol
+ * Messages between the main thread and the stdio worker (mcp.md §5.1). The worker owns the child
+ * process and every byte it writes: the main thread receives parsed, structured-cloned messages
+ * and stderr text only.
+ */
+import type { CloseReason } from "../connect.ts";
+
+/** What the worker needs to start the child; `env` is the complete child environment. */
+export interface StdioSpawnSpec {
+  command: string;
+  args: string[];
+  cwd: string;
+  env: Record<string, string>;
+  /** `process.platform` of the host, for the PATHEXT and `.cmd` rules. */
+  platform: string;
+}
+
+export type ToWorker = { type: "start"; spec: StdioSpawnSpec } | { type: "send"; message: unknown } | { type: "close" };
+
+export type FromWorker =
+  | { type: "spawned" }
+  /** The child could not start, or the connection ended: a fixed §13 reason, never the command. */
+  | { type: "failed"; reason: CloseReason }
+  | { type: "message"; message: Record<string, unknown> }
+  | { type: "stderr"; text: string }
+  /** The child exited (or was closed for a reason) and the worker is done with it. */
+  | { type: "exited"; reason: CloseReason | null };
+
+/** The largest single message (bytes up to a newline) either side accepts. */
+export const MAX_MESSAGE_BYTES = 8 * 1024 * 1024;
+export const SHUTDOWN_TERM_AFTER_MS = 2_000;
+export const SHUTDOWN_KILL_AFTER_MS = 3_000;

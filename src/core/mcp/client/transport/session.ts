@@ -1,0 +1,188 @@
+/**
+ * @module mcp/client/transport/session
+ * The SDK side of a connection (mcp.md §5.4): one `Client` per server over the transport of its
+ * entry, the handshake (client info, the `roots` capability answering the project directory, no
+ * elicitation, no sampling), requests with timeouts and progress, paginated lists and the
+ * mapping of every SDK failure to a fixed, redacted reason. Loaded by `import()` only.
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import {
+  ErrorCode,
+  ListRootsRequestSchema,
+  LoggingMessageNotificationSchema,
+  McpError,
+  ResultSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import { basename } from "node:path";
+import { pathToFileURL } from "node:url";
+import { VERSION } from "../../../build-info.ts";
+import { LemonError } from "../../../errors.ts";
+import {
+  connectError,
+  DEFAULT_READY_TIMEOUT_MS,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  MAX_TOTAL_TIMEOUT_MS,
+  type CloseReason,
+  type ConnectableServer,
+  type ConnectOptions,
+  type ListKind,
+  type RequestOptions,
+  type ServerConnection,
+} from "../connect.ts";
+import { connectReason, requestError } from "./errors.ts";
+import { HttpTransport } from "./http.ts";
+import { TextRing } from "./ring.ts";
+import { SseTransport } from "./sse.ts";
+import { stdioSpec, WorkerTransport } from "./stdio.ts";
+
+/** What session code needs of any of the three transports beyond the SDK interface. */
+export type LemonTransport = Transport & { reason: CloseReason | null; protocolVersion: string | null };
+
+export const MAX_LIST_PAGES = 50;
+export const MAX_LIST_ITEMS = 1_000;
+
+function transportFor(
+  server: ConnectableServer,
+  opts: ConnectOptions,
+  ring: TextRing,
+  readyMs: number,
+): LemonTransport {
+  const entry = server.server.entry;
+  if (server.type === "stdio") return new WorkerTransport(stdioSpec(entry, opts.ctx, opts.cwd), ring);
+  let url: URL;
+  try {
+    url = new URL(entry.url ?? "");
+  } catch {
+    throw connectError("connection failed");
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw connectError("connection failed");
+  const headers = { ...(entry.headers ?? {}) };
+  return server.type === "http" ? new HttpTransport(url, headers) : new SseTransport(url, headers, readyMs);
+}
+
+/** `[log <level>] <logger>: <data>` lines, for the ring only (never status or errors). */
+function logLine(params: { level: string; logger?: string; data?: unknown }): string {
+  const data = typeof params.data === "string" ? params.data : JSON.stringify(params.data);
+  return `[log ${params.level}]${params.logger ? ` ${params.logger}:` : ""} ${data ?? ""}\n`;
+}
+
+export async function openSession(server: ConnectableServer, opts: ConnectOptions): Promise<ServerConnection> {
+  const entry = server.server.entry;
+  const readyMs = opts.timeoutMs ?? entry.ready_timeout_ms ?? DEFAULT_READY_TIMEOUT_MS;
+  const listTimeout = opts.requestTimeoutMs ?? entry.timeout_ms ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  const ring = new TextRing();
+  const transport = transportFor(server, opts, ring, readyMs);
+
+  const client = new Client({ name: "lemon", version: VERSION }, { capabilities: { roots: { listChanged: false } } });
+  const root = { uri: pathToFileURL(opts.cwd).href, name: basename(opts.cwd) };
+  client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [root] }));
+  client.setNotificationHandler(LoggingMessageNotificationSchema, async (n) => ring.push(logLine(n.params)));
+  const notify = new Set<(method: string, params: unknown) => void>();
+  client.fallbackNotificationHandler = async (n) => {
+    for (const l of notify) l(n.method, n.params);
+  };
+  // The SDK reports transport hiccups here; the reasons that matter arrive through onclose.
+  client.onerror = () => {};
+
+  let closing = false;
+  let closedReason: CloseReason | null = null;
+  const closeListeners = new Set<(reason: CloseReason) => void>();
+  client.onclose = () => {
+    if (closedReason !== null) return;
+    closedReason = transport.reason ?? "connection closed";
+    if (closing) return;
+    for (const l of closeListeners) l(closedReason);
+  };
+
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const abort = new AbortController();
+  const onAbort = () => abort.abort();
+  opts.signal?.addEventListener("abort", onAbort, { once: true });
+  try {
+    const timedOut = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(connectError("handshake timed out")), readyMs);
+      abort.signal.addEventListener("abort", () => reject(connectError("connection failed")), { once: true });
+    });
+    await Promise.race([client.connect(transport, { timeout: readyMs, signal: abort.signal }), timedOut]);
+  } catch (err) {
+    closing = true;
+    const reason = LemonError.is(err) ? null : connectReason(err, transport.reason);
+    await client.close().catch(() => {});
+    await transport.close().catch(() => {});
+    throw reason === null ? err : connectError(reason, err);
+  } finally {
+    clearTimeout(timer);
+    opts.signal?.removeEventListener("abort", onAbort);
+  }
+
+  const caps = client.getServerCapabilities() ?? {};
+  const info = client.getServerVersion();
+
+  const request = async (method: string, params: Record<string, unknown> | undefined, o: RequestOptions) => {
+    if (closedReason !== null) throw requestError(new McpError(ErrorCode.ConnectionClosed, "closed"), o.timeoutMs);
+    try {
+      return await client.request({ method, ...(params !== undefined ? { params } : {}) }, ResultSchema, {
+        timeout: o.timeoutMs,
+        ...(o.signal ? { signal: o.signal } : {}),
+        ...(o.onProgress ? { onprogress: () => o.onProgress?.(), resetTimeoutOnProgress: true } : {}),
+        maxTotalTimeout: MAX_TOTAL_TIMEOUT_MS,
+      });
+    } catch (err) {
+      throw requestError(
+        err,
+        o.timeoutMs,
+        closedReason !== null || transport.reason !== null,
+        o.signal?.aborted === true,
+      );
+    }
+  };
+
+  const list = async (kind: ListKind, o?: { timeoutMs?: number }) => {
+    const items: unknown[] = [];
+    const seen = new Set<string>();
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_LIST_PAGES; page++) {
+      const r = (await request(`${kind}/list`, cursor !== undefined ? { cursor } : undefined, {
+        timeoutMs: o?.timeoutMs ?? listTimeout,
+      })) as Record<string, unknown>;
+      const got = r[kind];
+      if (Array.isArray(got)) items.push(...got);
+      if (items.length > MAX_LIST_ITEMS) return { items: items.slice(0, MAX_LIST_ITEMS), truncated: true };
+      const next = r.nextCursor;
+      if (typeof next !== "string" || next === "") return { items, truncated: false };
+      // A server that hands back a cursor it already gave would page forever.
+      if (seen.has(next)) return { items, truncated: true };
+      seen.add(next);
+      cursor = next;
+    }
+    return { items, truncated: true };
+  };
+
+  return {
+    serverInfo: info ? { name: String(info.name), version: String(info.version) } : null,
+    protocolVersion: transport.protocolVersion,
+    capabilities: {
+      tools: caps.tools !== undefined,
+      resources: caps.resources !== undefined,
+      prompts: caps.prompts !== undefined,
+    },
+    request,
+    list,
+    onNotification(listener) {
+      notify.add(listener);
+      return () => notify.delete(listener);
+    },
+    onClose(listener) {
+      closeListeners.add(listener);
+      return () => closeListeners.delete(listener);
+    },
+    stderrTail: (bytes) => ring.tail(bytes),
+    async close() {
+      if (closing) return;
+      closing = true;
+      await client.close().catch(() => {});
+      await transport.close().catch(() => {});
+    },
+  };
+}

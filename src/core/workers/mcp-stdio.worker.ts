@@ -1,0 +1,195 @@
+/**
+ * @module core/workers/mcp-stdio.worker
+ * One stdio MCP server (mcp.md §5.1): spawns the child (argv, never a shell), frames its stdout
+ * as newline-delimited JSON-RPC under the 8 MiB per-message cap, posts each parsed message as
+ * plain data, keeps stderr in a 64 KiB ring (posted on as text, never parsed) and runs the
+ * shutdown ladder. The main thread never sees a byte of server output.
+ */
+import type { Subprocess } from "bun";
+import {
+  MAX_MESSAGE_BYTES,
+  SHUTDOWN_KILL_AFTER_MS,
+  SHUTDOWN_TERM_AFTER_MS,
+  type FromWorker,
+  type StdioSpawnSpec,
+  type ToWorker,
+} from "../mcp/client/transport/protocol.ts";
+import { STDERR_RING_BYTES, TextRing } from "../mcp/client/transport/ring.ts";
+import { isBatchFile, resolveCommand, windowsBatchArgv } from "../mcp/client/transport/spawn.ts";
+import type { CloseReason } from "../mcp/client/connect.ts";
+
+declare const self: Worker;
+
+const post = (m: FromWorker) => self.postMessage(m);
+
+type Child = Subprocess<"pipe", "pipe", "pipe">;
+let child: Child | null = null;
+let ending: CloseReason | null = null;
+let exited = false;
+let shuttingDown: Promise<void> | null = null;
+const ring = new TextRing(STDERR_RING_BYTES);
+
+function start(spec: StdioSpawnSpec): void {
+  const program = resolveCommand(spec.command, spec.env, spec.cwd, spec.platform);
+  if (program === null) {
+    post({ type: "failed", reason: "spawn failed: command not found" });
+    return;
+  }
+  const win = spec.platform === "win32";
+  const argv =
+    win && isBatchFile(program) ? windowsBatchArgv(program, spec.args, spec.env.COMSPEC) : [program, ...spec.args];
+  try {
+    child = Bun.spawn(argv, {
+      cwd: spec.cwd,
+      env: spec.env,
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "pipe",
+      // Its own process group, so the shutdown ladder reaches what the server started too.
+      detached: !win,
+      windowsVerbatimArguments: win && isBatchFile(program),
+      windowsHide: true,
+    });
+  } catch {
+    post({ type: "failed", reason: "spawn failed" });
+    return;
+  }
+  const c = child;
+  void readStdout(c);
+  void readStderr(c);
+  void c.exited.then(() => {
+    exited = true;
+    post({ type: "exited", reason: ending });
+  });
+  post({ type: "spawned" });
+}
+
+/** Splits stdout at newlines; a message that grows past the cap ends the connection. */
+async function readStdout(c: Child): Promise<void> {
+  const pending: Uint8Array[] = [];
+  let pendingBytes = 0;
+  const decoder = new TextDecoder();
+  try {
+    for await (const chunk of c.stdout) {
+      let from = 0;
+      while (from < chunk.length) {
+        const nl = chunk.indexOf(10, from);
+        const end = nl < 0 ? chunk.length : nl;
+        const piece = chunk.subarray(from, end);
+        if (pendingBytes + piece.length > MAX_MESSAGE_BYTES) return fail("message exceeds 8 MiB limit");
+        if (nl < 0) {
+          pending.push(piece.slice());
+          pendingBytes += piece.length;
+          break;
+        }
+        let line: Uint8Array = piece;
+        if (pendingBytes > 0) {
+          pending.push(piece);
+          line = Buffer.concat(pending);
+          pending.length = 0;
+          pendingBytes = 0;
+        }
+        deliver(decoder.decode(line));
+        from = nl + 1;
+      }
+    }
+  } catch {
+    // The pipe closed under us: the exit handler reports it.
+  }
+}
+
+/**
+ * Anything that is not a JSON-RPC object is dropped: servers that print a banner to stdout
+ * still work, and a flood of garbage is bounded by the cap and the handshake timeout.
+ */
+function deliver(text: string): void {
+  const t = text.endsWith("\r") ? text.slice(0, -1) : text;
+  if (t.trim() === "") return;
+  let v: unknown;
+  try {
+    v = JSON.parse(t);
+  } catch {
+    return;
+  }
+  if (typeof v === "object" && v !== null && !Array.isArray(v) && (v as { jsonrpc?: unknown }).jsonrpc === "2.0")
+    post({ type: "message", message: v as Record<string, unknown> });
+}
+
+async function readStderr(c: Child): Promise<void> {
+  const decoder = new TextDecoder();
+  try {
+    for await (const chunk of c.stderr) {
+      ring.push(chunk);
+      const text = decoder.decode(chunk.length > STDERR_RING_BYTES ? chunk.subarray(-STDERR_RING_BYTES) : chunk, {
+        stream: true,
+      });
+      if (text !== "") post({ type: "stderr", text });
+    }
+  } catch {
+    // stderr is best effort.
+  }
+}
+
+function fail(reason: CloseReason): void {
+  ending ??= reason;
+  void shutdown();
+}
+
+function signalGroup(c: Child, signal: NodeJS.Signals): void {
+  try {
+    // A negative pid names the process group the child leads (POSIX; `detached` made it).
+    if (process.platform !== "win32") process.kill(-c.pid, signal);
+    else c.kill(signal);
+  } catch {
+    try {
+      c.kill(signal);
+    } catch {
+      // Already gone.
+    }
+  }
+}
+
+const waitExit = (c: Child, ms: number) =>
+  Promise.race([c.exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), ms))]);
+
+/** Close stdin; after 2 s SIGTERM to the group; after 3 s more SIGKILL. */
+function shutdown(): Promise<void> {
+  shuttingDown ??= (async () => {
+    const c = child;
+    if (!c || exited) return;
+    try {
+      await c.stdin.end();
+    } catch {
+      // A dead pipe: the signals below still apply.
+    }
+    if (await waitExit(c, SHUTDOWN_TERM_AFTER_MS)) return;
+    signalGroup(c, "SIGTERM");
+    if (await waitExit(c, SHUTDOWN_KILL_AFTER_MS)) return;
+    signalGroup(c, "SIGKILL");
+    await c.exited;
+  })();
+  return shuttingDown;
+}
+
+async function send(message: unknown): Promise<void> {
+  const c = child;
+  if (!c || exited || ending) return;
+  const line = `${JSON.stringify(message)}\n`;
+  try {
+    c.stdin.write(line);
+    await c.stdin.flush();
+  } catch {
+    fail("connection closed");
+  }
+}
+
+self.onmessage = (ev: MessageEvent<ToWorker>) => {
+  const msg = ev.data;
+  if (msg.type === "start") start(msg.spec);
+  else if (msg.type === "send") void send(msg.message);
+  else if (msg.type === "close") {
+    ending ??= "connection closed";
+    if (!child || exited) post({ type: "exited", reason: ending });
+    else void shutdown();
+  }
+};
