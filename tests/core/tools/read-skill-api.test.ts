@@ -64,6 +64,8 @@ describe("skill:// URIs", () => {
     expect((await lemon.resolveSkillUri("skill://alpha/references/a%20b.md")).text).toBe("spaced\n");
     expect((await lemon.resolveSkillUri("skill://%61lpha/SKILL.md")).key).toBe("alpha");
     expect((await lemon.resolveSkillUri("skill://hid")).key).toBe("hid");
+    await lemon.skills.disable("alpha", { global: false });
+    expect((await lemon.resolveSkillUri("skill://alpha/references/r.md")).text).toBe("ref text\n");
   });
 
   test("errors: NOT_FOUND, INVALID_PARAMS, FORBIDDEN; encoded traversal is decoded once and refused", async () => {

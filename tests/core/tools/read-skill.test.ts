@@ -91,6 +91,28 @@ describe("read_skill views (skills.md §8)", () => {
     expect(fenced.details.error).toBe("invalid_params");
   });
 
+  test("section: CRLF files, deeper headings, trailing whitespace, and the first of two equal headings", async () => {
+    await using box = await sandbox();
+    const body =
+      "# T\r\n\r\n#### Deep One  \r\n\r\nfirst deep\r\n\r\n## Deep one\r\n\r\nsecond\r\n~~~\r\n## fenced\r\n~~~\r\n";
+    await box.skill(join(box.project, ".lemon/skill"), "crlf", FM("crlf", "CRLF line ends.") + body);
+    await using lemon = lemonFor(box);
+    const r = await lemon.readSkill({ key: "crlf", view: "section", section: "DEEP ONE" });
+    expect(text(r).endsWith("## Section: Deep One\nfirst deep")).toBe(true);
+    const hint = await lemon.readSkill({ key: "crlf", view: "section" });
+    expect(text(hint)).toBe('No section given. Pass "section" with one of this skill\'s headings: Deep One, Deep one.');
+    const none = await lemon.readSkill({ key: "alpha-less", view: "section" });
+    expect(none.details.error).toBe("not_found");
+  });
+
+  test("section hint without any heading says (none)", async () => {
+    await using box = await sandbox();
+    await box.skill(join(box.project, ".lemon/skill"), "flat", FM("flat", "No headings at all.") + "Just text.\n");
+    await using lemon = lemonFor(box);
+    const r = await lemon.readSkill({ key: "flat", view: "section" });
+    expect(text(r)).toBe('No section given. Pass "section" with one of this skill\'s headings: (none).');
+  });
+
   test("section without a name lists the headings", async () => {
     await using box = await sandbox();
     await setup(box);
