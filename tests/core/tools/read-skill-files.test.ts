@@ -103,6 +103,37 @@ describe("read_skill view=file", () => {
     expect(text(await file("references/dangling.md"))).toBe("Could not read 'references/dangling.md': not found");
   });
 
+  test("a component swapped for a link to the outside while reading never leaks (a real racing process)", async () => {
+    await using box = await sandbox();
+    const { dir, lemon } = await setup(box);
+    await using _ = lemon;
+    await box.write(join(dir, "real/f.md"), "inside\n");
+    await box.write(join(box.root, "outside/f.md"), "SECRET\n");
+    symlinkSync(join(box.root, "outside"), join(dir, "link"));
+    // The racer moves the real directory and the link in and out of the name 'refs' as fast as it can.
+    const racer = join(box.root, "racer.ts");
+    writeFileSync(
+      racer,
+      `import { renameSync } from "node:fs";\n` +
+        `const d = ${JSON.stringify(dir)};\nconst end = Date.now() + 1500;\n` +
+        `while (Date.now() < end) for (const n of ["real", "link"]) {\n` +
+        `  try { renameSync(d + "/" + n, d + "/refs"); renameSync(d + "/refs", d + "/" + n); } catch {}\n}\n`,
+    );
+    const child = Bun.spawn([process.execPath, racer], { stdout: "ignore", stderr: "ignore" });
+    const { readContained } = await import("../../../src/core/skills/tools/contained-read.ts");
+    const seen = new Set<string>();
+    const until = Date.now() + 1200;
+    while (Date.now() < until) {
+      const r = readContained(dir, "refs/f.md");
+      seen.add(r.ok ? `ok:${r.text}` : r.problem);
+      expect(r.ok && r.text?.includes("SECRET")).toBe(false);
+    }
+    await child.exited;
+    // Both shapes were met: the inside file was read, and the link refused.
+    expect(seen.has("ok:inside\n")).toBe(true);
+    expect(seen.has("outside")).toBe(true);
+  });
+
   test("a skill directory that is itself a link: containment is to its real directory", async () => {
     await using box = await sandbox();
     const real = join(box.root, "elsewhere/linked");
