@@ -16,11 +16,16 @@ const MAIN = join(import.meta.dir, "../../src/cli/main.ts");
 
 /** The CLI in-process on a pretend terminal that answers prompts from `answers`. */
 async function onTerminal(box: Sandbox, argv: string[], answers: string[]) {
+  return inProcess(box, argv, answers, true);
+}
+
+/** The CLI in-process with stderr and stdin said to be a terminal, or a pipe, whatever runs the tests. */
+async function inProcess(box: Sandbox, argv: string[], answers: string[], interactive: boolean) {
   const m = memoryIo({ env: box.env, cwd: box.project });
   const asked: string[] = [];
   const io: PromptIo = {
     ...m.io,
-    interactive: true,
+    interactive,
     readLine: async () => {
       asked.push(m.stderr());
       return answers.shift() ?? null;
@@ -245,10 +250,10 @@ describe("progress of a slow clone (a loopback HTTP git server that takes 1.5 s 
     await using box = await sandbox();
     const { url, srv } = await slowRepo(box);
     try {
-      const quiet = await box.cli(["skill", "install", url, "--approve"], {});
+      const quiet = await inProcess(box, ["skill", "install", url, "--approve"], [], false);
       expect(quiet.code).toBe(0);
       expect(quiet.stderr).toBe("");
-      const loud = await box.cli(["skill", "install", url, "--approve", "--force", "--verbose"]);
+      const loud = await inProcess(box, ["skill", "install", url, "--approve", "--force", "--verbose"], [], false);
       expect(loud.code).toBe(0);
       expect(loud.stderr.length).toBeGreaterThan(0);
       expect(loud.stderr).toEndWith("\n");
