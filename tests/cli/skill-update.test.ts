@@ -204,6 +204,30 @@ describe("lemon skill remove (cli.md §2.14)", () => {
     expect(existsSync(dir)).toBe(false);
   });
 
+  test("a lemon process killed half-way through a remove: the next remove finds the skill whole", async () => {
+    await using box = await sandbox();
+    await local(box, "victim");
+    const dir = join(box.agentDir, "skill/victim");
+    const marker = join(box.root, "paused");
+    const main = join(import.meta.dir, "../../src/cli/main.ts");
+    const child = Bun.spawn([process.execPath, main, "skill", "remove", "victim", "--approve"], {
+      cwd: box.project,
+      env: { ...box.env, LEMON_TEST_PAUSE_AT: "uninstall-renamed", LEMON_TEST_PAUSE_MARKER: marker },
+      stdout: "ignore",
+      stderr: "ignore",
+    });
+    for (let i = 0; i < 400 && !existsSync(marker); i++) await Bun.sleep(25);
+    expect(existsSync(marker)).toBe(true);
+    child.kill("SIGKILL");
+    await child.exited;
+    expect(existsSync(dir)).toBe(false);
+    const denied = await box.cli(["skill", "remove", "victim"]);
+    expect(denied.code).toBe(1);
+    expect(existsSync(join(dir, "SKILL.md"))).toBe(true);
+    const list = (await box.cli(["skill", "list", "--json"])).json();
+    expect((list.skills as { key: string }[]).map((s) => s.key)).toContain("victim");
+  }, 30_000);
+
   test("--local removes from the project scope", async () => {
     await using box = await sandbox();
     await local(box, "proj", "--local");
