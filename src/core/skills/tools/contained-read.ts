@@ -88,6 +88,16 @@ export function textOf(bytes: Uint8Array): string | null {
  * link out of the skill, never blocks on a special file, never reads more than `maxBytes + 1`.
  */
 export function readContained(skillReal: string, rel: string, maxBytes = MAX_TOOL_FILE_BYTES): ContainedRead {
+  const r = readContainedBytes(skillReal, rel, maxBytes);
+  return r.ok ? { ok: true, text: textOf(r.bytes), bytes: r.bytes.byteLength, realPath: r.realPath } : r;
+}
+
+/** {@link readContained}'s bytes, undecoded (SKILL.md goes to the catalog's own decoder). */
+export function readContainedBytes(
+  skillReal: string,
+  rel: string,
+  maxBytes = MAX_TOOL_FILE_BYTES,
+): { ok: true; bytes: Uint8Array; realPath: string } | { ok: false; problem: ReadProblem } {
   if (!isSafeRelativePath(rel)) return { ok: false, problem: "outside" };
   let real: string;
   try {
@@ -112,7 +122,7 @@ export function readContained(skillReal: string, rel: string, maxBytes = MAX_TOO
     if (st.size > maxBytes) return { ok: false, problem: "too large" };
     const bytes = readBounded(fd, st.size, maxBytes);
     if (bytes === null) return { ok: false, problem: "too large" };
-    return { ok: true, text: textOf(bytes), bytes: bytes.byteLength, realPath: real };
+    return { ok: true, bytes, realPath: real };
   } catch (err) {
     return { ok: false, problem: problemOf(errnoOf(err)) };
   } finally {

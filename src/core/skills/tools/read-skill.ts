@@ -13,9 +13,9 @@ import type { SkillRegistry } from "../registry.ts";
 import { withCwd, type LemonContext } from "../../context.ts";
 import type { RecordCache } from "../catalog.ts";
 import { lookupKey } from "./lookup.ts";
-import { readSkillFile } from "../skill-file.ts";
+import { parseSkillBytes } from "../skill-file.ts";
 import { escapeKey } from "../skill-key.ts";
-import { readContained, type ReadProblem } from "./contained-read.ts";
+import { readContained, readContainedBytes, type ReadProblem } from "./contained-read.ts";
 import {
   bodyLimit,
   cutBody,
@@ -159,18 +159,18 @@ const fail = (
 const readFailure = (key: string, path: string, problem: Exclude<ReadProblem, "outside">, scope: Outcome["scope"]) =>
   fail(`Could not read '${shownPath(path)}': ${problem}`, { error: "read_failed", key, file: path }, scope);
 
-/** SKILL.md's text and body, read again now (the listing may be up to one check interval old). */
+/**
+ * SKILL.md's text and body, read again now (the listing may be up to one check interval old),
+ * with the containment of view=file: a skill directory swapped for a link since the scan is refused.
+ */
 async function skillText(
   rec: ValidRecord,
 ): Promise<{ text: string; body: string } | Exclude<ReadProblem, "outside"> | "invalid"> {
-  const read = await readSkillFile(rec.candidate.skillFile, rec.candidate.realPath);
-  if (read.ok) return { text: read.text, body: read.body };
-  if (read.code === "missing_skill_file") return "not found";
-  if (read.code === "file_too_large") return "too large";
-  if (read.code === "skill_file_unreadable")
-    return read.message.includes("not a regular file") ? "not a regular file" : "permission denied";
+  const read = readContainedBytes(rec.candidate.realPath, "SKILL.md");
+  if (!read.ok) return read.problem === "outside" ? "invalid" : read.problem;
+  const parsed = await parseSkillBytes(read.bytes);
   // It no longer parses or validates: an invalid skill is an unknown key (skills.md §2.2).
-  return "invalid";
+  return parsed.ok ? { text: parsed.text, body: parsed.body } : "invalid";
 }
 
 /** The effective skill of `key`, or null: one key's lookup with a `fast` host, else a listing. */
