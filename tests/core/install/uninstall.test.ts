@@ -247,3 +247,16 @@ await uninstallSkill(ctx, "alpha", { global: true, force: false, approve: true }
     expect(existsSync(dir)).toBe(false);
   }, 30_000);
 });
+
+describe("leftovers of a killed remove", () => {
+  test("a skill installed again in its place supersedes the leftover, which the next remove deletes", async () => {
+    await using box = await sandbox();
+    const dir = await installed(box, "alpha");
+    const root = join(box.agentDir, "skill");
+    // What a remove killed after its rename leaves: the renamed dir and the record.
+    await Bun.$`mv ${dir} ${join(root, ".alpha.removing-0123456789ab")}`;
+    await box.skill(root, "alpha", { name: "alpha", description: "Use this skill when the new alpha is needed." });
+    await uninstallSkill(ctxOf(box), "alpha", yes);
+    expect(readdirSync(root)).toEqual([]);
+  });
+});

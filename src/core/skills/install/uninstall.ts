@@ -140,7 +140,8 @@ const REMOVING = /^\.(.+)\.removing-[0-9a-f]+$/;
 /**
  * Puts back what a killed remove left half-done in `root` (call under the lockfile lock): a
  * `.<key>.removing-*` dir whose key still has its record (or never had one) and whose place is
- * free goes back; one whose record is gone was removed for good and is deleted.
+ * free goes back; one whose record is gone was removed for good, and one whose place a newer
+ * install took is superseded: both are deleted.
  */
 export async function recoverRemovals(
   root: string,
@@ -164,7 +165,8 @@ export async function recoverRemovals(
     // A skill of lemon's root without a record leaves no trace in the lock: it goes back.
     const unrecorded = rec === null && root === lemonRoot;
     if ((recordHere || unrecorded) && !(await occupied(dest))) await rename(join(root, name), dest);
-    else if (!recordHere) await rm(join(root, name), { recursive: true, force: true });
+    // Removed for good, or superseded by what was installed in its place since.
+    else await rm(join(root, name), { recursive: true, force: true });
   }
 }
 
