@@ -188,6 +188,10 @@ describe("block and override", () => {
     const ok = await box.cli(["skill", "install", src, "--approve", "--security-override", hash]);
     expect(ok.code).toBe(0);
     expect(ok.stdout).toStartWith("Installed 'evil' (trusted, audit block)\n");
+    expect(ok.stderr).toMatch(/^audit: \[critical\] remote_exec: .+ \(scripts\/setup\.sh:1\)\n$/);
+    expect(
+      (await box.cli(["skill", "install", src, "--approve", "--force", "--quiet", "--security-override", hash])).stderr,
+    ).toBe("");
     const list = await box.cli(["skill", "list", "--json"]);
     expect(
       (list.json().skills as { key: string; activation_state: string }[]).find((s) => s.key === "evil"),

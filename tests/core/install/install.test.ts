@@ -447,6 +447,31 @@ describe("refs, paths and the rest", () => {
     expect(both.code).toBe("INVALID_PARAMS");
   });
 
+  test("a file over 16 MiB is refused (bundle_limits_exceeded)", async () => {
+    await using box = await sandbox();
+    const src = join(box.root, "src");
+    await box.skill(src, "huge");
+    Bun.spawnSync(["truncate", "-s", "17M", join(src, "huge", "big.bin")]);
+    await using lemon = lemonOf(box);
+    const err = await rejection(lemon.skills.install(join(src, "huge"), { approve: true }));
+    expect([err.code, err.message]).toEqual(["INVALID_REQUEST", "bundle_limits_exceeded: file over 16 MiB: big.bin"]);
+    expect(readdirSync(join(box.agentDir, "skill"))).toEqual([]);
+  });
+
+  test("a global install shadowed by a project skill of the same key still returns its own entry", async () => {
+    await using box = await sandbox();
+    await box.skill(join(box.project, ".lemon", "skill"), "hello");
+    await box.skill(join(box.root, "src"), "hello");
+    await using lemon = lemonOf(box);
+    const r = await lemon.skills.install(join(box.root, "src", "hello"), { approve: true });
+    expect(r.skill).toMatchObject({
+      path: join(box.agentDir, "skill", "hello"),
+      scope: "global",
+      source_kind: "local",
+    });
+    expect((await lemon.skills.get("hello"))?.scope).toBe("project");
+  });
+
   test("a FIFO in the bundle is refused at copy time", async () => {
     await using box = await sandbox();
     const src = join(box.root, "src");

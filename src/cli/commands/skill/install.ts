@@ -5,7 +5,7 @@
  * Default scope global. Slow clones show a live progress line on a terminal; a pipe gets the
  * progress lines only with `--verbose`.
  */
-import { cell, type LockRecord } from "../../../core/index.ts";
+import { cell, formatFinding, type LockRecord } from "../../../core/index.ts";
 import { usageError, scopeFlags, scopeFrom } from "../../args.ts";
 import { abortedOr, cliApprover, type PromptIo } from "../../approve.ts";
 import { defineCommand } from "../../command.ts";
@@ -140,6 +140,9 @@ export default defineCommand({
           "  ",
         ),
       );
+      // What was accepted (a warn, or a block under an override) stays visible after --approve.
+      for (const f of r.audit.findings)
+        if (f.severity === "critical" || f.severity === "high") info(io, flags.quiet, `audit: ${formatFinding(f)}`);
     } finally {
       await lemon.close();
     }
