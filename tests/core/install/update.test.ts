@@ -10,7 +10,7 @@ import { LemonError } from "../../../src/core/errors.ts";
 import { installSkill, type InstallRequest } from "../../../src/core/skills/install/install.ts";
 import { updateSkill, updateSkills, type UpdateRequest } from "../../../src/core/skills/install/update.ts";
 import type { ApprovalRequest } from "../../../src/core/skills/install/approval.ts";
-import { readLockfile, updateLockfile, type LockRecord } from "../../../src/core/skills/lockfile.ts";
+import { emptyRecord, readLockfile, updateLockfile, type LockRecord } from "../../../src/core/skills/lockfile.ts";
 import { createRepo, multiSkillRepo, singleSkillRepo, skillMd, type GitRepo } from "../../support/git-repos.ts";
 import { gitHttpServer, staticServer, type TestServer } from "../../support/git-http-server.ts";
 import { sandbox, type Sandbox } from "../../support/sandbox.ts";
@@ -188,13 +188,17 @@ describe("update of a git skill (file://)", () => {
     expect(rec.checked_at).not.toBeNull();
   });
 
-  test("no record: NOT_FOUND; a draft's record: cannot be updated", async () => {
+  test("no record: NOT_FOUND; a draft's record: cannot be updated; hermes: not in this version", async () => {
     await using box = await sandbox();
     const err = await rejects(updateSkill(ctxOf(box), "ghost", req()));
     expect([err.code, err.message]).toEqual(["NOT_FOUND", "Skill 'ghost' has no install record; nothing to update"]);
     await updateLockfile(join(box.agentDir, "skills.lock.json"), null, async (doc) => {
-      doc.skills.drafty = { ...(await import("../../../src/core/skills/lockfile.ts")).emptyRecord("drafty") };
-      doc.skills.drafty = { ...doc.skills.drafty!, source_kind: "draft", source_id: "draft:drafty" };
+      doc.skills.drafty = { ...emptyRecord("drafty"), source_kind: "draft", source_id: "draft:drafty" };
+      doc.skills.arxiv = {
+        ...emptyRecord("arxiv"),
+        source_kind: "hermes",
+        source_id: "hermes:optional/research/arxiv",
+      };
       return { next: doc, result: undefined };
     });
     const draft = await rejects(updateSkill(ctxOf(box), "drafty", req()));
@@ -202,6 +206,8 @@ describe("update of a git skill (file://)", () => {
       "INVALID_REQUEST",
       "Skill 'drafty' cannot be updated from its source",
     ]);
+    const hermes = await rejects(updateSkill(ctxOf(box), "arxiv", req({ check: true })));
+    expect([hermes.code, hermes.message]).toEqual(["UNAVAILABLE", "hermes sources are not available in this version"]);
   });
 });
 
