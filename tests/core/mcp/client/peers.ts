@@ -41,7 +41,7 @@ export async function startPeer(
   opts: { env: Record<string, string>; ready: string; port?: number },
 ): Promise<Peer> {
   const port = opts.port ?? (await freePort());
-  const env = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...opts.env };
+  const env: Record<string, string> = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...opts.env };
   for (const [k, v] of Object.entries(env)) env[k] = v.replace("$PORT", String(port));
   const proc = Bun.spawn(argv, { env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   let seen = "";
