@@ -22,6 +22,7 @@ import { lifecycleChecks } from "./skills/install/checks.ts";
 import type { InstallOptions, InstallResult, UpdateOptions } from "./skills/install/api.ts";
 import type { UpdateItem, UpdateResult } from "./skills/install/update.ts";
 import type { McpAppConfig, McpConfigApi, ValidateResult } from "./mcp/index.ts";
+import type { TrustMode, TrustResult } from "./mcp/index.ts";
 import type { AgentsConfig, DeepPartialSkills } from "./skills/skills-config.ts";
 import {
   checkCuratorOption,
@@ -52,6 +53,11 @@ export interface LemonOptions extends ContextOptions {
   curator?: CuratorManagerOptions | false;
   /** Answers install, update and uninstall approvals (install.md §1); default: every request is denied. */
   approve?: (request: ApprovalRequest) => Promise<boolean>;
+  /**
+   * The MCP client (mcp.md §4.4): `trust` of project servers — `"ask"` (default) the `approve`
+   * callback before one starts, `"trusted"` the embedder vouches for the project, `"none"` never.
+   */
+  mcp?: { trust?: TrustMode };
 }
 
 /** `lemon.skills`: what the `lemon skill …` commands use. `cwd` defaults to the instance's. */
@@ -119,6 +125,13 @@ export interface McpApi {
   readonly config: McpConfigApi;
   /** Every entry's first mcp.md §3.4 problem, or the normalised entries. */
   validate(entries: unknown[]): ValidateResult;
+  /**
+   * Records trust in project servers of `cwd` as they are now (mcp.md §4.4): the named ones, and
+   * with `all` every enabled one. No approval is asked: the call is the embedder's consent.
+   */
+  trust(names: string[], opts?: { cwd?: string; all?: boolean }): Promise<{ trusted: string[]; already: string[] }>;
+  /** Removes this project's trust records of `names` (or all with `all`); returns the names removed. */
+  untrust(names: string[], opts?: { cwd?: string; all?: boolean }): Promise<{ untrusted: string[] }>;
 }
 
 /** One lemon instance: its caches and workers hang off it; `close()` (or `await using`) ends them. */
@@ -169,7 +182,12 @@ function method<A extends unknown[], R>(check: (...args: NoInfer<A>) => void, ru
 
 const CWD = { cwd: "string" } as const satisfies Record<string, ArgKind>;
 const SCOPE = ["global", "project"] as const;
-const LEMON_FIELDS: Record<string, ArgKind> = { readConfigFile: "boolean", config: "object", approve: "function" };
+const LEMON_FIELDS: Record<string, ArgKind> = {
+  readConfigFile: "boolean",
+  config: "object",
+  approve: "function",
+  mcp: "object",
+};
 
 /**
  * A lemon instance over `options` (every default in cli.md §7: `cwd` the process cwd, `env` see
@@ -180,6 +198,7 @@ export function createLemon(options: LemonOptions = {}): Lemon {
   const context = createContext(options, "createLemon");
   checkOptions(options, LEMON_FIELDS, "createLemon");
   checkCuratorOption(options.curator);
+  checkOptions(options.mcp, { trust: ["ask", "trusted", "none"] }, "createLemon: mcp");
   // The effective [skills] settings, read once on first use.
   let settingsP: Promise<import("./skills/skills-config.ts").SkillsSettings> | null = null;
   const skillsSettings = () =>
@@ -363,7 +382,28 @@ export function createLemon(options: LemonOptions = {}): Lemon {
       async (n: string, o?: Parameters<McpConfigApi["disable"]>[1]) => (await cfg()).disable(n, o),
     ),
   };
-  const mcp: McpApi = { config, validate };
+  const trustNames = (what: string) => (names: unknown, o?: unknown) => {
+    checkArg(names, "array", `${what}: names`);
+    checkOptions(o, { ...CWD, all: "boolean" }, what);
+  };
+  const trustOps = () => import("./mcp/trust-ops.ts");
+  const mcpOpts = {
+    ...(options.config?.mcp !== undefined ? { config: options.config.mcp } : {}),
+    ...(options.readConfigFile !== undefined ? { readConfigFile: options.readConfigFile } : {}),
+  };
+  const mcp: McpApi = {
+    config,
+    validate,
+    trust: method(trustNames("mcp.trust"), async (names: string[], o?: { cwd?: string; all?: boolean }) => {
+      const r: TrustResult = await (await trustOps()).trustServers(withCwd(context, o?.cwd), mcpOpts, names, {
+        all: o?.all === true,
+      });
+      return { trusted: r.trusted, already: r.already };
+    }),
+    untrust: method(trustNames("mcp.untrust"), async (names: string[], o?: { cwd?: string; all?: boolean }) =>
+      (await trustOps()).untrustServers(withCwd(context, o?.cwd), names, { all: o?.all === true }),
+    ),
+  };
   const close = async () => {
     await curator.close();
     await hub.drain();
@@ -493,6 +533,7 @@ export type { ResolvedSkillUri } from "./skills/tools/skill-uri.ts";
 export type { AuditReport } from "./skills/audit/engine.ts";
 export type { Finding, Verdict } from "./schema/finding.ts";
 export type { McpServerConfig, ServerView, McpConfigApi, McpAppConfig } from "./mcp/index.ts";
+export type { McpTrustRequest, TrustMode } from "./mcp/index.ts";
 export type { SearchResult, SearchWarning } from "./skills/search/search.ts";
 export type { ApprovalRequest, Approver } from "./skills/install/approval.ts";
 export type {

@@ -346,10 +346,10 @@ describe("lemon mcp list", () => {
 
     const all = await box.cli(["mcp", "list", "--all"]);
     expect(all.stdout).toBe(
-      "NAME      SOURCE          TYPE   ENABLED  NOTE\n" +
-        "git       lemon:project   stdio  yes      shadows 1\n" +
-        "legacy#1  lemon:project   stdio  no       disabled by entry\n" +
-        "cur       cursor:project  http   no       disabled by lemon:project disabled_servers\n",
+      "NAME      SOURCE          TYPE   ENABLED  TRUST      NOTE\n" +
+        "git       lemon:project   stdio  yes      untrusted  shadows 1\n" +
+        "legacy#1  lemon:project   stdio  no       untrusted  disabled by entry\n" +
+        "cur       cursor:project  http   no       untrusted  disabled by lemon:project disabled_servers\n",
     );
     const allJson = await box.cli(["mcp", "list", "--all", "--json"]);
     noLeaks(allJson.stdout);
@@ -366,6 +366,7 @@ describe("lemon mcp list", () => {
           approval: "never",
           shadowed: [{ source: "cursor:project" }],
           warnings: [],
+          trust: "untrusted",
         },
         {
           name: "legacy#1",
@@ -376,6 +377,7 @@ describe("lemon mcp list", () => {
           approval: "never",
           shadowed: [],
           warnings: [],
+          trust: "untrusted",
         },
         {
           name: "cur",
@@ -386,6 +388,7 @@ describe("lemon mcp list", () => {
           approval: "always",
           shadowed: [],
           warnings: [],
+          trust: "untrusted",
         },
       ],
       diagnostics: [],

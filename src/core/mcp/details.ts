@@ -14,6 +14,7 @@ import { redactUrl } from "../text.ts";
 import { effectiveServers, serverSummary, type EffectiveServer } from "./effective.ts";
 import type { EffectiveView } from "./index.ts";
 import type { McpConfigOptions } from "./settings.ts";
+import { projectTrust, trustValue, type TrustState } from "./trust.ts";
 
 /** One effective server with its redacted fields (cli.md §3.2 `mcp get`). */
 export interface McpServerDetails extends EffectiveView {
@@ -32,10 +33,10 @@ export interface McpServerDetails extends EffectiveView {
   /** Header names as written, sorted; values are never shown. */
   header_names: string[];
   /**
-   * `"trusted"` for the user's own sources (mcp.md §4.4); null for a project server, whose trust
-   * cannot be known until project trust exists (`trust_reason` says so).
+   * mcp.md §4.4: `"trusted"` for the user's own sources and for a project server whose recorded
+   * trust still matches, else `"untrusted"` (`trust_reason` says why and how to trust it).
    */
-  trust: "trusted" | null;
+  trust: "trusted" | "untrusted";
   trust_reason: string | null;
   /** The discovery diagnostics about this server or its file as a whole (a refused `{file:…}`). */
   diagnostics: Diagnostic[];
@@ -60,12 +61,12 @@ const WARNING_CODES = new Set(["unresolved_variable", "clamped"]);
 
 const sorted = (names: Iterable<string>) => [...new Set(names)].sort();
 
-export function serverDetails(s: EffectiveServer, diagnostics: Diagnostic[] = []): McpServerDetails {
+export function serverDetails(s: EffectiveServer, state: TrustState, diagnostics: Diagnostic[] = []): McpServerDetails {
   const e = s.server.entry;
   const stdio = s.type === "stdio";
-  const project = s.source.endsWith(":project");
+  const trust = state === "untrusted" ? "untrusted" : "trusted";
   return {
-    ...serverSummary(s),
+    ...serverSummary(s, trustValue(state)),
     file: s.server.file ?? null,
     command: stdio ? (e.command ?? null) : null,
     args: stdio ? maskArgs(e.args ?? []) : null,
@@ -73,8 +74,8 @@ export function serverDetails(s: EffectiveServer, diagnostics: Diagnostic[] = []
     url: !stdio && e.url !== undefined ? safeUrl(e.url) : null,
     env_names: sorted([...Object.keys(e.env ?? {}), ...(e.env_vars ?? [])]),
     header_names: sorted(Object.keys(e.headers ?? {})),
-    trust: project ? null : "trusted",
-    trust_reason: project ? "project trust (mcp.md §4.4) is not available in this version" : null,
+    trust,
+    trust_reason: state === "untrusted" ? `not trusted; review it and run 'lemon mcp trust ${s.name}'` : null,
     diagnostics,
   };
 }
@@ -95,5 +96,5 @@ export async function getServer(
     (d) =>
       !WARNING_CODES.has(d.code) && (d.key === name || (d.key === undefined && file !== undefined && d.path === file)),
   );
-  return serverDetails(s, own);
+  return serverDetails(s, await projectTrust(ctx, s), own);
 }

@@ -126,8 +126,11 @@ export async function effectiveServers(ctx: LemonContext, opts: McpConfigOptions
   };
 }
 
-/** What `list --all` shows of an effective server (cli.md §3.2): never its command, URL or values. */
-export function serverSummary(s: EffectiveServer) {
+/**
+ * What `list --all` shows of an effective server (cli.md §3.2): never its command, URL or values.
+ * `trust` is mcp.md §4.4's: null for the user's own sources.
+ */
+export function serverSummary(s: EffectiveServer, trust: "trusted" | "untrusted" | null) {
   return {
     name: s.name,
     source: s.source,
@@ -137,5 +140,6 @@ export function serverSummary(s: EffectiveServer) {
     approval: s.approval,
     shadowed: s.shadowed,
     warnings: s.warnings,
+    trust,
   };
 }

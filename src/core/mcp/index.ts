@@ -11,8 +11,10 @@ import type { AddResult, RemoveResult, ToggleResult } from "./edit.ts";
 import { effectiveServers, serverSummary, type EffectiveSet } from "./effective.ts";
 import { readLemonFile, rawEntries, targetFile } from "./lemon-sources.ts";
 import type { McpServerDetails } from "./details.ts";
-import { isValidServerName, NAME_MESSAGE } from "./names.ts";
+import { isValidServerName, NAME_MESSAGE, unnamedSlug } from "./names.ts";
 import type { McpConfigOptions } from "./settings.ts";
+import { trustStates, trustValue, type TrustState, type TrustValue } from "./trust.ts";
+import type { TrustOptions, TrustResult } from "./trust-ops.ts";
 import type { McpServerConfig, ServerView } from "./types.ts";
 import { validateEntry } from "./validate.ts";
 import { serverView } from "./view.ts";
@@ -30,6 +32,17 @@ export { validateEntries as validate } from "./validate.ts";
 export { isValidServerName } from "./names.ts";
 /** The effective server set of a scope (mcp.md §2): every source, precedence, enable/disable decisions. */
 export { effectiveServers } from "./effective.ts";
+/** Project trust (mcp.md §4.4): the gate before any connection, the states, the store's records. */
+export {
+  ensureTrusted,
+  isProjectServer,
+  projectTrust,
+  trustStates,
+  trustRequest,
+  untrustedMessage,
+} from "./trust.ts";
+export type { McpTrustRequest, TrustMode, TrustState, TrustValue } from "./trust.ts";
+export type { TrustOptions, TrustResult } from "./trust-ops.ts";
 /** The import providers of mcp.md §4.1, in order, as data. */
 export { IMPORTERS } from "./sources.ts";
 
@@ -46,6 +59,7 @@ export interface ScopeOptions {
 const edit = () => import("./edit.ts");
 const details = () => import("./details.ts");
 const addJson = () => import("./add-json.ts");
+const trustOps = () => import("./trust-ops.ts");
 
 /** `list` of one file (cli.md §3.2 without --all). */
 export interface McpFileListing {
@@ -55,7 +69,8 @@ export interface McpFileListing {
   enabled: boolean;
   enabled_servers: string[];
   disabled_servers: string[];
-  servers: ServerView[];
+  /** `trust`: mcp.md §4.4 for the project file's entries, null in the global file. */
+  servers: (ServerView & { trust: TrustValue })[];
   diagnostics: Diagnostic[];
 }
 
@@ -69,6 +84,8 @@ export interface EffectiveView {
   approval: string;
   shadowed: { source: string }[];
   warnings: string[];
+  /** mcp.md §4.4: `untrusted` project servers are never started; null for the user's own sources. */
+  trust: TrustValue;
 }
 
 /** `list --all` (cli.md §3.2). */
@@ -114,6 +131,13 @@ export interface McpConfigCommands extends McpConfigApi {
    * Code's shape, validated and written as `add` (approval `always` unless the JSON says otherwise).
    */
   addJson(name: string, json: string, opts?: ScopeOptions & { replace?: boolean }): Promise<AddResult>;
+  /**
+   * `mcp trust [NAME …] [--all]` (mcp.md §4.4): records trust in the named (and with `all`, every
+   * enabled) untrusted project server of `C`, after `confirm` when given.
+   */
+  trust(names: string[], opts?: TrustOptions): Promise<TrustResult>;
+  /** `mcp untrust [NAME …] [--all]`: removes this project's records; returns the names removed. */
+  untrust(names: string[], opts?: { cwd?: string; all?: boolean }): Promise<{ untrusted: string[] }>;
 }
 
 async function listFile(ctx: LemonContext, opts: ScopeOptions): Promise<McpFileListing> {
@@ -121,13 +145,41 @@ async function listFile(ctx: LemonContext, opts: ScopeOptions): Promise<McpFileL
   const f = await readLemonFile(file, scope === "global" ? "lemon:global" : "lemon:project");
   const doc = f.doc;
   // Every valid entry of the file, unnamed legacy ones included; views carry the file index.
-  const servers: ServerView[] = [];
+  const servers: McpFileListing["servers"] = [];
+  // The project file's entries as the trust check sees them (source lemon:project, display names).
+  const sourced: Parameters<typeof trustStates>[1][number][] = [];
+  const slugs = new Map<string, number>();
   if (doc) {
     rawEntries(doc).forEach((raw, index) => {
       const v = validateEntry(raw);
-      if (v.ok) servers.push(serverView(v.entry, v.transport, index));
+      if (!v.ok) return;
+      let name = v.entry.name;
+      if (name === undefined) {
+        const slug = unnamedSlug(v.entry);
+        const n = (slugs.get(slug) ?? 0) + 1;
+        slugs.set(slug, n);
+        name = `${slug}#${n}`;
+      }
+      const source = scope === "global" ? "lemon:global" : "lemon:project";
+      const server = {
+        name: v.entry.name,
+        source,
+        file,
+        index,
+        entry: v.entry,
+        transport: v.transport,
+        vars: "lemon" as const,
+        imported: false,
+      };
+      sourced.push({ name, source, server });
+      servers.push({ ...serverView(v.entry, v.transport, index), trust: null });
     });
   }
+  // A name written twice is judged by its first entry, as the effective set does.
+  const states = await trustStates(ctx, sourced);
+  servers.forEach((v, i) => {
+    v.trust = trustValue(states.get(sourced[i]!.name));
+  });
   return {
     scope,
     file,
@@ -140,13 +192,13 @@ async function listFile(ctx: LemonContext, opts: ScopeOptions): Promise<McpFileL
   };
 }
 
-/** The `list --all` view of an effective set (no entry field beyond the ones of cli.md §3.2). */
-export function effectiveView(set: EffectiveSet, scope: Scope): McpEffectiveListing {
+/** The `list --all` view of an effective set (cli.md §3.2 plus `trust`, mcp.md §4.4). */
+export function effectiveView(set: EffectiveSet, scope: Scope, trust: Map<string, TrustState>): McpEffectiveListing {
   return {
     scope,
     disabled: set.disabled,
     enabled: set.enabled,
-    effective: set.servers.map(serverSummary),
+    effective: set.servers.map((s) => serverSummary(s, trustValue(trust.get(s.name)))),
     diagnostics: set.diagnostics,
   };
 }
@@ -175,7 +227,8 @@ export function createMcpConfig(base: LemonContext, opts: McpConfigOptions = {})
     const ctx = at(o);
     if (!o.all) return listFile(ctx, o);
     const scope: Scope = o.global ? "global" : "project";
-    return effectiveView(await effectiveServers(ctx, opts, scope), scope);
+    const set = await effectiveServers(ctx, opts, scope);
+    return effectiveView(set, scope, await trustStates(ctx, set.servers));
   }
 
   return {
@@ -194,6 +247,8 @@ export function createMcpConfig(base: LemonContext, opts: McpConfigOptions = {})
       if (typeof json !== "string") throw invalidParams("the JSON entry must be a string of JSON text");
       return (await addJson()).addServerJson(at(o), name, json, o);
     },
+    trust: async (names, o = {}) => (await trustOps()).trustServers(at(o), opts, names, o),
+    untrust: async (names, o = {}) => (await trustOps()).untrustServers(at(o), names, o),
   };
 }
 

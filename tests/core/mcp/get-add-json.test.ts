@@ -63,8 +63,8 @@ describe("mcp get", () => {
       url: null,
       env_names: ["A", "GIT_TOKEN", "HOME"],
       header_names: [],
-      trust: null,
-      trust_reason: "project trust (mcp.md §4.4) is not available in this version",
+      trust: "untrusted",
+      trust_reason: "not trusted; review it and run 'lemon mcp trust git'",
       diagnostics: [],
     });
     const web = await a.get("web");
@@ -80,8 +80,12 @@ describe("mcp get", () => {
     expect(JSON.stringify([git, web])).not.toContain(SECRET);
     // It matches the list --all view of the same server.
     const listed = (await a.list({ all: true })).effective.find((s) => s.name === "web")!;
-    const { name, source, type, enabled, disabled_by, approval, shadowed, warnings } = web;
-    expect({ name, source, type, enabled, disabled_by, approval, shadowed, warnings }).toEqual(listed);
+    const { name, source, type, enabled, disabled_by, approval, shadowed, warnings, trust } = web;
+    // get says "trusted" for the user's own sources where list says null; a project server agrees.
+    expect({ name, source, type, enabled, disabled_by, approval, shadowed, warnings, trust }).toEqual({
+      ...listed,
+      trust: "untrusted",
+    });
   });
 
   test("global scope, user sources are trusted, unnamed entries by display name, NOT_FOUND and bad names", async () => {

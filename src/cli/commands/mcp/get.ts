@@ -33,7 +33,7 @@ export default defineCommand({
     rows.push(["env", s.env_names.length > 0 ? s.env_names.join(", ") : "none"]);
     if (s.type !== "stdio") rows.push(["headers", s.header_names.length > 0 ? s.header_names.join(", ") : "none"]);
     rows.push(["approval", s.approval]);
-    rows.push(["trust", s.trust ?? `unknown: ${s.trust_reason ?? "not recorded"}`]);
+    rows.push(["trust", s.trust_reason !== null ? `${s.trust}: ${s.trust_reason}` : s.trust]);
     rows.push(["file", s.file ?? "(environment or module options)"]);
     for (const w of s.warnings) rows.push(["warning", w]);
     io.out(formatRows(rows, "  "));

@@ -35,12 +35,13 @@ function printAll(io: CliIo, l: McpEffectiveListing, quiet: boolean): void {
   else
     io.out(
       formatTable(
-        ["NAME", "SOURCE", "TYPE", "ENABLED", "NOTE"],
+        ["NAME", "SOURCE", "TYPE", "ENABLED", "TRUST", "NOTE"],
         l.effective.map((s) => {
           const notes: string[] = [];
           if (s.disabled_by !== null) notes.push(`disabled by ${s.disabled_by}`);
           if (s.shadowed.length > 0) notes.push(`shadows ${s.shadowed.length}`);
-          return [s.name, s.source, s.type, s.enabled ? "yes" : "no", notes.join(", ")];
+          // mcp.md §4.4: "-" for the user's own sources, which need no trust.
+          return [s.name, s.source, s.type, s.enabled ? "yes" : "no", s.trust ?? "-", notes.join(", ")];
         }),
       ),
     );
