@@ -54,7 +54,9 @@ export function connectReason(err: unknown, known: CloseReason | null): CloseRea
     // zod: a malformed initialize result.
     if (err.name === "ZodError" || err.name === "$ZodError") return "protocol error";
   }
-  return known ?? "connection failed";
+  // A fetch that never reached a server (refused, reset, DNS): the transport's own close that
+  // followed says "connection closed", which would hide it.
+  return "connection failed";
 }
 
 /** Control characters out, at most 200 characters: remote text for one line of an error. */
