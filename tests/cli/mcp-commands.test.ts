@@ -462,21 +462,17 @@ describe("lemon mcp enable / disable / remove / status", () => {
     expect((await box.cli(["mcp", "remove"])).code).toBe(2);
   });
 
-  test("status is not built yet: UNAVAILABLE (exit 1), never made-up states", async () => {
+  test("status of an untrusted project server: listed as untrusted, never contacted", async () => {
     await using box = await sandbox();
     await box.write(projectFile(box), JSON.stringify({ servers: [{ name: "a", url: "https://api.example.com/mcp" }] }));
     const h = await box.cli(["mcp", "status"]);
-    expect([h.code, h.stdout, h.stderr]).toEqual([
-      1,
-      "",
-      "error [UNAVAILABLE]: 'lemon mcp status' is not available in this version\n",
-    ]);
+    expect(h.code).toBe(0);
+    expect(h.stdout).toMatch(/^a +untrusted +0 +0 +0/m);
     const j = await box.cli(["mcp", "status", "--json"]);
-    expect([j.code, j.stdout]).toEqual([1, ""]);
-    expect(JSON.parse(j.stderr)).toEqual({
-      ok: false,
-      error: { code: "UNAVAILABLE", message: "'lemon mcp status' is not available in this version" },
-    });
+    const doc = JSON.parse(j.stdout) as { ok: boolean; servers: Record<string, Record<string, unknown>> };
+    expect(doc.ok).toBe(true);
+    expect(doc.servers.a).toMatchObject({ state: "untrusted", connected: false, last_error: null });
+    expect(j.stdout).not.toContain("api.example.com");
   });
 });
 

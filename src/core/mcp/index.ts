@@ -260,3 +260,106 @@ export function mcpConfig(options: ContextOptions & McpConfigOptions = {}): McpC
     ...(readConfigFile !== undefined ? { readConfigFile } : {}),
   });
 }
+
+export type { McpClient, McpClientEvents } from "./client/api.ts";
+export type { McpStatus, McpServerStatus } from "./client/status.ts";
+export type { McpTestReport } from "./client/test.ts";
+export type { McpCallDetails, McpToolApprovalRequest, ToolCallInfo, ToolPolicyDecision } from "./client/call.ts";
+export type { PublishedTool } from "./client/inventory.ts";
+export type { ToolRegistry, ToolSources, Shadowed } from "./client/registry.ts";
+
+/** What the MCP client needs beyond a context: approvals, the runtime policy, the trust mode, events. */
+export interface McpClientOptions extends McpConfigOptions {
+  approve?: (request: import("./client/call.ts").McpToolApprovalRequest) => Promise<boolean>;
+  toolPolicy?: import("./client/call.ts").CallPolicy["toolPolicy"];
+  /** Project trust mode (mcp.md §4.4, default "ask": only recorded trust or a yes from `approveTrust`). */
+  trust?: import("./trust.ts").TrustMode;
+  approveTrust?: (request: import("./trust.ts").McpTrustRequest) => Promise<boolean>;
+  events?: Partial<import("./client/api.ts").McpClientEvents>;
+  /** Periodic refresh of stale inventories (default 60,000 ms for long-lived hosts; 0 = none). */
+  refreshIntervalMs?: number;
+}
+
+/**
+ * The MCP client (host) over one context: discovery, calls, status (mcp.md §6–§9, §13). Loads the
+ * host on first use; the SDK loads only when a server is first contacted.
+ */
+export async function openMcpClient(
+  ctx: LemonContext,
+  opts: McpClientOptions = {},
+): Promise<import("./client/api.ts").McpClient> {
+  const [{ createMcpClient }, { ensureTrusted }] = await Promise.all([import("./client/api.ts"), import("./trust.ts")]);
+  const { approve, toolPolicy, trust, approveTrust, events, refreshIntervalMs, config, readConfigFile } = opts;
+  return createMcpClient({
+    ctx,
+    config: {
+      ...(config !== undefined ? { config } : {}),
+      ...(readConfigFile !== undefined ? { readConfigFile } : {}),
+    },
+    trusted: (c, s) =>
+      ensureTrusted(c, s, {
+        ...(trust !== undefined ? { mode: trust } : {}),
+        ...(approveTrust !== undefined ? { approve: approveTrust } : {}),
+      }),
+    ...(approve !== undefined ? { approve } : {}),
+    ...(toolPolicy !== undefined ? { toolPolicy } : {}),
+    ...(events !== undefined ? { events } : {}),
+    refreshIntervalMs: refreshIntervalMs ?? 0,
+  });
+}
+
+/** `mcp test NAME` / `--url` (cli.md §3.5): an isolated connection, handshake and listings, no tool call. */
+export async function testMcpServer(
+  ctx: LemonContext,
+  name: string,
+  opts: import("./client/test.ts").TestOptions & McpConfigOptions = {},
+): Promise<import("./client/test.ts").McpTestReport> {
+  const { testServer } = await import("./client/test.ts");
+  const { config, readConfigFile, ...rest } = opts;
+  return testServer(
+    ctx,
+    { ...(config !== undefined ? { config } : {}), ...(readConfigFile !== undefined ? { readConfigFile } : {}) },
+    name,
+    rest,
+  );
+}
+
+/** The ToolRegistry of mcp.md §12 over any `getTools` of MCP tools. */
+export async function toolRegistry(
+  sources: import("./client/registry.ts").ToolSources,
+  mcpTools: Parameters<typeof import("./client/registry.ts").createToolRegistry>[1],
+): Promise<import("./client/registry.ts").ToolRegistry> {
+  return (await import("./client/registry.ts")).createToolRegistry(sources, mcpTools);
+}
+
+/** `openMcpClient` for embedders and the CLI without a full `createLemon`: builds the context from options. */
+export function mcpClient(
+  options: ContextOptions & McpClientOptions = {},
+): Promise<import("./client/api.ts").McpClient> {
+  const { config, readConfigFile, approve, toolPolicy, trust, approveTrust, events, refreshIntervalMs, ...ctxOpts } =
+    options;
+  return openMcpClient(createContext(ctxOpts), {
+    ...(config !== undefined ? { config } : {}),
+    ...(readConfigFile !== undefined ? { readConfigFile } : {}),
+    ...(approve !== undefined ? { approve } : {}),
+    ...(toolPolicy !== undefined ? { toolPolicy } : {}),
+    ...(trust !== undefined ? { trust } : {}),
+    ...(approveTrust !== undefined ? { approveTrust } : {}),
+    ...(events !== undefined ? { events } : {}),
+    ...(refreshIntervalMs !== undefined ? { refreshIntervalMs } : {}),
+  });
+}
+
+/** `testMcpServer` over context options (the CLI's `mcp test`). */
+export function mcpTest(
+  name: string,
+  options: ContextOptions & import("./client/test.ts").TestOptions & McpConfigOptions = {},
+): Promise<import("./client/test.ts").McpTestReport> {
+  const { cwd, home, agentDir, homeDir, env, now, log, skillRoots, ...rest } = options as ContextOptions &
+    import("./client/test.ts").TestOptions &
+    McpConfigOptions;
+  const ctxOpts = Object.fromEntries(
+    Object.entries({ cwd, home, agentDir, homeDir, env, now, log, skillRoots }).filter(([, v]) => v !== undefined),
+  ) as ContextOptions;
+  return testMcpServer(createContext(ctxOpts), name, rest);
+}

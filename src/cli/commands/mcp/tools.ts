@@ -1,0 +1,36 @@
+/**
+ * @module cli/commands/mcp/tools
+ * `lemon mcp tools [NAME]` (cli.md §3.7): the published tools of the project (or of one server),
+ * `NAME  LABEL  SERVER`; JSON `{"ok":true,"tools":[{name,label,server,description}]}`.
+ */
+import { cell } from "../../../core/index.ts";
+import { defineCommand } from "../../command.ts";
+import { formatTable, printJson } from "../../output.ts";
+import { cliMcpClient } from "./client.ts";
+
+export default defineCommand({
+  name: "tools",
+  description: "List the published MCP tools",
+  args: [{ name: "name", description: "Only this server's tools" }],
+  async run({ flags, args, io }) {
+    const client = await cliMcpClient(io, flags);
+    try {
+      const all = await client.published();
+      const tools = args.name === undefined ? all : all.filter((t) => t.server === args.name);
+      const rows = tools.map((t) => ({ name: t.name, label: t.label, server: t.server, description: t.description }));
+      if (flags.json) return printJson(io, { ok: true, tools: rows });
+      if (rows.length === 0) {
+        io.out("No MCP tools found.\n");
+        return;
+      }
+      io.out(
+        formatTable(
+          ["NAME", "LABEL", "SERVER"],
+          rows.map((t) => [t.name, cell(t.label, 60), cell(t.server)]),
+        ),
+      );
+    } finally {
+      await client.close();
+    }
+  },
+});

@@ -1,0 +1,162 @@
+/**
+ * @module mcp/client/test
+ * `mcp test` (cli.md §3.5): one isolated connection, outside the host (it neither trips nor
+ * resets any breaker), the handshake and the listings, then close. No remote tool is called.
+ * NAME is an entry of the selected lemon file only; a project entry must be trusted first.
+ */
+import type { LemonContext } from "../../context.ts";
+import { forbidden, invalidParams, LemonError, notFound } from "../../errors.ts";
+import { effectiveServers, type EffectiveServer } from "../effective.ts";
+import { expandEntry } from "../expand.ts";
+import type { McpConfigOptions } from "../settings.ts";
+import type { McpTrustRequest, TrustMode } from "../trust.ts";
+import type { McpServerConfig, Transport } from "../types.ts";
+import type { LinkEnv } from "./link.ts";
+import { publish } from "./inventory.ts";
+import type { ServerConnection } from "./connect.ts";
+
+export interface McpTestReport {
+  ok: boolean;
+  name: string;
+  source: string;
+  transport: Transport;
+  server_info: { name: string; version: string } | null;
+  protocol_version: string | null;
+  capabilities: { tools: boolean; resources: boolean; prompts: boolean } | null;
+  counts: { tools: number; resources: number; prompts: number };
+  tools?: string[];
+  timing_ms: { connect: number; initialize: number; list: number; total: number };
+  error: { code: string; message: string } | null;
+  /** Last bytes of server stderr, for `--verbose` human output only (never in JSON). */
+  stderr?: string;
+}
+
+export interface TestOptions {
+  global?: boolean;
+  listTools?: boolean;
+  /** `--url URL`: an endpoint tested directly, with `transport` (default http). */
+  url?: string;
+  transport?: "http" | "sse";
+  verbose?: boolean;
+  trustMode?: TrustMode;
+  /** Asked (on a terminal) when the project entry is not trusted yet; a yes records the trust. */
+  approveTrust?: (r: McpTrustRequest) => Promise<boolean>;
+  connect?: LinkEnv["connect"];
+}
+
+/** The server NAME of the selected lemon file, or the `--url` endpoint as a server. */
+async function target(ctx: LemonContext, config: McpConfigOptions, name: string, o: TestOptions) {
+  if (o.url !== undefined) {
+    let ok = false;
+    try {
+      const u = new URL(o.url);
+      ok = (u.protocol === "http:" || u.protocol === "https:") && u.host !== "";
+    } catch {}
+    if (!ok) throw invalidParams("invalid HTTP URL");
+    const type: Transport = o.transport ?? "http";
+    const entry: McpServerConfig = { name: name || "url", type, url: o.url };
+    return { server: null, name: name || "url", source: "url", type, entry };
+  }
+  const scope = o.global ? "global" : "project";
+  const set = await effectiveServers(ctx, config, scope);
+  const file = o.global ? set.global.file : (set.project?.file ?? `${ctx.cwd}/.lemon/mcp.json`);
+  const label = o.global ? "lemon:global" : "lemon:project";
+  const s = set.servers.find((x) => x.named && x.name === name && x.source === label);
+  if (s === undefined) throw notFound(`MCP server '${name}' not found in ${file}`);
+  return { server: s, name, source: s.source, type: s.type, entry: s.server.entry };
+}
+
+async function defaultConnect(...args: Parameters<LinkEnv["connect"]>): Promise<ServerConnection> {
+  const { connectServer } = await import("./connect.ts");
+  return connectServer(...args);
+}
+
+export async function testServer(
+  ctx: LemonContext,
+  config: McpConfigOptions,
+  name: string,
+  o: TestOptions = {},
+): Promise<McpTestReport> {
+  const t = await target(ctx, config, name, o);
+  if (t.server !== null) {
+    const { ensureTrusted, untrustedMessage } = await import("../trust.ts");
+    const trusted = await ensureTrusted(ctx, t.server, {
+      ...(o.trustMode !== undefined ? { mode: o.trustMode } : {}),
+      ...(o.approveTrust !== undefined ? { approve: o.approveTrust } : {}),
+    });
+    if (!trusted) throw forbidden(untrustedMessage(name));
+  }
+  const vars = { env: ctx.env, cwd: ctx.cwd, homeDir: ctx.homeDir };
+  const entry = t.server ? expandEntry(t.entry, t.server.server.vars, vars).entry : t.entry;
+  const report: McpTestReport = {
+    ok: false,
+    name: t.name,
+    source: t.source,
+    transport: t.type,
+    server_info: null,
+    protocol_version: null,
+    capabilities: null,
+    counts: { tools: 0, resources: 0, prompts: 0 },
+    timing_ms: { connect: 0, initialize: 0, list: 0, total: 0 },
+    error: null,
+  };
+  const started = performance.now();
+  const ms = (from: number) => Math.round(performance.now() - from);
+  let conn: ServerConnection | null = null;
+  try {
+    conn = await (o.connect ?? defaultConnect)(
+      { name: t.name, type: t.type, server: { entry } },
+      {
+        ctx,
+        cwd: ctx.cwd,
+        ...(entry.ready_timeout_ms !== undefined ? { timeoutMs: entry.ready_timeout_ms } : {}),
+        ...(entry.timeout_ms !== undefined ? { requestTimeoutMs: entry.timeout_ms } : {}),
+      },
+    );
+    // connectServer performs connect and initialize as one step; its time is reported as connect.
+    report.timing_ms.connect = ms(started);
+    report.server_info = conn.serverInfo;
+    report.protocol_version = conn.protocolVersion;
+    report.capabilities = { ...conn.capabilities };
+    const listStart = performance.now();
+    const empty = { items: [] as unknown[], truncated: false };
+    const c = conn;
+    const [tools, resources, prompts] = await Promise.all(
+      (["tools", "resources", "prompts"] as const).map((k) => (c.capabilities[k] ? c.list(k) : Promise.resolve(empty))),
+    );
+    report.timing_ms.list = ms(listStart);
+    const fake: EffectiveServer = t.server ?? {
+      name: t.name,
+      named: true,
+      source: t.source,
+      type: t.type,
+      enabled: true,
+      disabled_by: null,
+      approval: "never",
+      shadowed: [],
+      warnings: [],
+      server: {
+        name: t.name,
+        source: "url",
+        index: 0,
+        entry: t.entry,
+        transport: t.type,
+        vars: "none",
+        imported: false,
+      },
+    };
+    const inv = publish(fake, conn.capabilities, tools ?? empty, resources ?? empty, prompts ?? empty);
+    report.counts = { tools: inv.byRaw.size, resources: inv.resources, prompts: inv.prompts };
+    if (o.listTools) report.tools = inv.tools.map((x) => x.name);
+    report.ok = true;
+  } catch (err) {
+    const e = LemonError.is(err) ? err : new LemonError("OPERATION_FAILED", "connection failed");
+    const reason = typeof e.details?.reason === "string" ? e.details.reason : e.message;
+    report.error = { code: e.code, message: reason };
+  } finally {
+    if (o.verbose && conn !== null) report.stderr = conn.stderrTail(4096);
+    report.timing_ms.total = ms(started);
+    if (conn !== null) await conn.close().catch(() => {});
+  }
+  return report;
+}
