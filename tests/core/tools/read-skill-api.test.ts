@@ -3,6 +3,7 @@
 import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { Value } from "@sinclair/typebox/value";
 import { createLemon, LemonError } from "../../../src/core/index.ts";
 import { registryOf } from "../../../src/core/internals.ts";
 import { computeBundleHash } from "../../../src/core/skills/bundle.ts";
@@ -35,7 +36,7 @@ async function withHost(box: Sandbox) {
   const events: SkillLoadEvent[] = [];
   const host = {
     registry: await registryOf(lemon),
-    now: () => new Date("2026-12-01T10:00:00Z"),
+    now: () => new Date("2026-12-01T10:00:00.250Z"), // ms are dropped (skills.md §1.3 rule 5)
     emit: (e: SkillLoadEvent) => void events.push(e),
   };
   return { lemon, host, events };
@@ -114,7 +115,7 @@ describe("skill:// URIs", () => {
     const { duration_ms, ...rest } = events[0]!;
     expect(typeof duration_ms).toBe("number");
     expect(rest).toEqual({
-      ts: "2026-12-01T10:00:00.000Z",
+      ts: "2026-12-01T10:00:00Z",
       key: "alpha",
       scope: "project",
       view: "uri",
@@ -141,7 +142,7 @@ describe("skill.load events of read_skill (skills.md §11)", () => {
     await readSkill(host, { key: "alpha", view: "file", path: "../x" });
     await readSkill(host, {});
     const shapes = events.map(({ duration_ms, ts, ...e }) => {
-      expect(ts).toBe("2026-12-01T10:00:00.000Z");
+      expect(ts).toBe("2026-12-01T10:00:00Z");
       expect(duration_ms).toBeGreaterThanOrEqual(0);
       return e;
     });
@@ -343,6 +344,12 @@ describe("agentTools (cli.md §7)", () => {
       "report",
     ]);
     for (const t of tools) expect(t.description.length).toBeGreaterThan(40);
+  });
+
+  test("replace_all's schema takes the spellings skills.md §9 accepts, and nothing else", () => {
+    const ok = (v: unknown) => Value.Check(SkillManageParameters, { action: "patch", replace_all: v });
+    for (const v of [true, false, "true", "1", 1, "false", "0", 0]) expect(ok(v)).toBe(true);
+    for (const v of ["yes", 2, null, "TRUE"]) expect(ok(v)).toBe(false);
   });
 
   test("execute runs the tool for the cwd the tools were made for, and never throws", async () => {

@@ -91,8 +91,20 @@ export const SkillManageParameters = Type.Object(
     file_content: Type.Optional(Type.String({ description: "For write_file: the file's text." })),
     old_string: Type.Optional(Type.String({ description: "For patch: the exact text to replace." })),
     new_string: Type.Optional(Type.String({ description: "For patch: the replacement text." })),
+    // §9: models send booleans as strings or numbers too; the executor reads these the same way.
     replace_all: Type.Optional(
-      Type.Boolean({ description: "For patch: replace every occurrence instead of requiring exactly one." }),
+      Type.Union(
+        [
+          Type.Boolean(),
+          Type.Literal("true"),
+          Type.Literal("1"),
+          Type.Literal(1),
+          Type.Literal("false"),
+          Type.Literal("0"),
+          Type.Literal(0),
+        ],
+        { description: "For patch: replace every occurrence instead of requiring exactly one (default false)." },
+      ),
     ),
     stale_after_days: days("idle days before a skill counts as stale (default 30)"),
     archive_after_days: days("idle days before a skill is an archive candidate (default 90)"),

@@ -27,6 +27,7 @@ import {
 } from "./read-skill-text.ts";
 import { errorResult, textResult, type ToolCallContext, type ToolResult } from "./result.ts";
 import { blockedMessage } from "./blocked.ts";
+import { eventTs } from "../usage/events.ts";
 
 /** The views of skills.md §8; any other value reads as `full`. */
 export type ReadSkillView = "full" | "summary" | "section" | "file";
@@ -310,7 +311,7 @@ export async function readSkill(
   }
   const d = out.result.details;
   const event: SkillLoadEvent = {
-    ts: host.now().toISOString(),
+    ts: eventTs(host),
     key,
     scope: out.scope,
     view,

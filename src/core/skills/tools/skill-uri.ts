@@ -11,6 +11,7 @@ import { blockedMessage } from "./blocked.ts";
 import { readContained } from "./contained-read.ts";
 import { emitSafely, findSkill, runContext, type SkillLoadEvent, type ToolHost } from "./read-skill.ts";
 import type { ToolCallContext } from "./result.ts";
+import { eventTs } from "../usage/events.ts";
 
 /** What a `skill://` URI resolves to: the key, the file's absolute real path and its text. */
 export interface ResolvedSkillUri {
@@ -85,7 +86,7 @@ export async function resolveSkillUri(host: ToolHost, uri: string, ctx?: ToolCal
   const started = performance.now();
   const r = await resolve(host, uri);
   await emitSafely(host, {
-    ts: host.now().toISOString(),
+    ts: eventTs(host),
     key: r.key,
     scope: r.scope,
     view: "uri",

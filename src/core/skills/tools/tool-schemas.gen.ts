@@ -153,8 +153,36 @@ export const SKILL_MANAGE_SCHEMA: JsonSchemaObject = {
       type: "string",
     },
     replace_all: {
-      description: "For patch: replace every occurrence instead of requiring exactly one.",
-      type: "boolean",
+      description: "For patch: replace every occurrence instead of requiring exactly one (default false).",
+      anyOf: [
+        {
+          type: "boolean",
+        },
+        {
+          const: "true",
+          type: "string",
+        },
+        {
+          const: "1",
+          type: "string",
+        },
+        {
+          const: 1,
+          type: "number",
+        },
+        {
+          const: "false",
+          type: "string",
+        },
+        {
+          const: "0",
+          type: "string",
+        },
+        {
+          const: 0,
+          type: "number",
+        },
+      ],
     },
     stale_after_days: {
       description: "For report: idle days before a skill counts as stale (default 30) (positive integer).",
