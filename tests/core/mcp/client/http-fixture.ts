@@ -8,7 +8,15 @@ export interface Seen {
   body: { method?: string; id?: unknown } | null;
 }
 
-export type Mode = "ok" | "always-404" | "redirect" | "unauthorized" | "sse-cross-origin" | "sse-silent";
+export type Mode =
+  | "ok"
+  | "big-json"
+  | "big-sse"
+  | "always-404"
+  | "redirect"
+  | "unauthorized"
+  | "sse-cross-origin"
+  | "sse-silent";
 
 export interface Fixture extends AsyncDisposable {
   url: string;
@@ -70,7 +78,13 @@ export function httpFixture(mode: Mode): Fixture {
       if (!sid || !live.has(sid)) return new Response("unknown session", { status: 404 });
       if (body?.id === undefined) return new Response(null, { status: 202 });
       if (body.method === "tools/list") return json({ jsonrpc: "2.0", id: body.id, result: { tools: [] } });
-      return json({ jsonrpc: "2.0", id: body.id, result: { content: [{ type: "text", text: "ok" }] } });
+      const result = (t: string) => ({ jsonrpc: "2.0", id: body.id, result: { content: [{ type: "text", text: t }] } });
+      if (mode === "big-json" && body.method === "tools/call") return json(result("j".repeat(9 * 1024 * 1024)));
+      if (mode === "big-sse" && body.method === "tools/call")
+        return new Response(`event: message\ndata: ${JSON.stringify(result("s".repeat(9 * 1024 * 1024)))}\n\n`, {
+          headers: { "content-type": "text/event-stream" },
+        });
+      return json(result("ok"));
     },
   });
   return {

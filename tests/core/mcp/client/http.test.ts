@@ -135,6 +135,21 @@ describe("headers, session id, DELETE and refusals", () => {
     expect(del[0]!.headers["mcp-session-id"]).toBe("session-1");
   });
 
+  for (const mode of ["big-json", "big-sse"] as const)
+    test(`a response message over 8 MiB (${mode}) ends the connection with the 8 MiB reason`, async () => {
+      await using fx = httpFixture(mode);
+      const conn = await connectServer(server("http", { url: fx.url }), opts());
+      const reasons: CloseReason[] = [];
+      conn.onClose((r) => reasons.push(r));
+      expect(await failure(conn.request("tools/call", { name: "x", arguments: {} }, { timeoutMs: 10_000 }))).toEqual({
+        code: "OPERATION_FAILED",
+        message: "MCP server disconnected during the call",
+      });
+      for (let i = 0; i < 100 && reasons.length === 0; i++) await Bun.sleep(20);
+      expect(reasons).toEqual(["message exceeds 8 MiB limit"]);
+      await conn.close();
+    });
+
   test("a redirected POST is not followed", async () => {
     await using fx = httpFixture("redirect");
     expect((await failure(connectServer(server("http", { url: fx.url }), opts()))).message).toBe("protocol error");

@@ -72,7 +72,9 @@ export function requestError(err: unknown, timeoutMs: number, disconnected = fal
   if (aborted) return new LemonError("OPERATION_FAILED", "request aborted", { cause: err });
   if (LemonError.is(err)) {
     if (err.message === "session expired") return err;
-    if (err.message === "connection closed" || disconnected) return new LemonError("OPERATION_FAILED", DISCONNECTED);
+    // The transport ended under the call (8 MiB cap, stream closed): the call is lost, not refused.
+    if (isCloseReason(err.message) || disconnected)
+      return new LemonError("OPERATION_FAILED", DISCONNECTED, { cause: err });
     return err;
   }
   if (err instanceof McpError) {
