@@ -9,11 +9,18 @@
  * or environment change that alters the command is a change too. Env values are pinned by a
  * second hash (`env_sha256`) beside the spec's: `NODE_OPTIONS` or `LD_PRELOAD` values run code.
  */
-import { existsSync, realpathSync } from "node:fs";
+import { realpathSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import type { LemonContext } from "../context.ts";
 import { sha256Hex } from "../hash.ts";
-import { emptyMcpTrustFile, MAX_MCP_TRUST_BYTES, McpTrustFile, type TrustRecord } from "../schema/mcp-trust.ts";
+import { readRegularFile } from "../fsx/regular-file.ts";
+import type { Codec } from "../fsx/update.ts";
+import { firstFailure } from "../schema/first-failure.ts";
+import { isMcpTrustFile, McpTrustFileData } from "../schema/mcp-json.checks.js";
+// Types only: the schema module loads TypeBox, which reading the store never needs.
+import type { McpTrustFile, TrustRecord } from "../schema/mcp-trust.ts";
+import { decodeUtf8 } from "../text.ts";
+import { parseJsonText } from "./read.ts";
 import { canonicalJson } from "./client/naming.ts";
 import type { EffectiveServer } from "./effective.ts";
 import { expandEntry, type ExpandVars } from "./expand.ts";
@@ -147,25 +154,37 @@ export function trustRequest(ctx: LemonContext, s: EffectiveServer): McpTrustReq
   };
 }
 
-type CodecModule = typeof import("../fsx/update.ts");
-let codecP: Promise<{ mod: CodecModule; codec: import("../fsx/update.ts").Codec<McpTrustFile> }> | null = null;
-/** The store's codec loads TypeBox; only a run that meets a project server and a store pays for it. */
-function storeCodec() {
-  codecP ??= import("../fsx/update.ts").then((mod) => ({
-    mod,
-    codec: mod.jsonCodec(McpTrustFile, emptyMcpTrustFile, { maxBytes: MAX_MCP_TRUST_BYTES }),
-  }));
-  return codecP;
-}
+/** Far beyond any real store; a bigger file is invalid and never rewritten. */
+const MAX_STORE_BYTES = 4 << 20;
+
+/**
+ * The store's codec: the strict JSON reader (a duplicate key would be lost on rewrite) and the
+ * schema's generated check, so reading it never loads TypeBox.
+ */
+const storeCodec: Codec<McpTrustFile> = {
+  empty: () => ({ version: 1, projects: {} }),
+  maxBytes: MAX_STORE_BYTES,
+  parse(text) {
+    const parsed = parseJsonText(text);
+    if (!parsed.ok) throw new Error(parsed.reason);
+    if (!isMcpTrustFile(parsed.value))
+      throw new Error(firstFailure(McpTrustFileData, parsed.value, "invalid document") ?? "invalid document");
+    return parsed.value as McpTrustFile;
+  },
+  // formatJson of fsx/atomic.ts, which a read should not load.
+  serialize: (v) => `${JSON.stringify(v, null, 2)}\n`,
+};
 
 /** The trust records of this project; a missing, unreadable or invalid store trusts nothing. */
 export async function projectRecords(ctx: LemonContext): Promise<Record<string, TrustRecord>> {
-  const file = trustFile(ctx);
-  if (!existsSync(file)) return {};
+  const read = readRegularFile(trustFile(ctx), MAX_STORE_BYTES);
+  if (!read.ok) return {};
+  const text = decodeUtf8(read.bytes);
+  if (text === null) return {};
   try {
-    const { mod, codec } = await storeCodec();
-    const doc = await mod.readDocument(file, codec);
-    return doc.projects[projectKey(ctx)] ?? {};
+    const doc = storeCodec.parse(text);
+    const key = projectKey(ctx);
+    return Object.hasOwn(doc.projects, key) ? (doc.projects[key] ?? {}) : {};
   } catch {
     return {};
   }
@@ -207,18 +226,18 @@ export async function projectTrust(ctx: LemonContext, s: EffectiveServer): Promi
 export const trustValue = (state: TrustState | undefined): TrustValue =>
   state === "trusted" ? "trusted" : state === "not_project" ? null : "untrusted";
 
-function writeStore<R>(
+async function writeStore<R>(
   ctx: LemonContext,
   change: (doc: McpTrustFile) => { next: McpTrustFile | undefined; result: R },
-) {
-  return storeCodec().then(({ mod, codec }) =>
-    mod.update(trustFile(ctx), codec, change, {
-      command: "lemon mcp trust",
-      confineTo: null,
-      mode: 0o600,
-      now: () => ctx.now(),
-    }),
-  );
+): Promise<R> {
+  // Locks and atomic writes load only for a change.
+  const { update } = await import("../fsx/update.ts");
+  return update(trustFile(ctx), storeCodec, change, {
+    command: "lemon mcp trust",
+    confineTo: null,
+    mode: 0o600,
+    now: () => ctx.now(),
+  });
 }
 
 /** Records trust in each server as it is now; `already` lists those whose record still matches. */

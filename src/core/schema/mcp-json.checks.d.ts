@@ -15,3 +15,8 @@ export declare const McpJsonData: SchemaData;
 export declare const isMcpEnvServers: (value: unknown) => boolean;
 /** McpEnvServers as JSON Schema data with its messages. */
 export declare const McpEnvServersData: SchemaData;
+
+/** Whether a value is a valid McpTrustFile. */
+export declare const isMcpTrustFile: (value: unknown) => boolean;
+/** McpTrustFile as JSON Schema data with its messages. */
+export declare const McpTrustFileData: SchemaData;

@@ -13,11 +13,14 @@ import type { TSchema } from "@sinclair/typebox";
 import { join } from "node:path";
 import { checkExpression, generatedModule, writeGenerated } from "./checks-gen.ts";
 import { McpEnvServers, McpJson, McpServerEntry } from "./mcp-json.ts";
+import { McpTrustFile } from "./mcp-trust.ts";
 
 const SCHEMAS: [exportName: string, schema: TSchema][] = [
   ["McpServerEntry", McpServerEntry],
   ["McpJson", McpJson],
   ["McpEnvServers", McpEnvServers],
+  // The trust store (mcp.md §4.4), read by every listing that meets a project server.
+  ["McpTrustFile", McpTrustFile],
 ];
 
 /** The JSON Schema keywords the data may use: what schema/first-failure.ts implements. */

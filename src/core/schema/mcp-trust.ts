@@ -3,7 +3,8 @@
  * `A/mcp-trust.json` (mcp.md §4.4): the project MCP servers the user trusts, per project (the
  * real path of `C`) and server name, each pinned to the sha256 of what it would run. It lives in
  * the agent dir only; nothing inside a project is ever read as trust. Unknown top-level keys and
- * record fields survive a rewrite.
+ * record fields survive a rewrite. Checked through the generated code of mcp-json.gen.ts, so a
+ * listing never loads TypeBox to read it.
  */
 import { Type, type Static } from "@sinclair/typebox";
 
@@ -28,8 +29,3 @@ export const McpTrustFile = Type.Object(
   { additionalProperties: true },
 );
 export type McpTrustFile = Static<typeof McpTrustFile>;
-
-export const emptyMcpTrustFile = (): McpTrustFile => ({ version: 1, projects: {} });
-
-/** Far beyond any real store; a bigger file is invalid and never rewritten. */
-export const MAX_MCP_TRUST_BYTES = 4 << 20;

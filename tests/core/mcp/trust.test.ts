@@ -1,0 +1,170 @@
+// Project trust in the module (mcp.md §4.4): createLemon's `mcp.trust` option, lemon.mcp.trust /
+// untrust, and the gate the client calls before any connection (ensureTrusted).
+import { describe, expect, test } from "bun:test";
+import { existsSync, realpathSync } from "node:fs";
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { createContext } from "../../../src/core/context.ts";
+import { createLemon, type LemonOptions } from "../../../src/core/index.ts";
+import {
+  effectiveServers,
+  ensureTrusted,
+  projectTrust,
+  trustRequest,
+  trustStates,
+  type McpTrustRequest,
+} from "../../../src/core/mcp/index.ts";
+import { sandbox, type Sandbox } from "../../support/sandbox.ts";
+
+async function setup(box: Sandbox) {
+  const marker = join(box.root, "PWNED");
+  await box.write(
+    join(box.project, ".mcp.json"),
+    JSON.stringify({ mcpServers: { evil: { command: "/bin/sh", args: ["-c", `touch ${marker}`] } } }),
+  );
+  await box.write(
+    join(box.project, ".lemon", "mcp.json"),
+    JSON.stringify({ servers: [{ name: "web", url: "http://127.0.0.1:9/mcp", enabled: false }] }),
+  );
+  await box.write(join(box.agentDir, "mcp.json"), JSON.stringify({ servers: [{ name: "mine", command: "true" }] }));
+  return marker;
+}
+
+const opts = (box: Sandbox, more: LemonOptions = {}): LemonOptions => ({
+  cwd: box.project,
+  env: box.env,
+  curator: false,
+  ...more,
+});
+
+async function servers(box: Sandbox) {
+  const ctx = createContext({ cwd: box.project, env: box.env });
+  const set = await effectiveServers(ctx, {}, "project");
+  const by = (n: string) => set.servers.find((s) => s.name === n)!;
+  return { ctx, set, by };
+}
+
+describe("lemon.mcp.trust / untrust", () => {
+  test("records without asking (the call is consent); all = every enabled project server; untrust", async () => {
+    await using box = await sandbox();
+    const marker = await setup(box);
+    const asked: unknown[] = [];
+    const lemon = createLemon(
+      opts(box, {
+        approve: async (r) => {
+          asked.push(r);
+          return true;
+        },
+      }),
+    );
+    expect(await lemon.mcp.trust(["evil"])).toEqual({ trusted: ["evil"], already: [] });
+    expect(await lemon.mcp.trust([], { all: true })).toEqual({ trusted: [], already: ["evil"] });
+    // A disabled one is trusted only by name; the user's own server is "already" trusted.
+    expect(await lemon.mcp.trust(["web", "mine"])).toEqual({ trusted: ["web"], already: ["mine"] });
+    const listed = await lemon.mcp.config.list({ all: true });
+    expect(listed.effective.map((s) => [s.name, s.trust])).toEqual([
+      ["web", "trusted"],
+      ["mine", null],
+      ["evil", "trusted"],
+    ]);
+    expect(await lemon.mcp.untrust(["evil", "never-recorded"])).toEqual({ untrusted: ["evil"] });
+    expect(await lemon.mcp.untrust([], { all: true })).toEqual({ untrusted: ["web"] });
+    expect(asked).toEqual([]);
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  test("argument errors are INVALID_PARAMS; an unknown name NOT_FOUND; an invalid store is never overwritten", async () => {
+    await using box = await sandbox();
+    await setup(box);
+    const lemon = createLemon(opts(box));
+    await expect(lemon.mcp.trust([])).rejects.toMatchObject({ code: "INVALID_PARAMS" });
+    await expect(lemon.mcp.trust("evil" as unknown as string[])).rejects.toMatchObject({ code: "INVALID_PARAMS" });
+    await expect(lemon.mcp.trust(["bad name"])).rejects.toMatchObject({ code: "INVALID_PARAMS" });
+    await expect(lemon.mcp.trust(["nope"])).rejects.toMatchObject({
+      code: "NOT_FOUND",
+      message: "MCP server 'nope' not found",
+    });
+    expect(() => createLemon(opts(box, { mcp: { trust: "always" as "ask" } }))).toThrow(/trust/);
+    const store = join(box.agentDir, "mcp-trust.json");
+    await writeFile(store, '{"version":2}');
+    await expect(lemon.mcp.trust(["evil"])).rejects.toMatchObject({ code: "CONFLICT" });
+    expect(await readFile(store, "utf8")).toBe('{"version":2}');
+    // An invalid store trusts nothing.
+    const { ctx, by } = await servers(box);
+    expect(await projectTrust(ctx, by("evil"))).toBe("untrusted");
+  });
+
+  test("concurrent trusts of two servers both land (one lock, re-read under it)", async () => {
+    await using box = await sandbox();
+    await setup(box);
+    const a = createLemon(opts(box));
+    const b = createLemon(opts(box));
+    await Promise.all([a.mcp.trust(["evil"]), b.mcp.trust(["web"])]);
+    const doc = JSON.parse(await readFile(join(box.agentDir, "mcp-trust.json"), "utf8"));
+    expect(Object.keys(doc.projects[realpathSync(box.project)]).sort()).toEqual(["evil", "web"]);
+  });
+});
+
+describe("ensureTrusted: the gate before any connection", () => {
+  test("modes: trusted vouches, none never starts a project server, ask uses the callback and records a yes", async () => {
+    await using box = await sandbox();
+    const marker = await setup(box);
+    const { ctx, by } = await servers(box);
+    const evil = by("evil");
+    expect(await ensureTrusted(ctx, by("mine"), { mode: "none" })).toBe(true);
+    expect(await ensureTrusted(ctx, evil, { mode: "trusted" })).toBe(true);
+    expect(await ensureTrusted(ctx, evil, { mode: "none" })).toBe(false);
+    // Default ask without a callback denies.
+    expect(await ensureTrusted(ctx, evil)).toBe(false);
+    const seen: McpTrustRequest[] = [];
+    const no = async (r: McpTrustRequest) => {
+      seen.push(r);
+      return false;
+    };
+    expect(await ensureTrusted(ctx, evil, { approve: no })).toBe(false);
+    expect(seen[0]).toEqual({
+      kind: "mcp_trust",
+      server: "evil",
+      source: "mcp-json:project",
+      project: realpathSync(box.project),
+      file: join(box.project, ".mcp.json"),
+      transport: "stdio",
+      command: "/bin/sh",
+      args: ["-c", `touch ${marker}`],
+      cwd: null,
+      url: null,
+      envNames: [],
+      headerNames: [],
+      approval: "always",
+    });
+    // "yes" is not true.
+    expect(await ensureTrusted(ctx, evil, { approve: async () => "yes" as unknown as boolean })).toBe(false);
+    expect(await projectTrust(ctx, evil)).toBe("untrusted");
+    expect(await ensureTrusted(ctx, evil, { approve: async () => true })).toBe(true);
+    expect(await projectTrust(ctx, evil)).toBe("trusted");
+    // Recorded: the next ask needs no callback.
+    expect(await ensureTrusted(ctx, evil)).toBe(true);
+    expect((await trustStates(ctx, [evil, by("mine"), by("web")])).get("mine")).toBe("not_project");
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  test("a review shows credential-named variables as placeholders; the hash still pins their values", async () => {
+    await using box = await sandbox();
+    await box.write(
+      join(box.project, ".lemon", "mcp.json"),
+      JSON.stringify({
+        servers: [{ name: "s", command: "${TOOL}", args: ["--token", "${API_TOKEN}"], env: { K: "${API_TOKEN}" } }],
+      }),
+    );
+    box.env.TOOL = "/usr/bin/tool";
+    box.env.API_TOKEN = "sk-hidden-value";
+    const { ctx, by } = await servers(box);
+    const r = trustRequest(ctx, by("s"));
+    expect([r.command, r.args, r.envNames]).toEqual(["/usr/bin/tool", ["--token", "${API_TOKEN}"], ["K"]]);
+    expect(JSON.stringify(r)).not.toContain("sk-hidden-value");
+    expect(await ensureTrusted(ctx, by("s"), { approve: async () => true })).toBe(true);
+    box.env.API_TOKEN = "sk-other-value";
+    const next = await servers(box);
+    expect(await projectTrust(next.ctx, next.by("s"))).toBe("untrusted");
+  });
+});
