@@ -431,10 +431,7 @@ export function createLemon(options: LemonOptions = {}): Lemon {
       context,
       hub,
       writeApproval: async () => (await skillsSettings()).writeApproval,
-      // ApprovalRequest (install/approval.ts) does not list kind "skill_write" yet (cli.md §7 does).
-      ...(options.approve !== undefined
-        ? { approve: (r) => (options.approve as (x: unknown) => Promise<boolean>)(r) }
-        : {}),
+      ...(options.approve !== undefined ? { approve: options.approve } : {}),
       registry: reg,
     }),
     resolveSkillUri: (uri, opts) => tools.resolveSkillUri(uri, opts),

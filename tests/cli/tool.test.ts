@@ -2,6 +2,7 @@
 import { describe, expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { describeRequest } from "../../src/cli/approve.ts";
 import { runCli } from "../../src/cli/run.ts";
 import { sandbox, type Sandbox } from "../support/sandbox.ts";
 
@@ -208,5 +209,17 @@ describe("lemon tool skill_manage", () => {
     const yes = await run("Y");
     expect([yes.code, yes.err]).toEqual([0, question]);
     expect(await Bun.file(join(box.project, ".lemon/skill/asked/SKILL.md")).text()).toBe(content);
+  });
+
+  test("the shared prompt names the action, skill, scope and file of a skill_write, each one clean line", () => {
+    expect(
+      describeRequest({
+        kind: "skill_write",
+        action: "write_file",
+        scope: "global",
+        name: "demo",
+        filePath: "references/\u001b[2Jx\nmd",
+      }),
+    ).toBe("Allow skill_manage to write_file skill 'demo' in the global scope (file references/x md)? [y/N] ");
   });
 });

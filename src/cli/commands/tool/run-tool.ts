@@ -8,7 +8,6 @@
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import {
-  cell,
   createLemon,
   stripAnsi,
   type ApprovalRequest,
@@ -114,22 +113,11 @@ function isatty(fd: number): boolean {
   return tty.isatty(fd);
 }
 
-async function readAnswer(): Promise<string | null> {
-  for await (const line of console) return line;
-  return null;
-}
-
-/** The `[y/N]` question of a `skill_write` request (every value one clean line). */
-function writeQuestion(r: { action: string; scope: string; name: string; filePath?: string }): string {
-  const file = r.filePath !== undefined ? ` (file ${cell(r.filePath)})` : "";
-  return `Allow skill_manage to ${cell(r.action)} skill '${cell(r.name)}' in the ${r.scope} scope${file}? [y/N] `;
-}
-
 /**
- * The instance of one tool run. Approvals (cli.md §1.3): `--approve` grants them; on a terminal a
- * `skill_write` request is a `[y/N]` prompt, anything else goes to the shared CLI prompt; without a
- * terminal a request is refused (the tool then answers `Operation aborted`) and noted, so the
- * command can say how to approve.
+ * The instance of one tool run. Approvals (cli.md §1.3): `--approve` grants them; on a terminal
+ * each request is the shared CLI `[y/N]` prompt (approve.ts); without a terminal a request is
+ * refused (the tool then answers `Operation aborted`) and noted, so the command can say how to
+ * approve.
  */
 export function toolLemon(
   io: CliIo,
@@ -145,14 +133,7 @@ export function toolLemon(
       approvals.unavailable = true;
       return false;
     }
-    const r = request as
-      | ApprovalRequest
-      | { kind: "skill_write"; action: string; scope: string; name: string; filePath?: string };
-    if (r.kind !== "skill_write")
-      return typeof approver.approve === "function" ? approver.approve(request) : approver.approve;
-    io.err(writeQuestion(r));
-    const answer = await ((io as PromptIo).readLine ?? readAnswer)();
-    const yes = answer !== null && /^(y|yes)$/i.test(answer.trim());
+    const yes = typeof approver.approve === "function" ? await approver.approve(request) : approver.approve;
     if (!yes) approvals.declined = true;
     return yes;
   };

@@ -20,7 +20,9 @@ export type SkillApprovalRequest =
       destination: string;
     }
   | { kind: "skill_audit_warn"; key: string; bundleHash: string; findings: string[] }
-  | { kind: "security_override"; key: string; source: string; bundleHash: string; findings: string[] };
+  | { kind: "security_override"; key: string; source: string; bundleHash: string; findings: string[] }
+  /** skill_manage under `[skills] write_approval` (skills.md §9): `filePath` for a supporting file. */
+  | { kind: "skill_write"; action: string; scope: Scope; name: string; filePath?: string };
 
 /** The whole cli.md §7 union as far as this version asks for approvals. */
 export type ApprovalRequest = SkillApprovalRequest;
