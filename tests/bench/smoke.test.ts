@@ -119,6 +119,29 @@ test("install.ts prints the installs, the checks, the git split and the floor", 
   expect(out).toMatch(/update --all --check over 3 git skills: [\d.]+ ms vs 3 × one check [\d.]+ ms/);
 }, 120_000);
 
+test("read-skill.ts prints the warm rows with their floor and the cold processes beside skill list", () => {
+  const out = ok(["scripts/bench/read-skill.ts", "--runs", "1", "--calls", "10", "--corpus", corpus, "--bin", bin]);
+  for (const row of [
+    "read_skill summary (tool)",
+    "lemon.readSkill (+ usage sidecar)",
+    "read_skill summary, no snapshot (scan)",
+    "floor: readFileSync(SKILL.md)",
+    "hello-world",
+    "floor: read and print one SKILL.md",
+    "skill list --json (corpus, cold)",
+    "tool read_skill summary (corpus, cold)",
+  ])
+    expect(out).toContain(row);
+  expect(out).toMatch(/tool p50 [\d.]+ ms: target ≤ 1 ms (met|missed)/);
+  expect(out).toMatch(/read_skill vs list: wall [\d.]+×, cpu [\d.]+×/);
+}, 60_000);
+
+test("usage.ts records every load of concurrent processes and prints each row against its floor", () => {
+  const out = ok(["scripts/bench/usage.ts", "--runs", "1", "--procs", "2", "--loads", "2"]);
+  for (const row of ["| process start |", "| floor |", "| recordLoad |", "| readSkill |"]) expect(out).toContain(row);
+  expect(out).toContain("no lost count: 4 of 4 recorded in every recordLoad and readSkill run");
+}, 60_000);
+
 describe("without a corpus", () => {
   const none = { LEMON_CORPUS: join(scratch, "no-such-corpus") };
   for (const script of ["relevance.ts", "relevance-quality.ts", "audit.ts"])
