@@ -36,6 +36,8 @@ const lines = (findings: readonly string[], max = 20) => {
 
 /** The question for one request, ending with the `[y/N] ` prompt. */
 export function describeRequest(r: ApprovalRequest): string {
+  if (r.kind === "mcp_tool")
+    return `Call MCP tool '${cell(r.tool)}' of server '${cell(r.server)}' (${r.transport}) with ${cell(r.argumentsPreview)}? [y/N] `;
   if (r.kind === "skill_write") {
     const file = r.filePath !== undefined ? ` (file ${cell(r.filePath)})` : "";
     return `Allow skill_manage to ${cell(r.action)} skill '${cell(r.name)}' in the ${r.scope} scope${file}? [y/N] `;

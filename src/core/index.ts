@@ -23,6 +23,17 @@ import type { InstallOptions, InstallResult, UpdateOptions } from "./skills/inst
 import type { UpdateItem, UpdateResult } from "./skills/install/update.ts";
 import type { McpAppConfig, McpConfigApi, ValidateResult } from "./mcp/index.ts";
 import type { TrustMode, TrustResult } from "./mcp/index.ts";
+import type {
+  McpCallDetails,
+  McpClient,
+  McpStatus,
+  McpTestReport,
+  ToolCallInfo,
+  ToolPolicyDecision,
+  ToolRegistry,
+  ToolSources,
+} from "./mcp/index.ts";
+import { createToolRegistry } from "./mcp/client/registry.ts";
 import type { AgentsConfig, DeepPartialSkills } from "./skills/skills-config.ts";
 import {
   checkCuratorOption,
@@ -58,6 +69,8 @@ export interface LemonOptions extends ContextOptions {
    * callback before one starts, `"trusted"` the embedder vouches for the project, `"none"` never.
    */
   mcp?: { trust?: TrustMode };
+  /** The embedder's runtime policy for tool calls (mcp.md §9); default: allow. */
+  toolPolicy?: (call: ToolCallInfo) => ToolPolicyDecision | Promise<ToolPolicyDecision>;
 }
 
 /** `lemon.skills`: what the `lemon skill …` commands use. `cwd` defaults to the instance's. */
@@ -132,6 +145,16 @@ export interface McpApi {
   trust(names: string[], opts?: { cwd?: string; all?: boolean }): Promise<{ trusted: string[]; already: string[] }>;
   /** Removes this project's trust records of `names` (or all with `all`); returns the names removed. */
   untrust(names: string[], opts?: { cwd?: string; all?: boolean }): Promise<{ untrusted: string[] }>;
+  /** The project's published MCP tools (mcp.md §6.2); `[]` when MCP is disabled. Execute never rejects. */
+  getTools(opts?: { cwd?: string; refresh?: boolean }): Promise<ToolDefinition[]>;
+  /** One call by published name (mcp.md §9); approvals go to `approve`, the policy to `toolPolicy`. */
+  callTool(name: string, args: unknown, ctx?: ToolCallContext & { cwd?: string }): Promise<ToolResult<McpCallDetails>>;
+  /** `status()` of mcp.md §13 (connects to every enabled, trusted server of the project). */
+  status(opts?: { cwd?: string }): Promise<McpStatus>;
+  /** Re-reads configuration, resets breakers and re-lists every (or the named) server. */
+  refresh(serverName?: string, opts?: { cwd?: string }): Promise<void>;
+  /** `mcp test` (cli.md §3.5): an isolated connection, handshake and listings; never a tool call. */
+  test(name: string, opts?: { cwd?: string; global?: boolean; listTools?: boolean }): Promise<McpTestReport>;
 }
 
 /** One lemon instance: its caches and workers hang off it; `close()` (or `await using`) ends them. */
@@ -161,6 +184,8 @@ export interface Lemon extends AsyncDisposable {
   resolveSkillUri(uri: string, opts?: { cwd?: string }): Promise<ResolvedSkillUri>;
   /** `read_skill` and `skill_manage` as tool definitions with JSON Schema parameters, bound to `cwd`. */
   agentTools(opts?: { cwd?: string }): ToolDefinition[];
+  /** Tool sources merged with MCP's tools, precedence builtin > wasm > extension > mcp (mcp.md §12). */
+  createToolRegistry(sources?: ToolSources): ToolRegistry;
   /** Stops workers and drops caches; the instance may not be used afterwards. */
   close(): Promise<void>;
 }
@@ -187,6 +212,7 @@ const LEMON_FIELDS: Record<string, ArgKind> = {
   config: "object",
   approve: "function",
   mcp: "object",
+  toolPolicy: "function",
 };
 
 /**
@@ -387,6 +413,30 @@ export function createLemon(options: LemonOptions = {}): Lemon {
     checkOptions(o, { ...CWD, all: "boolean" }, what);
   };
   const trustOps = () => import("./mcp/trust-ops.ts");
+  // The MCP host loads on first use; the SDK only when a server is first contacted.
+  let mcpClientP: Promise<McpClient> | null = null;
+  const client = () =>
+    (mcpClientP ??= import("./mcp/index.ts").then((m) =>
+      m.openMcpClient(context, {
+        ...(options.config?.mcp !== undefined ? { config: options.config.mcp } : {}),
+        ...(options.readConfigFile !== undefined ? { readConfigFile: options.readConfigFile } : {}),
+        ...(options.approve !== undefined ? { approve: options.approve } : {}),
+        ...(options.approve !== undefined
+          ? {
+              approveTrust: options.approve as unknown as (
+                r: import("./mcp/index.ts").McpTrustRequest,
+              ) => Promise<boolean>,
+            }
+          : {}),
+        ...(options.toolPolicy !== undefined ? { toolPolicy: options.toolPolicy } : {}),
+        ...(options.mcp?.trust !== undefined ? { trust: options.mcp.trust } : {}),
+        refreshIntervalMs: 60_000,
+        events: {
+          serverState: (e) => hub.emit("mcp.server_state", e),
+          toolCall: (e) => hub.emit("mcp.tool_call", e),
+        },
+      }),
+    ));
   const mcpOpts = {
     ...(options.config?.mcp !== undefined ? { config: options.config.mcp } : {}),
     ...(options.readConfigFile !== undefined ? { readConfigFile: options.readConfigFile } : {}),
@@ -403,8 +453,51 @@ export function createLemon(options: LemonOptions = {}): Lemon {
     untrust: method(trustNames("mcp.untrust"), async (names: string[], o?: { cwd?: string; all?: boolean }) =>
       (await trustOps()).untrustServers(withCwd(context, o?.cwd), names, { all: o?.all === true }),
     ),
+    getTools: method(
+      (o?: unknown) => checkOptions(o, { ...CWD, refresh: "boolean" }, "mcp.getTools"),
+      async (o?: { cwd?: string; refresh?: boolean }) => (await client()).getTools(o),
+    ),
+    callTool: method(
+      (n: unknown, _a?: unknown, c?: unknown) => {
+        checkArg(n, "string", "mcp.callTool: name");
+        if (c !== undefined) checkArg(c, "object", "mcp.callTool: ctx");
+      },
+      async (n: string, a: unknown, c?: ToolCallContext & { cwd?: string }) => (await client()).callTool(n, a, c),
+    ),
+    status: method(
+      (o?: unknown) => checkOptions(o, CWD, "mcp.status"),
+      async (o?: { cwd?: string }) => (await client()).status(o),
+    ),
+    refresh: method(
+      (n?: unknown, o?: unknown) => {
+        if (n !== undefined) checkArg(n, "string", "mcp.refresh: serverName");
+        checkOptions(o, CWD, "mcp.refresh");
+      },
+      async (n?: string, o?: { cwd?: string }) => (await client()).refresh(n, o),
+    ),
+    test: method(
+      (n: unknown, o?: unknown) => {
+        checkArg(n, "string", "mcp.test: name");
+        checkOptions(o, { ...CWD, global: "boolean", listTools: "boolean" }, "mcp.test");
+      },
+      async (n: string, o?: { cwd?: string; global?: boolean; listTools?: boolean }) =>
+        (await import("./mcp/index.ts")).testMcpServer(withCwd(context, o?.cwd), n, {
+          ...mcpOpts,
+          ...(o?.global !== undefined ? { global: o.global } : {}),
+          ...(o?.listTools !== undefined ? { listTools: o.listTools } : {}),
+          ...(options.mcp?.trust !== undefined ? { trustMode: options.mcp.trust } : {}),
+          ...(options.approve !== undefined
+            ? {
+                approveTrust: options.approve as unknown as (
+                  r: import("./mcp/index.ts").McpTrustRequest,
+                ) => Promise<boolean>,
+              }
+            : {}),
+        }),
+    ),
   };
   const close = async () => {
+    if (mcpClientP !== null) await (await mcpClientP).close();
     await curator.close();
     await hub.drain();
     if (registryP !== null) await (await registryP).close();
@@ -436,6 +529,7 @@ export function createLemon(options: LemonOptions = {}): Lemon {
     }),
     resolveSkillUri: (uri, opts) => tools.resolveSkillUri(uri, opts),
     agentTools: tools.agentTools,
+    createToolRegistry: (sources = {}) => createToolRegistry(sources, (o) => mcp.getTools(o)),
     renderPrompt: method(
       (o?: unknown) => checkOptions(o, CWD, "renderPrompt"),
       async (o) => {
@@ -531,6 +625,18 @@ export type { AuditReport } from "./skills/audit/engine.ts";
 export type { Finding, Verdict } from "./schema/finding.ts";
 export type { McpServerConfig, ServerView, McpConfigApi, McpAppConfig } from "./mcp/index.ts";
 export type { McpTrustRequest, TrustMode } from "./mcp/index.ts";
+export type {
+  McpCallDetails,
+  McpStatus,
+  McpServerStatus,
+  McpTestReport,
+  McpToolApprovalRequest,
+  ToolCallInfo,
+  ToolPolicyDecision,
+  ToolRegistry,
+  ToolSources,
+  Shadowed,
+} from "./mcp/index.ts";
 export type { SearchResult, SearchWarning } from "./skills/search/search.ts";
 export type { ApprovalRequest, Approver } from "./skills/install/approval.ts";
 export type {

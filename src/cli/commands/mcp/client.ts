@@ -16,21 +16,14 @@ import type { PromptIo } from "../../approve.ts";
 import type { CliIo } from "../../io.ts";
 import { projectDir } from "../../project-dir.ts";
 
+/** Only an io that says someone can answer is asked (processIo for a terminal); never a guess. */
 function interactive(io: PromptIo): boolean {
-  if (io.interactive !== undefined) return io.interactive;
-  const tty = require("node:tty") as typeof import("node:tty");
-  return tty.isatty(0) && tty.isatty(2);
+  return io.interactive === true && io.readLine !== undefined;
 }
 
 async function ask(io: PromptIo, question: string): Promise<boolean> {
   io.err(question);
-  let line: string | null = null;
-  if (io.readLine) line = await io.readLine();
-  else
-    for await (const l of console) {
-      line = l;
-      break;
-    }
+  const line = io.readLine ? await io.readLine() : null;
   return line !== null && /^(y|yes)$/i.test(line.trim());
 }
 

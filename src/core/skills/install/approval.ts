@@ -24,8 +24,8 @@ export type SkillApprovalRequest =
   /** skill_manage under `[skills] write_approval` (skills.md §9): `filePath` for a supporting file. */
   | { kind: "skill_write"; action: string; scope: Scope; name: string; filePath?: string };
 
-/** The whole cli.md §7 union as far as this version asks for approvals. */
-export type ApprovalRequest = SkillApprovalRequest;
+/** The whole cli.md §7 union as far as this version asks for approvals (MCP: `mcp_tool`, mcp.md §9). */
+export type ApprovalRequest = SkillApprovalRequest | import("../../mcp/client/call.ts").McpToolApprovalRequest;
 
 /** How a caller answers approvals: `true` pre-approves every request (`--approve`), `false` denies. */
 export type Approver = boolean | ((request: ApprovalRequest) => Promise<boolean>);

@@ -94,6 +94,19 @@ export interface LemonEventMap {
   "skill.uninstall": SkillLifecycleEvent;
   "skills.refresh": RefreshEvent;
   "curator.run": CuratorRunEvent;
+  /** cli.md §9: a server's state changed (fixed redacted reasons only). */
+  "mcp.server_state": { ts: string; server: string; state: string; lastError: string | null };
+  /** cli.md §9: one MCP tool call; never its arguments or result. */
+  "mcp.tool_call": {
+    ts: string;
+    server: string;
+    tool: string;
+    name: string;
+    result: "ok" | "error";
+    errorCode?: string;
+    durationMs: number;
+    toolCallId?: string;
+  };
   diagnostic: Diagnostic;
 }
 
