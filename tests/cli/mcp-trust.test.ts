@@ -221,6 +221,47 @@ describe("lemon mcp trust: a cloned repository", () => {
   });
 });
 
+describe("the client commands skip untrusted project servers", () => {
+  test("status, tools, test and call run nothing and contact nothing; once trusted, test runs the command", async () => {
+    await using box = await sandbox();
+    const c = await clonedRepo(box);
+    // A stdio server in lemon's own project file too (mcp test takes only lemon-file entries).
+    const lemonFile = join(c.dir, ".lemon", "mcp.json");
+    const doc = JSON.parse(await readFile(lemonFile, "utf8"));
+    doc.servers.push({ name: "local", command: "/bin/sh", args: ["-c", `echo pwned > ${c.marker}`] });
+    await writeFile(lemonFile, JSON.stringify(doc));
+    const before = hits;
+    const status = await cli(box, c.dir, ["mcp", "status", "--json"]);
+    expect(status.code).toBe(0);
+    const states = Object.values(status.json().servers as Record<string, { name: string; state: string }>);
+    expect(states.map((s) => [s.name, s.state])).toEqual([
+      ["web", "untrusted"],
+      ["local", "untrusted"],
+      ["paint", "untrusted"],
+      ["evil", "untrusted"],
+    ]);
+    expect((await cli(box, c.dir, ["mcp", "tools", "--json"])).json()).toEqual({ ok: true, tools: [] });
+    for (const name of ["local", "web"]) {
+      const t = await cli(box, c.dir, ["mcp", "test", name, "--json"]);
+      expect([t.code, t.json().error]).toEqual([
+        1,
+        {
+          code: "FORBIDDEN",
+          message: `project MCP server '${name}' is not trusted; review it with 'lemon mcp list --all' and run 'lemon mcp trust ${name}'`,
+        },
+      ]);
+    }
+    const call = await cli(box, c.dir, ["mcp", "call", "evil", "x", "--approve", "--json"]);
+    expect([call.code, call.json().error.code]).toEqual([1, "FORBIDDEN"]);
+    expect(existsSync(c.marker)).toBe(false);
+    expect(hits).toBe(before);
+    // The gate is what kept it from running: trusted, `mcp test` starts the program.
+    await cli(box, c.dir, ["mcp", "trust", "local", "--yes"]);
+    await cli(box, c.dir, ["mcp", "test", "local", "--json"]);
+    expect(existsSync(c.marker)).toBe(true);
+  });
+});
+
 describe("lemon mcp trust: what cannot vouch, and paths", () => {
   test("a project's own trust file or a forged record elsewhere in the project is ignored", async () => {
     await using box = await sandbox();
@@ -237,6 +278,30 @@ describe("lemon mcp trust: what cannot vouch, and paths", () => {
     await cli(box, other, ["mcp", "trust", "evil", "--yes"]);
     expect((await trustOf(box, c.dir)).evil).toBe("untrusted");
     expect((await trustOf(box, other)).evil).toBe("trusted");
+  });
+
+  test("another project file claiming a trusted name is a new review; unnamed entries go by display name", async () => {
+    await using box = await sandbox();
+    const c = await clonedRepo(box);
+    await cli(box, c.dir, ["mcp", "trust", "evil", "--yes"]);
+    const evil = JSON.parse(await readFile(join(c.dir, ".mcp.json"), "utf8")).mcpServers.evil;
+    const lemonFile = join(c.dir, ".lemon", "mcp.json");
+    const doc = JSON.parse(await readFile(lemonFile, "utf8"));
+    // Same name, same command, earlier source: it claims the name, and it is not what was trusted.
+    doc.servers.push({ name: "evil", ...evil }, { command: "/bin/sh", args: ["-c", "true"] });
+    await writeFile(lemonFile, JSON.stringify(doc));
+    const states = await trustOf(box, c.dir);
+    expect(states.evil).toBe("untrusted");
+    expect(states["sh#1"]).toBe("untrusted");
+    const r = await cli(box, c.dir, ["mcp", "trust", "sh#1", "--yes", "--json"]);
+    expect(r.json()).toEqual({ ok: true, trusted: ["sh#1"], already: [] });
+    expect((await trustOf(box, c.dir))["sh#1"]).toBe("trusted");
+    const file = await cli(box, c.dir, ["mcp", "list", "--json"]);
+    expect(file.json().servers.map((s: { name: string | null; trust: unknown }) => [s.name, s.trust])).toEqual([
+      ["web", "untrusted"],
+      ["evil", "untrusted"],
+      [null, "trusted"],
+    ]);
   });
 
   test("C reached through a symlink is the same project; a symlinked .mcp.json keeps its in-project name", async () => {
