@@ -22,8 +22,11 @@ const fullLint: LintHook = async (dir) => {
   const r = await lintSkillDir(dir);
   return { valid: r.valid, issues: r.issues.filter((i) => i.code !== "audit_warn" && i.code !== "audit_block") };
 };
-/** Bump with changes to the linter's codes so cached audits are redone. */
-const FULL_LINT_VERSION = 3;
+/**
+ * Bump with changes to the linter's codes so cached audits are redone. An install fingerprints the
+ * record it writes with it too, so `skills.audit(<key>)` reuses that record.
+ */
+export const FULL_LINT_VERSION = 3;
 
 const looksLikePath = (s: string) => s.includes("/") || s.includes("\\") || s.startsWith(".") || s.startsWith("~");
 const isDir = (p: string) => {

@@ -11,23 +11,20 @@ import { jsonCodec, update } from "../../fsx/update.ts";
 import { AuditCacheFile, emptyAuditCache, type AuditRecord } from "../../schema/audit-cache.ts";
 import type { AuditReport } from "../audit/engine.ts";
 import { AuditCache, auditFingerprint, recordId } from "../audit/cache.ts";
+import { FULL_LINT_VERSION } from "../audit/target.ts";
 
 const codec = jsonCodec(AuditCacheFile, emptyAuditCache);
 
 /**
- * The lint version `skills.audit(<key>)` fingerprints its records with (audit/target.ts
- * FULL_LINT_VERSION): the same number makes the install's record reusable there. A mismatch would
- * only cost a re-audit, never a stale verdict, since the fingerprint also holds the bundle hash.
+ * The §7.5 record of a staged audit, under the installed key, fingerprinted as `skills.audit(<key>)`
+ * fingerprints its own (audit/target.ts), so that call reuses it.
  */
-export const INSTALLED_AUDIT_LINT_VERSION = 3;
-
-/** The §7.5 record of a staged audit, under the installed key. */
 export function auditRecordOf(report: AuditReport, key: string, now: Date): AuditRecord {
   return {
     key,
     kind: "skill",
     bundle_hash: report.bundle_hash,
-    audit_fingerprint: auditFingerprint(report.bundle_hash, INSTALLED_AUDIT_LINT_VERSION),
+    audit_fingerprint: auditFingerprint(report.bundle_hash, FULL_LINT_VERSION),
     scanned_at: isoSeconds(now),
     engine_version: report.engine_version,
     lint_valid: report.lint_valid,
