@@ -8,25 +8,10 @@
 import { cell, LemonError, type ApprovalRequest, type Approver } from "../core/index.ts";
 import type { CliIo } from "./io.ts";
 
-/** What a prompt needs beyond the streams; tests and embedders may supply it, else the process's. */
-export interface PromptIo extends CliIo {
-  /** stdin and stderr are both terminals (default: asked of the process). */
-  interactive?: boolean;
-  /** One line typed by the user, or null at end of input. */
-  readLine?: () => Promise<string | null>;
-}
+/** The io a prompt runs on: CliIo says whether someone can answer (`interactive`) and how (`readLine`). */
+export type PromptIo = CliIo;
 
 const REQUIRED = "approval required; re-run with --approve after reviewing the request";
-
-function isatty(fd: number): boolean {
-  const tty = require("node:tty") as typeof import("node:tty");
-  return tty.isatty(fd);
-}
-
-async function processLine(): Promise<string | null> {
-  for await (const line of console) return line;
-  return null;
-}
 
 const lines = (findings: readonly string[], max = 20) => {
   const shown = findings.slice(0, max).map((f) => `  ${cell(f)}\n`);
@@ -63,16 +48,18 @@ export interface CliApprover {
   declined(): boolean;
 }
 
-/** The approver of one command run: `--approve`, a terminal prompt, or a refusal. */
-export function cliApprover(io: PromptIo, flags: { approve: boolean }): CliApprover {
+/**
+ * The approver of one command run: `--approve`, a prompt when the io says someone can answer it
+ * (processIo asks the terminal; an in-process io never is one unless told), or a refusal.
+ */
+export function cliApprover(io: CliIo, flags: { approve: boolean }): CliApprover {
   let declined = false;
   if (flags.approve) return { approve: true, declined: () => false };
   const approve = async (request: ApprovalRequest): Promise<boolean> => {
-    const interactive = io.interactive ?? (isatty(0) && isatty(2));
-    if (!interactive) throw new LemonError("FORBIDDEN", REQUIRED);
+    if (io.interactive !== true || io.readLine === undefined) throw new LemonError("FORBIDDEN", REQUIRED);
     // Every value in the question went through cell(): one line each, no control characters.
     io.err(describeRequest(request));
-    const answer = await (io.readLine ?? processLine)();
+    const answer = await io.readLine();
     const yes = answer !== null && /^(y|yes)$/i.test(answer.trim());
     if (!yes) declined = true;
     return yes;

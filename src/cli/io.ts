@@ -10,6 +10,13 @@ export interface CliIo {
   env: Record<string, string | undefined>;
   /** The process's working directory; null when it has been removed (only `--cwd` can help). */
   cwd: string | null;
+  /**
+   * A user can answer a prompt: stdin and stderr are terminals (processIo asks the process). Absent
+   * means no: a run that is not told otherwise never waits for an answer.
+   */
+  interactive?: boolean;
+  /** One line typed by the user, or null at end of input. */
+  readLine?: () => Promise<string | null>;
 }
 
 /**
@@ -71,20 +78,47 @@ function currentDir(): string | null {
   }
 }
 
-export function processIo(): CliIo {
-  installSignalCleanup(process, (code) => process.exit(code));
-  return { out: stream(1), err: stream(2), env: processEnv(), cwd: currentDir() };
+function isatty(fd: number): boolean {
+  return (require("node:tty") as typeof import("node:tty")).isatty(fd);
 }
 
-/** Captured streams for tests and embedders. */
-export function memoryIo(opts: { env?: Record<string, string | undefined>; cwd?: string } = {}) {
+async function stdinLine(): Promise<string | null> {
+  for await (const line of console) return line;
+  return null;
+}
+
+export function processIo(): CliIo {
+  installSignalCleanup(process, (code) => process.exit(code));
+  return {
+    out: stream(1),
+    err: stream(2),
+    env: processEnv(),
+    cwd: currentDir(),
+    // Asked when a command needs it: most runs never prompt.
+    get interactive() {
+      return isatty(0) && isatty(2);
+    },
+    readLine: stdinLine,
+  };
+}
+
+/**
+ * Captured streams for tests and embedders. `answers` makes it a pretend terminal that types one
+ * answer per prompt (null once they run out); without it nothing is interactive.
+ */
+export function memoryIo(
+  opts: { env?: Record<string, string | undefined>; cwd?: string; answers?: readonly string[] } = {},
+) {
   let stdout = "";
   let stderr = "";
+  const answers = [...(opts.answers ?? [])];
   const io: CliIo = {
     out: (t) => (stdout += t),
     err: (t) => (stderr += t),
     env: opts.env ?? {},
     cwd: opts.cwd ?? "/",
+    interactive: opts.answers !== undefined,
+    readLine: async () => answers.shift() ?? null,
   };
   return { io, stdout: () => stdout, stderr: () => stderr };
 }

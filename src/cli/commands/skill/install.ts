@@ -7,11 +7,12 @@
  */
 import { cell, formatFinding, type LockRecord } from "../../../core/index.ts";
 import { usageError, scopeFlags, scopeFrom } from "../../args.ts";
-import { abortedOr, cliApprover, type PromptIo } from "../../approve.ts";
+import { abortedOr, cliApprover } from "../../approve.ts";
 import { defineCommand } from "../../command.ts";
 import { cliLemon } from "../../context.ts";
 import type { CliIo } from "../../io.ts";
 import { formatRows, formatTable, info, printJson } from "../../output.ts";
+import { progress } from "../../progress.ts";
 
 const AGENTS = ["lemon", "agents", "claude", "codex", "omp"] as const;
 
@@ -27,29 +28,6 @@ export function sourceLine(rec: LockRecord): string {
   else if (rec.source_kind === "local" && rec.subdir !== null) shown = `${id}/${rec.subdir}`;
   const commit = rec.resolved_commit !== null ? ` (commit ${rec.resolved_commit.slice(0, 12)})` : "";
   return `${shown}${commit}`;
-}
-
-/**
- * Progress of slow fetches on stderr: redrawn in place on a terminal, one line each with
- * `--verbose` on a pipe, nothing otherwise. Returns the callback and a function that clears the line.
- */
-function progress(io: PromptIo, flags: { verbose: boolean; quiet: boolean; json: boolean }) {
-  if (flags.quiet) return { onProgress: undefined, done: () => {} };
-  const tty = io.interactive ?? (require("node:tty") as typeof import("node:tty")).isatty(2);
-  if (tty && !flags.verbose) {
-    let shown = false;
-    return {
-      onProgress: (line: string) => {
-        shown = true;
-        io.err(`\r${cell(line, 120)}\x1b[K`);
-      },
-      done: () => {
-        if (shown) io.err("\r\x1b[K");
-      },
-    };
-  }
-  if (!flags.verbose) return { onProgress: undefined, done: () => {} };
-  return { onProgress: (line: string) => io.err(`${cell(line)}\n`), done: () => {} };
 }
 
 async function listing(
@@ -98,8 +76,7 @@ export default defineCommand({
       throw usageError("--security-override must be a 64-character lowercase hex sha256");
     const scope = scopeFrom(flags, "global");
     const lemon = cliLemon(io, flags);
-    const prompt = io as PromptIo;
-    const bar = progress(prompt, flags);
+    const bar = progress(io, flags);
     const common = {
       ...(flags.ref !== undefined ? { ref: flags.ref } : {}),
       ...(flags.path !== undefined ? { path: flags.path } : {}),
@@ -107,7 +84,7 @@ export default defineCommand({
     };
     try {
       if (flags.list) return await listing(io, flags, await lemon.skills.listSource(args.source, common));
-      const approver = cliApprover(prompt, flags);
+      const approver = cliApprover(io, flags);
       const r = await lemon.skills
         .install(args.source, {
           ...common,

@@ -7,9 +7,10 @@
  */
 import { defineCommand } from "../../command.ts";
 import { usageError } from "../../args.ts";
-import { abortedOr, cliApprover, type PromptIo } from "../../approve.ts";
+import { abortedOr, cliApprover } from "../../approve.ts";
 import { cliLemon } from "../../context.ts";
 import { info, printJson } from "../../output.ts";
+import { progress } from "../../progress.ts";
 import { cell, sanitizeMessage, type UpdateItem, type UpdateResult } from "../../../core/index.ts";
 
 const short = (id: string | null) => (id === null ? "unknown" : id.length > 12 ? id.slice(0, 12) : id);
@@ -30,23 +31,6 @@ function line(r: UpdateResult): string {
 }
 
 const HASH = /^[0-9a-f]{64}$/;
-
-/**
- * Git progress of slow clones (only a clone past one second reports any): redrawn in place on a
- * terminal, one line each with `--verbose` elsewhere, nothing otherwise (as `skill install`).
- */
-function progress(io: PromptIo, flags: { verbose: boolean; quiet: boolean }) {
-  if (flags.quiet) return { onProgress: undefined, done: () => {} };
-  const tty = io.interactive ?? (require("node:tty") as typeof import("node:tty")).isatty(2);
-  if (flags.verbose) return { onProgress: (l: string) => io.err(`${cell(l)}\n`), done: () => {} };
-  if (!tty) return { onProgress: undefined, done: () => {} };
-  let shown = false;
-  const onProgress = (l: string) => {
-    shown = true;
-    io.err(`\r${cell(l, 120)}\x1b[K`);
-  };
-  return { onProgress, done: () => shown && io.err("\r\x1b[K") };
-}
 
 export default defineCommand({
   name: "update",
