@@ -28,6 +28,7 @@ let ending: CloseReason | null = null;
 let exited = false;
 let shuttingDown: Promise<void> | null = null;
 const ring = new TextRing(STDERR_RING_BYTES);
+const STDERR_POST_INTERVAL_MS = 100;
 
 function start(spec: StdioSpawnSpec): void {
   const program = resolveCommand(spec.command, spec.env, spec.cwd, spec.platform);
@@ -59,6 +60,8 @@ function start(spec: StdioSpawnSpec): void {
   void readStderr(c);
   void c.exited.then(() => {
     exited = true;
+    if (postTimer) clearTimeout(postTimer);
+    flushStderr();
     post({ type: "exited", reason: ending });
   });
   post({ type: "spawned" });
@@ -115,15 +118,24 @@ function deliver(text: string): void {
     post({ type: "message", message: v as Record<string, unknown> });
 }
 
+/** stderr not yet posted, at most one ring's worth. */
+let unposted: TextRing | null = null;
+let postTimer: ReturnType<typeof setTimeout> | null = null;
+
+/** Posts the stderr gathered in the last interval as one message, so a chatty server costs the main thread at most ten small messages a second. */
+function flushStderr(): void {
+  postTimer = null;
+  const text = unposted?.tail() ?? "";
+  unposted = null;
+  if (text !== "") post({ type: "stderr", text });
+}
+
 async function readStderr(c: Child): Promise<void> {
-  const decoder = new TextDecoder();
   try {
     for await (const chunk of c.stderr) {
       ring.push(chunk);
-      const text = decoder.decode(chunk.length > STDERR_RING_BYTES ? chunk.subarray(-STDERR_RING_BYTES) : chunk, {
-        stream: true,
-      });
-      if (text !== "") post({ type: "stderr", text });
+      (unposted ??= new TextRing(STDERR_RING_BYTES)).push(chunk);
+      postTimer ??= setTimeout(flushStderr, STDERR_POST_INTERVAL_MS);
     }
   } catch {
     // stderr is best effort.

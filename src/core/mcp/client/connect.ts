@@ -84,15 +84,18 @@ export const DEFAULT_READY_TIMEOUT_MS = 5_000;
 export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
 export const MAX_TOTAL_TIMEOUT_MS = 300_000;
 
-/** A connection failure with its fixed §13 reason as the message. */
-export function connectError(reason: CloseReason, cause?: unknown): LemonError {
+/**
+ * A connection failure with its fixed §13 reason as the message. The underlying error is never
+ * kept as `cause`: SDK and fetch errors quote URLs, response bodies and spawn paths.
+ */
+export function connectError(reason: CloseReason): LemonError {
   const code =
     reason === "handshake timed out"
       ? "TIMEOUT"
       : reason === "authorization required" || reason === "authorization failed"
         ? "UNAUTHORIZED"
         : "UNAVAILABLE";
-  return new LemonError(code, reason, { details: { reason }, cause });
+  return new LemonError(code, reason, { details: { reason } });
 }
 
 /**

@@ -69,32 +69,29 @@ export const DISCONNECTED = "MCP server disconnected during the call";
 
 /** A failed request as the LemonError of mcp.md §9. */
 export function requestError(err: unknown, timeoutMs: number, disconnected = false, aborted = false): LemonError {
-  if (aborted) return new LemonError("OPERATION_FAILED", "request aborted", { cause: err });
+  if (aborted) return new LemonError("OPERATION_FAILED", "request aborted");
   if (LemonError.is(err)) {
     if (err.message === "session expired") return err;
     // The transport ended under the call (8 MiB cap, stream closed): the call is lost, not refused.
-    if (isCloseReason(err.message) || disconnected)
-      return new LemonError("OPERATION_FAILED", DISCONNECTED, { cause: err });
+    if (isCloseReason(err.message) || disconnected) return new LemonError("OPERATION_FAILED", DISCONNECTED);
     return err;
   }
   if (err instanceof McpError) {
     if (err.code === ErrorCode.RequestTimeout)
-      return new LemonError("TIMEOUT", `MCP request timed out after ${timeoutMs} ms`, { cause: err });
-    if (err.code === ErrorCode.ConnectionClosed)
-      return new LemonError("OPERATION_FAILED", DISCONNECTED, { cause: err });
+      return new LemonError("TIMEOUT", `MCP request timed out after ${timeoutMs} ms`);
+    if (err.code === ErrorCode.ConnectionClosed) return new LemonError("OPERATION_FAILED", DISCONNECTED);
     const raw = err.message.replace(/^MCP error -?\d+: /, "");
     return new LemonError("OPERATION_FAILED", `MCP server error ${err.code}: ${cleanRemoteText(raw)}`, {
       details: { rpc_code: err.code },
-      cause: err,
     });
   }
-  if (disconnected) return new LemonError("OPERATION_FAILED", DISCONNECTED, { cause: err });
+  if (disconnected) return new LemonError("OPERATION_FAILED", DISCONNECTED);
   if (err instanceof StreamableHTTPError) {
     const status = httpStatusReason(err.code);
     const reason = status === "initialize failed" ? "connection failed" : status;
-    return new LemonError(reason.startsWith("authorization") ? "UNAUTHORIZED" : "UNAVAILABLE", reason, { cause: err });
+    return new LemonError(reason.startsWith("authorization") ? "UNAUTHORIZED" : "UNAVAILABLE", reason);
   }
   if (err instanceof Error && (err.name === "ZodError" || err.name === "$ZodError"))
-    return new LemonError("OPERATION_FAILED", "protocol error", { cause: err });
-  return new LemonError("UNAVAILABLE", "connection failed", { cause: err });
+    return new LemonError("OPERATION_FAILED", "protocol error");
+  return new LemonError("UNAVAILABLE", "connection failed");
 }

@@ -110,7 +110,7 @@ export async function openSession(server: ConnectableServer, opts: ConnectOption
     const reason = LemonError.is(err) ? null : connectReason(err, transport.reason);
     await client.close().catch(() => {});
     await transport.close().catch(() => {});
-    throw reason === null ? err : connectError(reason, err);
+    throw reason === null ? err : connectError(reason);
   } finally {
     clearTimeout(timer);
     opts.signal?.removeEventListener("abort", onAbort);

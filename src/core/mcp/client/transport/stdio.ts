@@ -62,8 +62,8 @@ export class WorkerTransport implements Transport {
       let worker: Worker;
       try {
         worker = new Worker(this.location);
-      } catch (err) {
-        rejectStart(connectError("spawn failed", err));
+      } catch {
+        rejectStart(connectError("spawn failed"));
         return;
       }
       this.worker = worker;
