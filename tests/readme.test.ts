@@ -79,7 +79,7 @@ describe("README", () => {
         .replace('"/path/to/repo"', JSON.stringify(box.project))
         .replace('"/path/to/project"', JSON.stringify(box.project)),
     );
-    const embed = ts.find((b) => b.includes("createLemon"))!;
+    const embed = ts.find((b) => b.includes("createLemon") && b.includes("skills.audit("))!;
     const mcp = ts.find((b) => b.includes("mcpConfig"))!;
     writeFileSync(
       join(dir, "embed.ts"),
@@ -110,5 +110,39 @@ describe("README", () => {
       d: 0,
       v: { ok: false, errors: [{ index: 0, name: "x", message: "invalid HTTP URL" }] },
     });
+  });
+
+  test("the agent loop lists, finds, reads a skill and writes one back", async () => {
+    await using box = await sandbox();
+    await project(box);
+    const dir = join(box.root, "app");
+    mkdirSync(join(dir, "node_modules"), { recursive: true });
+    symlinkSync(REPO, join(dir, "node_modules", "lemon-skills"));
+    const loop = blocks("ts").find((b) => b.includes("agentTools()"))!;
+    const text = (r: string) => `${r}.content.map((b) => (b.type === "text" ? b.text : "")).join("\\n")`;
+    writeFileSync(
+      join(dir, "loop.ts"),
+      loop.replace('"/path/to/project"', JSON.stringify(box.project)) +
+        `\nconsole.log(JSON.stringify({ n: skills.length, top: relevant[0]?.key, hint: hint.startsWith("<relevant-skills>"),
+          summary: ${text("summary")}, full: ${text("full")}, created: ${text("created")}, patched: ${text("patched")},
+          errors: [summary, full, created, patched].map((r) => r.isError), loads, specs: toolSpecs.map((t) => t.function.name),
+          answer }));\n`,
+    );
+    const r = Bun.spawnSync([process.execPath, join(dir, "loop.ts")], { cwd: dir, env: box.env });
+    expect(r.stderr.toString()).toBe("");
+    const out = JSON.parse(r.stdout.toString());
+    expect([out.n, out.top, out.hint, out.errors]).toEqual([3, "bun-file-io", true, [false, false, false, false]]);
+    expect(out.summary).toStartWith("# Skill: bun-file-io\nKey: bun-file-io\n");
+    expect(out.summary).not.toContain("## Content");
+    expect(out.full).toContain("## Content\n---\nname: bun-file-io\n");
+    const skillDir = join(box.project, ".lemon/skill/bun-json-roundtrip");
+    expect(out.created).toBe(`Created skill 'bun-json-roundtrip' at ${skillDir} (audit: pass).`);
+    expect(out.patched).toStartWith("Patched SKILL.md in skill 'bun-json-roundtrip' (1 replacement(s); audit: pass");
+    expect(out.loads).toEqual(["bun-file-io summary ok", "bun-file-io full ok", "bun-json-roundtrip section ok"]);
+    expect(out.specs).toEqual(["read_skill", "skill_manage"]);
+    expect(out.answer.isError).toBe(false);
+    expect(out.answer.text).toContain("## Section: Steps\n");
+    expect(out.answer.text).toContain("`await Bun.write(path, text)`; end it with a newline.");
+    expect(readFileSync(join(skillDir, "SKILL.md"), "utf8")).toContain("text)`; end it with a newline.\n");
   });
 });
