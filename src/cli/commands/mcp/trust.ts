@@ -96,7 +96,7 @@ function confirmer(io: CliIo, flags: { approve: boolean; json: boolean; quiet: b
 
 export const trust: LemonCommand = defineCommand({
   name: "trust",
-  description: "Review and trust a project's MCP servers (mcp.md §4.4)",
+  description: "Review and trust a project's MCP servers before they can run",
   args: namesArg,
   flags: allFlag("Every enabled untrusted project server"),
   async run({ flags, words, io }) {
