@@ -308,6 +308,16 @@ describe("rejected inputs", () => {
     }
     expect(msg).toBe("cannot resolve skill source 'ftp://e.com/r'");
   });
+  test("a password holding an unencoded '#' is never echoed, not even its tail", () => {
+    for (const s of ["https://user:pa#ss@example.invalid/r.git", "git+http://u:x#y:z@h.invalid/r", "ssh://u:a#b@h/r"]) {
+      fails(s, "INVALID_PARAMS", /^cannot resolve skill source '/);
+      try {
+        parse(s);
+      } catch (e) {
+        expect((e as Error).message).not.toMatch(/ss@|pa|y:z|a#b/);
+      }
+    }
+  });
 });
 
 describe("specFromRecord", () => {

@@ -59,7 +59,8 @@ const MAX_INPUT = 4096;
 
 /** The input as an error message may show it: no URL userinfo, no query string. */
 function shown(input: string): string {
-  return input.replace(/^([A-Za-z][A-Za-z0-9+.-]*:\/\/)[^/?#]*@/, "$1").replace(/\?[^#]*/, "");
+  // Up to the first `/` or `?`: a password may hold an unencoded `#`, and its tail must go too.
+  return input.replace(/^([A-Za-z][A-Za-z0-9+.-]*:\/\/)[^/?]*@/, "$1").replace(/\?[^#]*/, "");
 }
 
 function unresolvable(input: string): LemonError {
@@ -301,6 +302,9 @@ function gitSource(s: string, opts: ParseSourceOptions): SourceSpec | null {
     if (s.startsWith("git+")) throw unresolvable(s);
     return null;
   }
+  // A `#` inside the authority is a malformed password, not a fragment: splitting there would
+  // echo the password's tail as a "ref" (cli.md §1.2).
+  if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?]*#[^/?]*@/.test(raw)) throw unresolvable(s);
   const { url, ref, subdir } = splitFragment(raw);
   const u = parseUrl(url);
   if (!u) throw unresolvable(s);
