@@ -5,6 +5,7 @@
  * `update` compare. Unknown top-level keys and record fields survive a rewrite (skills.md §1.3
  * rule 5); a record the change left as it was is written back byte-for-byte as it was read.
  */
+import { conflict } from "../errors.ts";
 import { isJsonFormatError, parseJson } from "../json.ts";
 import { readRegularFile } from "../fsx/regular-file.ts";
 import type { Codec } from "../fsx/update.ts";
@@ -259,6 +260,21 @@ export async function updateLockfile<R>(
       ...(opts.lockTimeoutMs !== undefined ? { lockTimeoutMs: opts.lockTimeoutMs } : {}),
     },
   );
+}
+
+/** The record of `key`, or null (the skills map has no prototype, but a hostile file could still say `__proto__`). */
+export function recordOf(doc: LockDoc, key: string): LockRecord | null {
+  return Object.hasOwn(doc.skills, key) ? (doc.skills[key] ?? null) : null;
+}
+
+/**
+ * The lock of a scope read ahead of a write: an invalid file refuses the operation before anyone
+ * is asked anything (install.md §6), with the message {@link updateLockfile} would give.
+ */
+export async function readLockForWrite(file: string): Promise<LockDoc> {
+  const read = await readLockfile(file);
+  if (!read.ok) throw conflict(`refusing to overwrite invalid ${file}: ${read.reason}`);
+  return read.doc;
 }
 
 /** The installed identity of §6 "Update available": the commit for git-like sources, else `upstream_hash`. */

@@ -156,6 +156,71 @@ describe("a process killed mid-install", () => {
   });
 });
 
+describe("a remove after an install killed mid-activation", () => {
+  for (const step of ["activated", "recorded"]) {
+    test(`at '${step}': the remove finishes the journal first; nothing comes back, no record is left`, async () => {
+      await using box = await sandbox();
+      const before = await installedV1(box);
+      const marker = join(box.root, `paused-${step}`);
+      const proc = spawnInstall(
+        box,
+        await childScript(box),
+        { source: before.src, as: "hello", force: true },
+        { LEMON_TEST_PAUSE_AT: step, LEMON_TEST_PAUSE_MARKER: marker },
+      );
+      await waitFor(marker, proc);
+      proc.kill("SIGKILL");
+      await proc.exited;
+      // The dead install left v2 in place and v1 in its journal's backup.
+      expect(await computeBundleHash(before.dest)).not.toBe(before.v1);
+      await using lemon = createLemon({ cwd: box.project, env: box.env, curator: false });
+      const asked: string[] = [];
+      const r = await lemon.skills.uninstall("hello", {
+        approve: async (req) => {
+          asked.push("destination" in req ? req.destination : req.kind);
+          return true;
+        },
+      });
+      expect(r.removed).toBe(true);
+      expect(asked).toEqual([before.dest]);
+      const root = before.files.root;
+      expect(existsSync(before.dest)).toBe(false);
+      expect(dots(root)).toEqual([]);
+      const lock = JSON.parse(readFileSync(before.files.lockfile, "utf8"));
+      expect(Object.keys(lock.skills)).toEqual([]);
+      const audit = JSON.parse(readFileSync(before.files.audit, "utf8"));
+      expect(Object.keys(audit.records)).not.toContain("skill:hello");
+      // The next writer of the scope finds nothing to finish: the skill stays gone.
+      await box.skill(join(box.root, "src"), "other");
+      await lemon.skills.install(join(box.root, "src", "other"), { approve: true });
+      expect(existsSync(before.dest)).toBe(false);
+      expect(readdirSync(root)).toEqual(["other"]);
+      expect((await lemon.skills.list({ refresh: true })).skills.map((e) => e.key)).toEqual(["other"]);
+    });
+  }
+
+  test("a fresh install killed at 'recorded': the journal is undone under the remove's lock, so the key is not found", async () => {
+    await using box = await sandbox();
+    await box.skill(join(box.root, "src"), "fresh");
+    const marker = join(box.root, "paused-fresh");
+    const proc = spawnInstall(
+      box,
+      await childScript(box),
+      { source: join(box.root, "src", "fresh"), as: "fresh" },
+      { LEMON_TEST_PAUSE_AT: "recorded", LEMON_TEST_PAUSE_MARKER: marker },
+    );
+    await waitFor(marker, proc);
+    proc.kill("SIGKILL");
+    await proc.exited;
+    const root = join(box.agentDir, "skill");
+    await using lemon = createLemon({ cwd: box.project, env: box.env, curator: false });
+    await expect(lemon.skills.uninstall("fresh", { approve: true })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    expect(readdirSync(root)).toEqual([]);
+    const audit = JSON.parse(readFileSync(join(box.agentDir, "skills.audit.json"), "utf8"));
+    expect(Object.keys(audit.records)).toEqual([]);
+  });
+});
+
 for (const scope of ["global", "project"] as const) {
   test(`a full disk on the ${scope} lockfile write (EFBIG) rolls back the directory and the audit record exactly`, async () => {
     await using box = await sandbox();

@@ -11,17 +11,15 @@
 import { readdir, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { LemonContext } from "../../context.ts";
-import type { Scope } from "../../paths.ts";
 import { conflict } from "../../errors.ts";
 import { formatJson, randomHex, writeFileAtomic } from "../../fsx/atomic.ts";
 import { pidAlive } from "../../fsx/pid.ts";
 import { readRegularFile } from "../../fsx/regular-file.ts";
 import { parseJson } from "../../json.ts";
-import { computeBundleHash } from "../bundle.ts";
 import type { LockDoc, LockRecord } from "../lockfile.ts";
-import { auditCacheFile } from "../audit/target.ts";
+import { currentBundleHash } from "../provenance.ts";
 import { dropAuditRecord, restoreAuditRecord, type PreviousAuditRecord } from "./audit-record.ts";
-import { AGENT_LABELS, destinationRoot, INSTALL_KEY, occupied } from "./destination.ts";
+import { INSTALL_KEY, occupied } from "./destination.ts";
 import { privateDir, type TempDir } from "./stage.ts";
 
 /** What a journal promises: enough to tell a finished activation from one to undo. */
@@ -38,6 +36,9 @@ interface Intent {
 
 const TXN = /^\.(.+)\.txn-[0-9a-f]+$/;
 const LEFTOVER = /^\.(?:.+\.staging|fetch)-(\d+)-[0-9a-f]+$/;
+
+/** A name {@link recoverJournals} may have work for: a journal, or a staging or fetch dir. */
+export const journalLeftover = (name: string): boolean => TXN.test(name) || LEFTOVER.test(name);
 const INTENT = "intent.json";
 const BACKUP = "backup";
 
@@ -127,14 +128,6 @@ function finished(doc: LockDoc, intent: Intent): boolean {
 /** True when the lock already holds the record this live transaction was writing. */
 export const journalFinished = (doc: LockDoc, txn: Txn): boolean => finished(doc, txn.intent);
 
-async function hashOrNull(dir: string): Promise<string | null> {
-  try {
-    return await computeBundleHash(dir);
-  } catch {
-    return null;
-  }
-}
-
 /**
  * Finishes or undoes every journal a dead writer left in `destRoot`. Call only while holding the
  * scope's lockfile lock, with the document read under it. A journal without a readable intent
@@ -165,7 +158,7 @@ export async function recoverJournals(destRoot: string, doc: LockDoc, audit: Aud
     const backup = join(dir, BACKUP);
     if (intent !== null && intent.dest === join(destRoot, intent.key) && !finished(doc, intent)) {
       // Only the skill this journal activated is removed: its bytes say so.
-      if ((await occupied(intent.dest)) && (await hashOrNull(intent.dest)) === intent.bundle_hash)
+      if ((await occupied(intent.dest)) && (await currentBundleHash(intent.dest)) === intent.bundle_hash)
         await rm(intent.dest, { recursive: true, force: true });
       if ((await occupied(backup)) && !(await occupied(intent.dest))) await rename(backup, intent.dest);
       await undoAuditRecord(intent, audit);
@@ -191,23 +184,6 @@ async function undoAuditRecord(intent: Intent, audit: AuditTrust): Promise<void>
   if (audit.trusted && prev !== null && prev.file === audit.file && prev.id === `skill:${intent.key}`)
     await restoreAuditRecord(prev);
   else await dropAuditRecord(audit.file, intent.key, intent.bundle_hash);
-}
-
-/**
- * {@link recoverJournals} for every root of the scope (lemon's and each `--agent` root): they all
- * share the scope's lockfile, so whoever holds its lock may finish what a dead writer started.
- */
-export async function recoverScope(ctx: LemonContext, scope: Scope, doc: LockDoc): Promise<void> {
-  const audit: AuditTrust = { file: auditCacheFile(ctx, scope), trusted: scope === "global" };
-  const roots = new Set<string>();
-  for (const agent of AGENT_LABELS) {
-    try {
-      roots.add(destinationRoot(ctx, scope, agent));
-    } catch {
-      // A root switched off has nothing to recover.
-    }
-  }
-  for (const root of roots) await recoverJournals(root, doc, audit);
 }
 
 /** Step 9's re-check: a skill that appeared since step 4 is a concurrent install. */

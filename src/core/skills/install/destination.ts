@@ -11,6 +11,7 @@ import { expandUserPath, type LemonContext } from "../../context.ts";
 import { invalidParams, LemonError } from "../../errors.ts";
 import { confinedTarget } from "../../fsx/atomic.ts";
 import { scopePathsFor, type Scope } from "../../paths.ts";
+import type { LockRecord } from "../lockfile.ts";
 import { GLOBAL_ROOTS } from "../roots.ts";
 
 /** `--agent` labels (install.md §4.8); the lock records the one used. */
@@ -59,6 +60,11 @@ export function destinationRoot(ctx: LemonContext, scope: Scope, agent: AgentLab
     return expandUserPath(ctx, env);
   }
   return join(ctx.homeDir, g.rel);
+}
+
+/** The root a record's skill lives in: its `agent` root of the scope (install.md §4.8), lemon's without one. */
+export function recordedRoot(ctx: LemonContext, scope: Scope, rec: LockRecord | null): string {
+  return destinationRoot(ctx, scope, rec?.agent ?? "lemon");
 }
 
 /**

@@ -14,18 +14,8 @@ import type { Finding, Verdict } from "../../schema/finding.ts";
 import { parseOverrideHash } from "../audit/override.ts";
 import { auditCacheFile } from "../audit/target.ts";
 import { escapeKey } from "../skill-key.ts";
-import { readLockfile, updateLockfile, type LockRecord } from "../lockfile.ts";
-import {
-  activate,
-  journalFinished,
-  openTxn,
-  pauseAt,
-  recheck,
-  recoverScope,
-  rollback,
-  saveIntent,
-  type Txn,
-} from "./activate.ts";
+import { readLockForWrite, recordOf, updateLockfile, type LockRecord } from "../lockfile.ts";
+import { activate, journalFinished, openTxn, pauseAt, recheck, rollback, saveIntent, type Txn } from "./activate.ts";
 import { requestApproval, type Approver } from "./approval.ts";
 import { auditRecordOf, putAuditRecord } from "./audit-record.ts";
 import { assertWritableRoot, destinationRoot, INSTALL_KEY, occupied, type AgentLabel } from "./destination.ts";
@@ -33,6 +23,7 @@ import { fetchSource, type FetchedSource } from "./fetch.ts";
 import { findSkills, selectSkill, type FoundSkill } from "./select.ts";
 import { parseSource, type SourceSpec } from "./source.ts";
 import { decide, recordFor } from "./record.ts";
+import { recoverScope } from "./recovery.ts";
 import { privateDir, stageSkill, tempSuffix, type Staged, type TempDir } from "./stage.ts";
 
 export { pauseAt } from "./activate.ts";
@@ -179,7 +170,7 @@ export async function stageAndActivate(ctx: LemonContext, plan: ActivationPlan):
       async (doc) => {
         await recoverScope(ctx, scope, doc);
         const replacing = await recheck(dest, key, plan.replace);
-        const prev = Object.hasOwn(doc.skills, key) ? doc.skills[key] : undefined;
+        const prev = recordOf(doc, key) ?? undefined;
         const record = recordFor(plan, s, fetched, selected, prev, stamp, approvals);
         const txn = await openTxn(destRoot, { key, dest, bundle_hash: s.bundleHash, stamp });
         try {
@@ -272,9 +263,7 @@ export async function installSkill(ctx: LemonContext, req: InstallRequest): Prom
   const destRoot = destinationRoot(ctx, scope, req.agent);
   await assertWritableRoot(ctx, scope, destRoot);
   // An invalid lockfile fails before anyone is asked anything (skills.md §1.3 rule 4).
-  const file = lockfileOf(ctx, scope);
-  const lock = await readLockfile(file);
-  if (!lock.ok) throw conflict(`refusing to overwrite invalid ${file}: ${lock.reason}`);
+  await readLockForWrite(lockfileOf(ctx, scope));
   let approvedKey: string | null = null;
   const approveOperation = async (key: string, dest: string) => {
     req.onKey?.(key);

@@ -5,7 +5,7 @@
  * that a failure, or a process killed half-way, puts the directory and the records back.
  */
 import { existsSync, readdirSync, renameSync } from "node:fs";
-import { readdir, rename, rm } from "node:fs/promises";
+import { rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { LemonContext } from "../../context.ts";
 import { conflict, forbidden, invalidParams, LemonError, notFound } from "../../errors.ts";
@@ -16,13 +16,14 @@ import { parseJson } from "../../json.ts";
 import { scopePathsFor, type Scope } from "../../paths.ts";
 import { decodeUtf8 } from "../../text.ts";
 import { auditCacheFile } from "../audit/target.ts";
-import { readLockfile, updateLockfile, type LockDoc, type LockRecord } from "../lockfile.ts";
+import { readLockForWrite, recordOf, updateLockfile, type LockDoc, type LockRecord } from "../lockfile.ts";
 import { resolveRoots } from "../roots.ts";
 import { escapeKey, keyProblem } from "../skill-key.ts";
 import { type Approver, requestApproval } from "./approval.ts";
 import { putAuditRecord, restoreAuditRecord, type PreviousAuditRecord } from "./audit-record.ts";
 import { pauseAt } from "./activate.ts";
-import { assertWritableRoot, destinationRoot, occupied } from "./destination.ts";
+import { assertWritableRoot, occupied, recordedRoot } from "./destination.ts";
+import { recoverInterrupted, recoverScope, removingName } from "./recovery.ts";
 
 export interface UninstallRequest {
   /** Project scope when false; default global. */
@@ -46,23 +47,6 @@ export function assertSkillKey(key: string): void {
     throw invalidParams(`invalid skill key '${escapeKey(String(key))}'`);
   const problem = keyProblem(key);
   if (problem !== null) throw invalidParams(problem);
-}
-
-/** The record of `key`, or null (the skills map has no prototype, but a hostile file could still say `__proto__`). */
-export function recordOf(doc: LockDoc, key: string): LockRecord | null {
-  return Object.hasOwn(doc.skills, key) ? (doc.skills[key] ?? null) : null;
-}
-
-/** The lock of a scope as read for a write: an invalid file refuses the operation (install.md §6). */
-export async function readLockForWrite(file: string): Promise<LockDoc> {
-  const read = await readLockfile(file);
-  if (!read.ok) throw conflict(`refusing to overwrite invalid ${file}: ${read.reason}`);
-  return read.doc;
-}
-
-/** The root a record's skill lives in: its `agent` root of the scope (install.md §4.8). */
-export function recordedRoot(ctx: LemonContext, scope: Scope, rec: LockRecord | null): string {
-  return destinationRoot(ctx, scope, rec?.agent ?? "lemon");
 }
 
 /**
@@ -135,86 +119,13 @@ async function step(ctx: LemonContext, name: string): Promise<void> {
   await pauseAt(ctx, name);
 }
 
-const REMOVING = /^\.(.+)\.removing-[0-9a-f]+$/;
-
-/**
- * Puts back what a killed remove left half-done in `root` (call under the lockfile lock): a
- * `.<key>.removing-*` dir whose key still has its record (or never had one) and whose place is
- * free goes back; one whose record is gone was removed for good, and one whose place a newer
- * install took is superseded: both are deleted.
- */
-export async function recoverRemovals(
-  root: string,
-  doc: LockDoc,
-  rootOf: (rec: LockRecord) => string,
-  lemonRoot: string,
-): Promise<void> {
-  let names: string[];
-  try {
-    names = await readdir(root);
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    const m = REMOVING.exec(name);
-    if (!m) continue;
-    const key = m[1]!;
-    const rec = recordOf(doc, key);
-    const recordHere = rec !== null && rec.agent !== null && rootOf(rec) === root;
-    const dest = join(root, key);
-    // A skill of lemon's root without a record leaves no trace in the lock: it goes back.
-    const unrecorded = rec === null && root === lemonRoot;
-    if ((recordHere || unrecorded) && !(await occupied(dest))) await rename(join(root, name), dest);
-    // Removed for good, or superseded by what was installed in its place since.
-    else await rm(join(root, name), { recursive: true, force: true });
-  }
-}
-
-const hasRemovals = (root: string) => {
-  try {
-    return readdirSync(root).some((n) => REMOVING.test(n));
-  } catch {
-    return false;
-  }
-};
-
-/**
- * Finishes or undoes removals a killed process left in the roots a key may live in (its lemon
- * root and its recorded root), under the lockfile lock; free when there is nothing to recover.
- */
-export async function recoverInterrupted(ctx: LemonContext, scope: Scope, key: string): Promise<void> {
-  const paths = scopePathsFor(ctx, scope);
-  const rec = recordOf(await readLockForWrite(paths.lockfile), key);
-  const roots = new Set([paths.skillRoot, ...(rec ? [recordedRoot(ctx, scope, rec)] : [])]);
-  const todo: string[] = [];
-  for (const root of roots) {
-    if (!hasRemovals(root)) continue;
-    // A project root that resolves outside C is never written, not even to put a dir back.
-    const confined = await assertWritableRoot(ctx, scope, root).then(
-      () => true,
-      () => false,
-    );
-    if (confined) todo.push(root);
-  }
-  if (todo.length === 0) return;
-  await updateLockfile(
-    paths.lockfile,
-    scope === "project" ? ctx.cwd : null,
-    async (doc) => {
-      for (const root of todo) await recoverRemovals(root, doc, (r) => recordedRoot(ctx, scope, r), paths.skillRoot);
-      return { next: undefined, result: undefined };
-    },
-    { command: "lemon skill remove" },
-  );
-}
-
 /** Removes an installed skill (install.md §10). */
 export async function uninstallSkill(ctx: LemonContext, key: string, req: UninstallRequest): Promise<UninstallResult> {
   assertSkillKey(key);
   const scope: Scope = req.global === false ? "project" : "global";
   const paths = scopePathsFor(ctx, scope);
   const confine = scope === "project" ? ctx.cwd : null;
-  await recoverInterrupted(ctx, scope, key);
+  await recoverInterrupted(ctx, scope, "lemon skill remove");
   const before = await readLockForWrite(paths.lockfile);
   const rec = recordOf(before, key);
   const { root, dir } = await locate(ctx, scope, key, rec);
@@ -229,7 +140,7 @@ export async function uninstallSkill(ctx: LemonContext, key: string, req: Uninst
   });
   await assertWritableRoot(ctx, scope, root);
   const auditFile = auditCacheFile(ctx, scope);
-  const removing = join(root, `.${key}.removing-${randomHex(6)}`);
+  const removing = join(root, removingName(key, randomHex(6)));
   let renamed = false;
   let prevAudit: PreviousAuditRecord | null = null;
   const putBack = () => {
@@ -241,7 +152,8 @@ export async function uninstallSkill(ctx: LemonContext, key: string, req: Uninst
       paths.lockfile,
       confine,
       async (doc) => {
-        await recoverRemovals(root, doc, (r) => recordedRoot(ctx, scope, r), paths.skillRoot);
+        // A journal of a killed install is finished or undone before the removal looks.
+        await recoverScope(ctx, scope, doc);
         const current = recordOf(doc, key);
         const present = await occupied(dir);
         // A record whose directory is gone is dropped; a key with neither was removed meanwhile.

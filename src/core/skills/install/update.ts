@@ -12,12 +12,14 @@ import { type ErrorCode, LemonError, notFound, toLemonError } from "../../errors
 import { isoSeconds } from "../../fsx/atomic.ts";
 import { scopePathsFor, type Scope } from "../../paths.ts";
 import { parseOverrideHash } from "../audit/override.ts";
-import { computeBundleHash } from "../bundle.ts";
-import { installedIdentity, updateLockfile, type LockRecord } from "../lockfile.ts";
+import { currentBundleHash } from "../provenance.ts";
+import { installedIdentity, readLockForWrite, recordOf, updateLockfile, type LockRecord } from "../lockfile.ts";
 import { requestApproval, type Approver } from "./approval.ts";
 import { stageAndActivate } from "./install.ts";
 import { specFromRecord, type SourceSpec } from "./source.ts";
-import { assertSkillKey, readLockForWrite, recordOf, recordedRoot, recoverInterrupted } from "./uninstall.ts";
+import { recordedRoot } from "./destination.ts";
+import { recoverInterrupted } from "./recovery.ts";
+import { assertSkillKey } from "./uninstall.ts";
 import { upstreamIdentity } from "./upstream.ts";
 
 /** Result status of one key (install.md §9). */
@@ -156,20 +158,11 @@ async function recordChecks(ctx: LemonContext, scope: Scope, queried: Queried[],
   );
 }
 
-/** The bundle hash of the installed directory, or null when it is gone or cannot be hashed. */
-async function currentHash(dir: string): Promise<string | null> {
-  try {
-    return await computeBundleHash(dir);
-  } catch {
-    return null;
-  }
-}
-
 /** Steps 4–5 for one key whose upstream moved: drift, approval, reinstall with replace semantics. */
 async function reinstall(ctx: LemonContext, scope: Scope, q: Queried, req: UpdateRequest): Promise<UpdateResult> {
   const destRoot = recordedRoot(ctx, scope, q.rec);
   const dest = join(destRoot, q.key);
-  if (!req.force && (await currentHash(dest)) !== q.rec.bundle_hash)
+  if (!req.force && (await currentBundleHash(dest)) !== q.rec.bundle_hash)
     throw new LemonError("CONFLICT", `Skill '${q.key}' has local modifications; re-run with --force to overwrite them`);
   // §9 step 5: the operation approval comes before anything is fetched (§5 step 4 onwards).
   await requestApproval(req.approve, {
@@ -234,7 +227,8 @@ async function run(ctx: LemonContext, keys: readonly string[] | "all", req: Upda
     else if (req.check) outcomes.push({ key: q.key, result: { ...same, status: "update_available" } });
     else {
       try {
-        await recoverInterrupted(ctx, scope, q.key);
+        // A killed install or remove of the scope is settled before the local-edit check looks.
+        await recoverInterrupted(ctx, scope, "lemon skill update");
         outcomes.push({ key: q.key, result: await reinstall(ctx, scope, q, req) });
       } catch (err) {
         outcomes.push({ key: q.key, error: toLemonError(err) });
