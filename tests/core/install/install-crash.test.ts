@@ -199,6 +199,28 @@ describe("a remove after an install killed mid-activation", () => {
     });
   }
 
+  test("an update after an install killed at 'activated' settles the journal first: no false local edit", async () => {
+    await using box = await sandbox();
+    const before = await installedV1(box);
+    const marker = join(box.root, "paused-update");
+    const proc = spawnInstall(
+      box,
+      await childScript(box),
+      { source: before.src, as: "hello", force: true },
+      { LEMON_TEST_PAUSE_AT: "activated", LEMON_TEST_PAUSE_MARKER: marker },
+    );
+    await waitFor(marker, proc);
+    proc.kill("SIGKILL");
+    await proc.exited;
+    await using lemon = createLemon({ cwd: box.project, env: box.env, curator: false });
+    const r = await lemon.skills.update("hello", { approve: true });
+    expect(r.status).toBe("updated");
+    const lock = JSON.parse(readFileSync(before.files.lockfile, "utf8"));
+    expect(lock.skills.hello.bundle_hash).toBe(await computeBundleHash(before.dest));
+    expect(lock.skills.hello.bundle_hash).not.toBe(before.v1);
+    expect(dots(before.files.root)).toEqual([]);
+  });
+
   test("a fresh install killed at 'recorded': the journal is undone under the remove's lock, so the key is not found", async () => {
     await using box = await sandbox();
     await box.skill(join(box.root, "src"), "fresh");
