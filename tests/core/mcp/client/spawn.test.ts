@@ -85,6 +85,27 @@ describe("resolveCommand", () => {
   });
 });
 
+describe("resolveCommand on Windows rules", () => {
+  let dir = "";
+  beforeAll(async () => {
+    dir = await realpath(await mkdtemp(join(tmpdir(), "lemon-pathext-")));
+    await writeFile(join(dir, "npx.cmd"), "@echo off\r\n");
+    await writeFile(join(dir, "node.exe"), "");
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  test("PATHEXT extensions are tried in order; a name with one is taken as is", () => {
+    expect(resolveCommand("npx", { Path: `C:\\nowhere;${dir}`, PATHEXT: ".EXE;.CMD" }, "/", "win32")).toBe(
+      join(dir, "npx.cmd"),
+    );
+    expect(resolveCommand("node", { PATH: dir }, "/", "win32")).toBe(join(dir, "node.exe"));
+    expect(resolveCommand("npx.cmd", { PATH: dir, PATHEXT: ".EXE" }, "/", "win32")).toBe(join(dir, "npx.cmd"));
+    expect(resolveCommand("npx", { PATH: dir, PATHEXT: ".EXE" }, "/", "win32")).toBeNull();
+  });
+});
+
 describe("Windows batch shims", () => {
   test("detection", () => {
     expect(isBatchFile("C:\\nodejs\\npx.cmd")).toBe(true);

@@ -101,8 +101,12 @@ export function resolveCommand(
         .filter((e) => e !== "")
         .map((e) => e.toLowerCase())
     : [""];
-  const candidates = (base: string) =>
-    win && !exts.some((e) => base.toLowerCase().endsWith(e)) ? exts.map((e) => base + e) : [base];
+  // Windows takes a name that already has an extension as is, then tries PATHEXT's in order.
+  const candidates = (base: string) => {
+    if (!win || exts.some((e) => base.toLowerCase().endsWith(e))) return [base];
+    const withExts = exts.map((e) => base + e);
+    return /\.[^\\/.]+$/.test(base) ? [base, ...withExts] : withExts;
+  };
   const hasSep = command.includes("/") || (win && command.includes("\\"));
   if (hasSep || isAbsolute(command)) {
     for (const c of candidates(resolve(cwd, command))) if (isExecutableFile(c, platform)) return c;
