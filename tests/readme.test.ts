@@ -50,6 +50,8 @@ function lemonCommands(): string[][] {
 
 async function project(box: Sandbox) {
   cpSync(join(REPO, ".lemon", "skill"), join(box.project, ".lemon", "skill"), { recursive: true });
+  // "Connecting MCP servers" starts server-everything from the project's node_modules.
+  symlinkSync(join(REPO, "node_modules"), join(box.project, "node_modules"));
   await box.write(
     join(box.project, ".cursor/mcp.json"),
     JSON.stringify({ mcpServers: { sentry: { url: "https://mcp.sentry.dev/mcp" } } }),
@@ -66,7 +68,8 @@ describe("README", () => {
       const r = await box.cli(argv);
       if (r.code !== 0) throw new Error(`lemon ${argv.join(" ")} → exit ${r.code}: ${r.stderr}`);
     }
-  });
+    // The MCP section starts server-everything five times.
+  }, 60_000);
 
   test("the TypeScript examples run as written", async () => {
     await using box = await sandbox();
