@@ -212,7 +212,12 @@ describe("lemon skill remove (cli.md §2.14)", () => {
     const main = join(import.meta.dir, "../../src/cli/main.ts");
     const child = Bun.spawn([process.execPath, main, "skill", "remove", "victim", "--approve"], {
       cwd: box.project,
-      env: { ...box.env, LEMON_TEST_PAUSE_AT: "uninstall-renamed", LEMON_TEST_PAUSE_MARKER: marker },
+      env: {
+        ...box.env,
+        LEMON_TEST_HOOKS: "1",
+        LEMON_TEST_PAUSE_AT: "uninstall-renamed",
+        LEMON_TEST_PAUSE_MARKER: marker,
+      },
       stdout: "ignore",
       stderr: "ignore",
     });

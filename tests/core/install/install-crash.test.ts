@@ -107,7 +107,7 @@ describe("a process killed mid-install", () => {
         box,
         script,
         { source: before.src, as: "hello", force: true },
-        { LEMON_TEST_PAUSE_AT: step, LEMON_TEST_PAUSE_MARKER: marker },
+        { LEMON_TEST_HOOKS: "1", LEMON_TEST_PAUSE_AT: step, LEMON_TEST_PAUSE_MARKER: marker },
       );
       await waitFor(marker, proc);
       proc.kill("SIGKILL");
@@ -139,7 +139,7 @@ describe("a process killed mid-install", () => {
       box,
       await childScript(box),
       { source: before.src, as: "hello", force: true },
-      { LEMON_TEST_PAUSE_AT: "locked", LEMON_TEST_PAUSE_MARKER: marker },
+      { LEMON_TEST_HOOKS: "1", LEMON_TEST_PAUSE_AT: "locked", LEMON_TEST_PAUSE_MARKER: marker },
     );
     await waitFor(marker, proc);
     proc.kill("SIGKILL");
@@ -166,7 +166,7 @@ describe("a remove after an install killed mid-activation", () => {
         box,
         await childScript(box),
         { source: before.src, as: "hello", force: true },
-        { LEMON_TEST_PAUSE_AT: step, LEMON_TEST_PAUSE_MARKER: marker },
+        { LEMON_TEST_HOOKS: "1", LEMON_TEST_PAUSE_AT: step, LEMON_TEST_PAUSE_MARKER: marker },
       );
       await waitFor(marker, proc);
       proc.kill("SIGKILL");
@@ -207,7 +207,7 @@ describe("a remove after an install killed mid-activation", () => {
       box,
       await childScript(box),
       { source: before.src, as: "hello", force: true },
-      { LEMON_TEST_PAUSE_AT: "activated", LEMON_TEST_PAUSE_MARKER: marker },
+      { LEMON_TEST_HOOKS: "1", LEMON_TEST_PAUSE_AT: "activated", LEMON_TEST_PAUSE_MARKER: marker },
     );
     await waitFor(marker, proc);
     proc.kill("SIGKILL");
@@ -229,7 +229,7 @@ describe("a remove after an install killed mid-activation", () => {
       box,
       await childScript(box),
       { source: join(box.root, "src", "fresh"), as: "fresh" },
-      { LEMON_TEST_PAUSE_AT: "recorded", LEMON_TEST_PAUSE_MARKER: marker },
+      { LEMON_TEST_HOOKS: "1", LEMON_TEST_PAUSE_AT: "recorded", LEMON_TEST_PAUSE_MARKER: marker },
     );
     await waitFor(marker, proc);
     proc.kill("SIGKILL");

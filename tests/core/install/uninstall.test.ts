@@ -199,7 +199,7 @@ describe("uninstallSkill (install.md §10)", () => {
     const dir = await installed(box, "alpha");
     const lockBefore = readFileSync(join(box.agentDir, "skills.lock.json"), "utf8");
     const auditBefore = readFileSync(auditCacheFile(ctxOf(box), "global"), "utf8");
-    const ctx = ctxOf(box, { LEMON_TEST_FAIL_AT: "uninstall-renamed" });
+    const ctx = ctxOf(box, { LEMON_TEST_HOOKS: "1", LEMON_TEST_FAIL_AT: "uninstall-renamed" });
     const err = await rejects(uninstallSkill(ctx, "alpha", yes));
     expect(err.message).toBe("injected failure at uninstall-renamed");
     expect(readFileSync(join(dir, "notes.md"), "utf8")).toBe("kept\n");
@@ -225,7 +225,12 @@ const ctx = createContext({ cwd: ${JSON.stringify(box.project)}, homeDir: ${JSON
 await uninstallSkill(ctx, "alpha", { global: true, force: false, approve: true });
 `,
     );
-    const env = { ...box.env, LEMON_TEST_PAUSE_AT: "uninstall-renamed", LEMON_TEST_PAUSE_MARKER: marker };
+    const env = {
+      ...box.env,
+      LEMON_TEST_HOOKS: "1",
+      LEMON_TEST_PAUSE_AT: "uninstall-renamed",
+      LEMON_TEST_PAUSE_MARKER: marker,
+    };
     const child = Bun.spawn([process.execPath, script], {
       env: { ...box.env, CTX_ENV: JSON.stringify(env) },
       stdout: "ignore",

@@ -42,18 +42,6 @@ export const journalLeftover = (name: string): boolean => TXN.test(name) || LEFT
 const INTENT = "intent.json";
 const BACKUP = "backup";
 
-/**
- * Test hook for the kill test: with `LEMON_TEST_PAUSE_AT=<step>` and `LEMON_TEST_PAUSE_MARKER=<file>`
- * in the context's env, the install writes the marker at that step and waits there forever, so a
- * test can SIGKILL a real process at a known point. Inert unless both are set.
- */
-export async function pauseAt(ctx: LemonContext, step: string): Promise<void> {
-  const marker = ctx.env.LEMON_TEST_PAUSE_MARKER;
-  if (ctx.env.LEMON_TEST_PAUSE_AT !== step || marker === undefined || marker === "") return;
-  await writeFileAtomic(marker, step, { confineTo: null });
-  for (;;) await Bun.sleep(1000);
-}
-
 /** An open journal: the intent on disk and the backup slot. */
 export interface Txn {
   dir: TempDir;

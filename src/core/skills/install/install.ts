@@ -15,7 +15,7 @@ import { parseOverrideHash } from "../audit/override.ts";
 import { auditCacheFile } from "../audit/target.ts";
 import { escapeKey } from "../skill-key.ts";
 import { readLockForWrite, recordOf, updateLockfile, type LockRecord } from "../lockfile.ts";
-import { activate, journalFinished, openTxn, pauseAt, recheck, rollback, saveIntent, type Txn } from "./activate.ts";
+import { activate, journalFinished, openTxn, recheck, rollback, saveIntent, type Txn } from "./activate.ts";
 import { requestApproval, type Approver } from "./approval.ts";
 import { auditRecordOf, putAuditRecord } from "./audit-record.ts";
 import { assertWritableRoot, destinationRoot, INSTALL_KEY, occupied, type AgentLabel } from "./destination.ts";
@@ -25,8 +25,9 @@ import { parseSource, type SourceSpec } from "./source.ts";
 import { decide, recordFor } from "./record.ts";
 import { recoverScope } from "./recovery.ts";
 import { privateDir, stageSkill, tempSuffix, type Staged, type TempDir } from "./stage.ts";
+import { pauseAt } from "./test-hooks.ts";
 
-export { pauseAt } from "./activate.ts";
+export { pauseAt } from "./test-hooks.ts";
 
 /** One install as the module and the CLI ask for it (cli.md §2.12, §7 InstallOptions). */
 export interface InstallRequest {

@@ -21,7 +21,7 @@ import { resolveRoots } from "../roots.ts";
 import { escapeKey, keyProblem } from "../skill-key.ts";
 import { type Approver, requestApproval } from "./approval.ts";
 import { putAuditRecord, restoreAuditRecord, type PreviousAuditRecord } from "./audit-record.ts";
-import { pauseAt } from "./activate.ts";
+import { failAt, pauseAt } from "./test-hooks.ts";
 import { assertWritableRoot, occupied, recordedRoot } from "./destination.ts";
 import { recoverInterrupted, recoverScope, removingName } from "./recovery.ts";
 
@@ -110,12 +110,9 @@ async function locate(
   throw forbidden(`Skill '${key}' is not managed by lemon (found in ${elsewhere})`, hint ? { hint } : {});
 }
 
-/**
- * Test hooks: `LEMON_TEST_FAIL_AT=<step>` in the context's env fails the removal at that step
- * (the restore path without a crash); `LEMON_TEST_PAUSE_AT` pauses it there (activate.ts).
- */
+/** The test hooks of a removal step (test-hooks.ts): fail there, or pause there. */
 async function step(ctx: LemonContext, name: string): Promise<void> {
-  if (ctx.env.LEMON_TEST_FAIL_AT === name) throw new LemonError("OPERATION_FAILED", `injected failure at ${name}`);
+  failAt(ctx, name);
   await pauseAt(ctx, name);
 }
 
