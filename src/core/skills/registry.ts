@@ -1,23 +1,21 @@
 /**
  * @module skills/registry
  * The skills API of one lemon instance: list/get/status/refresh/enable/disable, lint, check,
- * inspect, audit, relevance and prompt rendering over discovery. It composes the layers below
- * it (the catalog, search, the audit), which never call each other back. The record cache and
- * the relevance engine live here, on the instance, never on a module.
+ * inspect, audit, relevance and prompt rendering over discovery (enable/disable in toggle.ts,
+ * install/update/uninstall in install/api.ts). It composes the layers below it (the catalog,
+ * search, the audit), which never call each other back. The record cache and the relevance
+ * engine live here, on the instance, never on a module.
  */
 import { resolve } from "node:path";
 import { withCwd, withTools, type LemonContext } from "../context.ts";
 import type { Diagnostic } from "../diagnostics.ts";
-import { invalidParams, notFound } from "../errors.ts";
 import { stateDirProblem } from "../fsx/state-dir.ts";
 import { resolvePaths, type LemonPaths, type Scope } from "../paths.ts";
 import type { AuditReport } from "./audit/engine.ts";
 import type { Discovery, RecordCache, ScopeLoad, View } from "./catalog.ts";
 import { byKey, toEntry, toStatus, type BinLookup, type SkillEntry, type SkillStatus } from "./entry.ts";
 import type { LintReport } from "./lint.ts";
-import type { SkillRecord } from "./load.ts";
 import { renderListing, renderRelevantBlock } from "./prompt.ts";
-import { escapeKey, keyProblem } from "./skill-key.ts";
 import { checkReport, inspection, type CheckReport, type SkillInspection } from "./reports.ts";
 import type { ScopeLock } from "./provenance.ts";
 import type { SkillRoot } from "./roots.ts";
@@ -29,6 +27,7 @@ import type {
   UninstallOptions,
   UpdateOptions,
 } from "./install/api.ts";
+import { everyRecord, toggleSkill, type ToggleOptions, type ToggleResult } from "./toggle.ts";
 import { RelevanceEngine, type FindRelevantOptions } from "./search/relevance.ts";
 import { ONLINE_SEARCH_UNAVAILABLE, type SearchOptions, type SearchResult } from "./search/search.ts";
 
@@ -37,6 +36,8 @@ import { ONLINE_SEARCH_UNAVAILABLE, type SearchOptions, type SearchResult } from
 const catalog = () => import("./catalog.ts");
 const settingsModule = () => import("./settings.ts");
 const lifecycle = () => import("./install/api.ts");
+
+export type { ToggleOptions, ToggleResult } from "./toggle.ts";
 
 /** A skill hidden by a higher-precedence one with the same key (`list --all`, cli.md §2.1). */
 export interface ShadowedSkill {
@@ -103,43 +104,6 @@ export interface CatalogView {
   locks: ScopeLock[];
 }
 
-/** Keys are directory names: no separators or NUL, not `.`/`..`, at most 255 characters. */
-const KEY_PATTERN = /^[^/\\\0]+$/;
-
-/** INVALID_PARAMS unless `key` could name a skill directory whose name is a valid key (skill-key.ts). */
-function assertKey(key: string): void {
-  const bad = typeof key !== "string" || key === "" || key === "." || key === "..";
-  if (bad || !KEY_PATTERN.test(key) || key.length > 255) throw invalidParams(`invalid skill key '${escapeKey(key)}'`);
-  const problem = keyProblem(key);
-  if (problem !== null) throw invalidParams(problem);
-}
-
-/** Options of `enable` / `disable`. */
-export interface ToggleOptions {
-  /** Project directory (default: the instance's cwd). */
-  cwd?: string;
-  /** Global scope (default true); false writes the project's `skills.json`. */
-  global?: boolean;
-  /**
-   * Refuse a key no root holds with NOT_FOUND (default false: skills.md §3 records it for when the
-   * skill appears). The CLI sets it unless `--force` (cli.md §2.15).
-   */
-  requireDiscovered?: boolean;
-}
-
-/** The result of `enable` / `disable`, as cli.md §2.15's JSON. */
-export interface ToggleResult {
-  key: string;
-  scope: Scope;
-  /** The `skills.json` written (or left unchanged). */
-  file: string;
-  /** The key's effective state after the change, both scopes considered. */
-  enabled: boolean;
-  changed: boolean;
-  /** The other scope's file when it still decides otherwise. */
-  effective_by?: string;
-}
-
 /** Options of `lint`. */
 export interface LintCallOptions {
   /** Project directory PATHs are resolved against (default: the instance's cwd). */
@@ -182,13 +146,6 @@ const invalidOf = (d: Discovery): InvalidSkill[] =>
       root_label: r.candidate.root.label,
     }))
     .sort(byKey);
-
-/** Every candidate discovery found: effective, shadowed and invalid (lint and enable/disable look at all). */
-const everyRecord = (d: Discovery): SkillRecord[] => [
-  ...d.effective.values(),
-  ...d.shadowed.map((s) => s.record),
-  ...d.invalid,
-];
 
 /** The skills of one lemon instance; every method takes `cwd` (default: the instance's). */
 export class SkillRegistry {
@@ -302,38 +259,15 @@ export class SkillRegistry {
 
   /** Removes the key from the scope's disabled list (skills.md §3); see {@link ToggleOptions}. */
   async enable(key: string, opts: ToggleOptions = {}): Promise<ToggleResult> {
-    return this.#toggle(key, true, opts);
+    return toggleSkill(this.#ctx, key, true, opts, this.#discover(opts.cwd));
   }
 
   /** Adds the key to the scope's disabled list (skills.md §3); see {@link ToggleOptions}. */
   async disable(key: string, opts: ToggleOptions = {}): Promise<ToggleResult> {
-    return this.#toggle(key, false, opts);
+    return toggleSkill(this.#ctx, key, false, opts, this.#discover(opts.cwd));
   }
 
-  async #toggle(key: string, enabled: boolean, opts: ToggleOptions): Promise<ToggleResult> {
-    assertKey(key);
-    const ctx = withCwd(this.#ctx, opts.cwd);
-    const scope: Scope = opts.global === false ? "project" : "global";
-    const { discovery } = await this.view({ cwd: opts.cwd });
-    const d = discovery;
-    const found = everyRecord(d).filter((r) => r.candidate.key === key);
-    if (found.length === 0 && opts.requireDiscovered === true)
-      throw notFound(`skill '${key}' not found; use --force to record it anyway`);
-    const { setEnabled, readSettings, keyState } = await settingsModule();
-    const write = await setEnabled(ctx, key, enabled, scope);
-    // The scope of the skill the key names decides how a failing-closed file applies to it.
-    const keyScope = d.effective.get(key)?.candidate.root.scope ?? found[0]?.candidate.root.scope ?? "global";
-    const state = keyState(await readSettings(ctx), key, keyScope);
-    const decidedElsewhere = state.enabled !== enabled && state.file !== write.file ? state.file : null;
-    return {
-      key,
-      scope,
-      file: write.file,
-      enabled: state.enabled,
-      changed: write.changed,
-      ...(decidedElsewhere !== null ? { effective_by: decidedElsewhere } : {}),
-    };
-  }
+  #discover = (cwd: string | undefined) => async () => (await this.view({ cwd })).discovery;
 
   /** The stable skill listing for the system prompt (skills.md §6.2); "" when nothing is displayable. */
   async renderPrompt(opts: { cwd?: string } = {}): Promise<string> {
