@@ -21,6 +21,7 @@ import {
   kindOf,
   lockSkill,
   pauseAt,
+  pinRoot,
   removeStaged,
   stageSkill,
   writeStaged,
@@ -108,6 +109,8 @@ export async function runFileAction(
   if (req.content !== undefined) await checkSkillContent(req.content);
   if (req.action !== "create" && !discoverable(name)) throw notFound(name, skillDir);
   await using _lock = await lockSkill(env.ctx, env.root, name);
+  // The root's real path now, under the lock: every later step opens exactly this directory.
+  const rootReal = await pinRoot(env.ctx, req.scope, env.root);
   const rel = req.filePath ?? null;
   const kinds = await assertNoLinks(skillDir, rel === null ? [SKILL_FILE] : [SKILL_FILE, rel]);
   const dirKind = await kindOf(skillDir);
@@ -115,7 +118,7 @@ export async function runFileAction(
   const fileKind = kinds[1] ?? null;
   if (req.action === "create") {
     if (dirKind !== "missing") throw new ManageError("conflict", `Skill '${name}' already exists at ${skillDir}`);
-    return withStage(env, name, null, async (stage) => {
+    return withStage(env, rootReal, name, null, async (stage) => {
       await writeStaged(stage, SKILL_FILE, req.content!);
       const audit = await auditAndCommit(env, stage, name, () => commitNewSkill(stage, skillDir));
       return outcome(skillDir, null, null, audit, `Created skill '${name}' at ${skillDir} (${auditNote(audit)}).`);
@@ -125,13 +128,14 @@ export async function runFileAction(
   if (req.action === "delete") {
     if (await env.isPinned()) throw new ManageError("conflict", `Skill '${name}' is pinned; unpin it before delete`);
     checkNotAborted(env.signal);
-    await deleteSkillDir(env.root, skillDir, () => pauseAt(env.ctx, "trashed"));
+    await pauseAt(env.ctx, "checked");
+    await deleteSkillDir(env.root, rootReal, name, () => pauseAt(env.ctx, "trashed"));
     return outcome(skillDir, null, null, null, `Deleted skill '${name}' from ${skillDir}.`);
   }
   if (skillFileKind !== "file" && skillFileKind !== "missing")
     throw new ManageError("conflict", `${join(skillDir, SKILL_FILE)} is not a regular file`);
   if (req.action === "edit") {
-    return withStage(env, name, skillDir, async (stage) => {
+    return withStage(env, rootReal, name, skillDir, async (stage) => {
       await writeStaged(stage, SKILL_FILE, req.content!);
       const audit = await auditAndCommit(env, stage, name, () => commitFile(stage, skillDir, SKILL_FILE));
       return outcome(skillDir, null, null, audit, `Edited skill '${name}' at ${skillDir} (${auditNote(audit)}).`);
@@ -145,7 +149,7 @@ export async function runFileAction(
     const patched = applyPatch(before, req.oldString!, req.newString!, req.replaceAll);
     if (rel === null) await checkSkillContent(patched.text);
     else checkFileContent(patched.text);
-    return withStage(env, name, skillDir, async (stage) => {
+    return withStage(env, rootReal, name, skillDir, async (stage) => {
       await writeStaged(stage, target, patched.text);
       const audit = await auditAndCommit(env, stage, name, () => commitFile(stage, skillDir, target));
       const n = patched.replacements;
@@ -156,7 +160,7 @@ export async function runFileAction(
   if (req.action === "write_file") {
     if (fileKind !== "file" && fileKind !== "missing")
       throw new ManageError("conflict", `${rel} is not a regular file`);
-    return withStage(env, name, skillDir, async (stage) => {
+    return withStage(env, rootReal, name, skillDir, async (stage) => {
       await writeStaged(stage, rel!, req.fileContent!);
       const audit = await auditAndCommit(env, stage, name, () => commitFile(stage, skillDir, rel!));
       return outcome(skillDir, rel, null, audit, `Wrote ${rel} in skill '${name}' (${auditNote(audit)}).`);
@@ -164,9 +168,9 @@ export async function runFileAction(
   }
   // remove_file
   if (fileKind !== "file") throw new ManageError("not_found", `file not found: ${rel}`);
-  return withStage(env, name, skillDir, async (stage) => {
+  return withStage(env, rootReal, name, skillDir, async (stage) => {
     await removeStaged(stage, rel!);
-    const audit = await auditAndCommit(env, stage, name, () => commitRemoval(skillDir, rel!));
+    const audit = await auditAndCommit(env, stage, name, () => commitRemoval(stage, rel!));
     return outcome(skillDir, rel, null, audit, `Removed ${rel} from skill '${name}' (${auditNote(audit)}).`);
   });
 }
@@ -174,11 +178,12 @@ export async function runFileAction(
 /** Runs `fn` with a fresh staging copy (of `from`, or empty), always removed afterwards. */
 async function withStage<T>(
   env: FileActionEnv,
+  rootReal: string,
   name: string,
   from: string | null,
   fn: (stage: Stage) => Promise<T>,
 ): Promise<T> {
-  const stage = await stageSkill(env.root, name, from);
+  const stage = await stageSkill(env.root, rootReal, name, from);
   try {
     return await fn(stage);
   } finally {

@@ -132,8 +132,8 @@ export function checkSafeKey(name: string): void {
   if (!ok) throw bad(`invalid skill name '${shown(name)}'`);
 }
 
-/** A name as a message quotes it: controls escaped so the one-line message stays one line. */
-function shown(name: string): string {
+/** A name as a message quotes it: clamped, controls escaped so the one-line message stays one line. */
+export function shown(name: string): string {
   const clipped = name.length > 200 ? `${name.slice(0, 200)}…` : name;
   return clipped.replace(
     /[\u0000-\u001F\u007F-\u009F\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/gu,
@@ -142,6 +142,9 @@ function shown(name: string): string {
 }
 
 const TRAVERSAL = "file_path must be a relative path without '..'";
+/** install.md §7.1's path limit, and the longest name a file system takes. */
+const MAX_FILE_PATH_BYTES = 512;
+const MAX_SEGMENT_BYTES = 255;
 /** Separators, NUL, and the slashes NFKC leaves alone but a reader takes for one (∕ ⁄ ⧸ ⧹ ﹨). */
 const SEPARATOR_LIKE = /[/\\\0\u2215\u2044\u29F8\u29F9\uFE68]/u;
 
@@ -164,11 +167,15 @@ function decodedForms(segment: string): string[] {
  * an honest caller meant, and a later reader that decodes it must not find a way out.
  */
 export function checkFilePath(raw: string): string {
+  // Bounded before anything echoes it or the file system sees it (no ENAMETOOLONG with a stage path).
+  if (Buffer.byteLength(raw, "utf8") > MAX_FILE_PATH_BYTES) throw bad(`file_path exceeds ${MAX_FILE_PATH_BYTES} bytes`);
   if (raw.includes("\0") || raw.includes("\\") || raw.startsWith("/") || /^[A-Za-z]:/.test(raw)) throw bad(TRAVERSAL);
   const segments = raw.split("/");
   for (const segment of segments) {
     if (segment === "" || segment === "." || CONTROL.test(segment) || BIDI.test(segment) || !segment.isWellFormed())
       throw bad(TRAVERSAL);
+    if (Buffer.byteLength(segment, "utf8") > MAX_SEGMENT_BYTES)
+      throw bad(`file_path segment exceeds ${MAX_SEGMENT_BYTES} bytes`);
     for (const form of decodedForms(segment)) {
       if (form === ".." || form === "." || SEPARATOR_LIKE.test(form) || form.trim() === "..") throw bad(TRAVERSAL);
     }

@@ -19,6 +19,7 @@ import {
   checkSafeKey,
   ManageError,
   parseRequest,
+  shown,
   type ManageErrorKind,
   type ManageRequest,
 } from "./manage-params.ts";
@@ -84,8 +85,12 @@ const FILE_ACTIONS = new Set(["create", "edit", "patch", "write_file", "remove_f
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
-/** An unexpected failure as §9.3 kinds: the LemonError code when there is one, else io_error. */
-function failureOf(err: unknown): ManageError {
+/**
+ * An unexpected failure as §9.3 kinds: the LemonError code when there is one, else io_error with
+ * one neutral line: a raw file system error names lemon's internal staging paths and can be as
+ * long as the longest path, neither of which the agent should get.
+ */
+function failureOf(err: unknown, name: string): ManageError {
   if (err instanceof ManageError) return err;
   if (LemonError.is(err)) {
     const kind: ManageErrorKind =
@@ -100,8 +105,10 @@ function failureOf(err: unknown): ManageError {
               : "io_error";
     return new ManageError(kind, err.message);
   }
-  const msg = err instanceof Error ? (err.message.split("\n")[0] ?? "") : String(err);
-  return new ManageError("io_error", msg || "internal error");
+  const code = (err as { code?: unknown } | null)?.code;
+  const errno = typeof code === "string" && /^E[A-Z0-9]{1,20}$/.test(code) ? code : "internal error";
+  const what = name === "" ? "skill" : `skill '${shown(name)}'`;
+  return new ManageError("io_error", `could not update ${what}: ${errno}`);
 }
 
 /** Fields the event may carry: never content, only what the request names (§11). */
@@ -238,7 +245,7 @@ export async function skillManage(
     const result = textResult<SkillManageDetails>(text, details);
     return await finish(result, { ok: true });
   } catch (err) {
-    const failure = failureOf(err);
+    const failure = failureOf(err, base.name);
     const result = errorResult<SkillManageDetails>(failure.message, { error: failure.kind, message: failure.message });
     return await finish(result, { ok: false, kind: failure.kind });
   }
