@@ -10,6 +10,7 @@ import { LemonError, invalidRequest, notFound } from "../../errors.ts";
 import { checkSchema } from "../../schema/check.ts";
 import { WellKnownIndex, WellKnownSkill } from "../../schema/well-known.ts";
 import { LIMITS } from "../bundle.ts";
+import { bounded } from "./bounded.ts";
 import { cloneRepo } from "./git.ts";
 import { FILE_CAP, getJson, httpGet } from "./http.ts";
 import type { SourceSpec } from "./source.ts";
@@ -139,37 +140,20 @@ async function fetchWellKnown(spec: SourceSpec, into: string, opts: FetchOptions
   const root = join(into, "well-known");
   await mkdir(root, { recursive: true, mode: 0o700 });
   let total = 0;
-  let next = 0;
-  let failed = false;
-  const worker = async () => {
-    for (;;) {
-      const i = next++;
-      const f = files[i];
-      if (f === undefined || failed) return;
-      const url = `${base}/${encodeURIComponent(wk.name)}/${f.split("/").map(encodeURIComponent).join("/")}`;
-      const res = await httpGet(url, { ...http, maxBytes: FILE_CAP });
-      total += res.body.byteLength;
-      if (total > LIMITS.maxTotalBytes)
-        throw invalidRequest("bundle_limits_exceeded: total size", {
-          details: { reasons: ["bundle_limits_exceeded: total size"] },
-        });
-      const file = join(root, f);
-      await mkdir(join(file, ".."), { recursive: true, mode: 0o700 });
-      // `wx`: every path is new in a directory only this process writes; never through a link.
-      await writeFile(file, res.body, { flag: "wx", mode: 0o600 });
-    }
-  };
-  // Every worker has stopped before the error surfaces: none may write after the caller has
-  // removed the fetch dir.
-  const settled = await Promise.allSettled(
-    Array.from({ length: Math.min(DOWNLOADS_AT_ONCE, files.length) }, () =>
-      worker().catch((e: unknown) => {
-        failed = true;
-        throw e;
-      }),
-    ),
-  );
-  const firstError = settled.find((r) => r.status === "rejected");
-  if (firstError) throw firstError.reason;
+  // bounded() lets every started download settle before it throws: none writes after the caller
+  // has removed the fetch dir.
+  await bounded(files, DOWNLOADS_AT_ONCE, async (f) => {
+    const url = `${base}/${encodeURIComponent(wk.name)}/${f.split("/").map(encodeURIComponent).join("/")}`;
+    const res = await httpGet(url, { ...http, maxBytes: FILE_CAP });
+    total += res.body.byteLength;
+    if (total > LIMITS.maxTotalBytes)
+      throw invalidRequest("bundle_limits_exceeded: total size", {
+        details: { reasons: ["bundle_limits_exceeded: total size"] },
+      });
+    const file = join(root, f);
+    await mkdir(join(file, ".."), { recursive: true, mode: 0o700 });
+    // `wx`: every path is new in a directory only this process writes; never through a link.
+    await writeFile(file, res.body, { flag: "wx", mode: 0o600 });
+  });
   return root;
 }

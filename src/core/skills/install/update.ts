@@ -15,6 +15,7 @@ import { parseOverrideHash } from "../audit/override.ts";
 import { currentBundleHash } from "../provenance.ts";
 import { installedIdentity, readLockForWrite, recordOf, updateLockfile, type LockRecord } from "../lockfile.ts";
 import { requestApproval, type Approver } from "./approval.ts";
+import { bounded } from "./bounded.ts";
 import { stageAndActivate } from "./install.ts";
 import { specFromRecord, type SourceSpec } from "./source.ts";
 import { recordedRoot } from "./destination.ts";
@@ -76,21 +77,6 @@ interface Queried {
 
 type Outcome = { key: string; result: UpdateResult } | { key: string; error: LemonError };
 
-/** Runs `fn` over `items` with at most `limit` in flight; results in input order. */
-async function bounded<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
-  return out;
-}
-
-/** Steps 1–2 for one key: the record (NOT_FOUND / INVALID_REQUEST) and the upstream identity. */
 /**
  * One remote question per (clone URL, ref) in a run: skills installed from the same repository
  * (several skills of one repo, the common case) share one ls-remote. Other kinds hash per skill.
@@ -99,6 +85,7 @@ type Asked = Map<string, Promise<string>>;
 const askedKey = (spec: SourceSpec) =>
   spec.kind === "git" || spec.kind === "github" ? `${spec.cloneUrl ?? ""}\0${spec.ref ?? ""}` : null;
 
+/** Steps 1–2 for one key: the record (NOT_FOUND / INVALID_REQUEST) and the upstream identity. */
 async function query(ctx: LemonContext, key: string, rec: LockRecord | null, req: UpdateRequest, asked: Asked) {
   assertSkillKey(key);
   if (rec === null) throw notFound(`Skill '${key}' has no install record; nothing to update`);
