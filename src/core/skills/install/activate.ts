@@ -1,177 +1,268 @@
 /**
  * @module skills/install/activate
  * install.md §5 steps 9–13 as a journalled transaction under the scope's lockfile lock. Before a
- * rename touches the destination, a private `.<key>.txn-<random>/` records what is about to happen
- * (`intent.json`) and later holds the backup of a replaced skill. A process that fails rolls back
- * at once; one that dies (SIGKILL, power loss) leaves the journal, and the next writer of the scope
- * finishes the job under the same lock: the install counts as done only when the lock record names
- * its bundle, otherwise the previous skill and audit record are put back. Every activation of a
- * scope happens under that lock, so a journal found while holding it is abandoned.
+ * rename touches the destination, lemon writes what is about to happen into its own state,
+ * `A/cache/install-txn/<scope>/<key>.<txn>.json`; the backup of a replaced skill waits in
+ * `<root>/.<key>.txn-<txn>/backup` (a rename must stay on the root's filesystem). A process that
+ * fails rolls back at once; one that dies (SIGKILL, power loss) leaves the journal, and the next
+ * writer of the scope settles it under the same lock: the install counts as done only when the
+ * lock record names its bundle, otherwise the previous skill and audit record are put back.
+ *
+ * Nothing inside a skill root vouches for itself: a project's roots come with a clone, and global
+ * tool roots (`~/.claude/skills`) are often a `git clone` of someone's collection. So recovery
+ * acts only on journals under A, and only on paths it recomputes (the root from the recorded
+ * agent label, then `.<key>.txn-<txn>` in it), never on a path read from a file; a
+ * `.<key>.txn-*` dir without a journal of lemon's is left alone.
  */
+import { realpathSync } from "node:fs";
 import { readdir, rename, rm } from "node:fs/promises";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import type { LemonContext } from "../../context.ts";
 import { conflict } from "../../errors.ts";
-import { formatJson, randomHex, writeFileAtomic } from "../../fsx/atomic.ts";
+import { formatJson, makeDir, randomHex, writeFileAtomic } from "../../fsx/atomic.ts";
 import { pidAlive } from "../../fsx/pid.ts";
 import { readRegularFile } from "../../fsx/regular-file.ts";
+import { sha256Hex } from "../../hash.ts";
 import { parseJson } from "../../json.ts";
-import type { LockDoc, LockRecord } from "../lockfile.ts";
+import type { Scope } from "../../paths.ts";
+import { isValid } from "../../schema/check.ts";
+import { InstallJournal } from "../../schema/install-journal.ts";
+import { auditCacheFile } from "../audit/target.ts";
+import { recordOf, type LockDoc } from "../lockfile.ts";
 import { currentBundleHash } from "../provenance.ts";
 import { dropAuditRecord, restoreAuditRecord, type PreviousAuditRecord } from "./audit-record.ts";
-import { INSTALL_KEY, occupied } from "./destination.ts";
+import { type AgentLabel, assertWritableRoot, destinationRoot, occupied } from "./destination.ts";
 import { privateDir, type TempDir } from "./stage.ts";
 
-/** What a journal promises: enough to tell a finished activation from one to undo. */
-interface Intent {
-  key: string;
-  dest: string;
-  /** Bundle hash of the skill being activated. */
-  bundle_hash: string;
-  /** The timestamp the new lock record carries (`installed_at`, or `updated_at` for an update). */
-  stamp: string;
-  /** The audit record that was replaced, once it has been. */
-  audit: PreviousAuditRecord | null;
-}
-
-const TXN = /^\.(.+)\.txn-[0-9a-f]+$/;
 const LEFTOVER = /^\.(?:.+\.staging|fetch)-(\d+)-[0-9a-f]+$/;
-
-/** A name {@link recoverJournals} may have work for: a journal, or a staging or fetch dir. */
-export const journalLeftover = (name: string): boolean => TXN.test(name) || LEFTOVER.test(name);
-const INTENT = "intent.json";
+const JOURNAL = /^(.+)\.([0-9a-f]{12})\.json$/;
 const BACKUP = "backup";
 
-/** An open journal: the intent on disk and the backup slot. */
+/** A name {@link sweepTemp} has work for: a staging or fetch dir. */
+export const journalLeftover = (name: string): boolean => LEFTOVER.test(name);
+
+/**
+ * The journal dir of a scope under A. A project is named by the real path of C, which the
+ * lockfile's place follows; the audit cache's scope id would not do, since it changes when an
+ * install creates a root and would orphan the journal of that very install.
+ */
+export function journalDir(ctx: LemonContext, scope: Scope): string {
+  const base = join(ctx.agentDir, "cache", "install-txn");
+  if (scope === "global") return join(base, "global");
+  let real: string;
+  try {
+    real = realpathSync(ctx.cwd);
+  } catch {
+    real = resolve(ctx.cwd);
+  }
+  return join(base, `project-${sha256Hex(real).slice(0, 16)}`);
+}
+
+/** An open transaction: the journal under A, the txn dir in the root with its backup slot. */
 export interface Txn {
+  journal: InstallJournal;
+  /** The journal file under A. */
+  file: string;
+  /** `<root>/.<key>.txn-<txn>`. */
   dir: TempDir;
-  intent: Intent;
-  /** Where a replaced skill waits until the transaction ends. */
+  dest: string;
   backup: string;
+  auditFile: string;
+  /** The audit record replaced by this install, once it has been. */
+  prevAudit: PreviousAuditRecord | null;
   /** True once the previous skill sits in `backup`. */
   backedUp: boolean;
   /** True once the staged skill sits at `dest`. */
   activated: boolean;
 }
 
-export async function openTxn(destRoot: string, intent: Omit<Intent, "audit">): Promise<Txn> {
-  const dir = await privateDir(destRoot, `.${intent.key}.txn-${randomHex(6)}`, true);
-  const txn: Txn = {
-    dir,
-    intent: { ...intent, audit: null },
-    backup: join(dir.path, BACKUP),
-    backedUp: false,
-    activated: false,
-  };
-  await saveIntent(txn);
-  return txn;
+export interface TxnPlan {
+  key: string;
+  agent: AgentLabel;
+  root: string;
+  bundle_hash: string;
+  stamp: string;
+  replacing: boolean;
 }
 
-export async function saveIntent(txn: Txn): Promise<void> {
-  await writeFileAtomic(join(txn.dir.path, INTENT), formatJson(txn.intent), { confineTo: null });
+const writeJournal = (ctx: LemonContext, txn: Txn) =>
+  writeFileAtomic(txn.file, formatJson(txn.journal), { confineTo: ctx.agentDir, mode: 0o600 });
+
+/** Writes the journal first, then creates the txn dir: a txn dir never exists without its journal. */
+export async function openTxn(ctx: LemonContext, scope: Scope, plan: TxnPlan): Promise<Txn> {
+  const txnId = randomHex(6);
+  const dir = journalDir(ctx, scope);
+  await makeDir(dir, 0o700);
+  const journal: InstallJournal = {
+    version: 1,
+    key: plan.key,
+    agent: plan.agent,
+    txn: txnId,
+    bundle_hash: plan.bundle_hash,
+    stamp: plan.stamp,
+    replacing: plan.replacing,
+    audit: null,
+  };
+  const file = join(dir, `${plan.key}.${txnId}.json`);
+  const pending = { journal, file } as Txn;
+  await writeJournal(ctx, pending);
+  try {
+    const txnDir = await privateDir(plan.root, `.${plan.key}.txn-${txnId}`, true);
+    return {
+      journal,
+      file,
+      dir: txnDir,
+      dest: join(plan.root, plan.key),
+      backup: join(txnDir.path, BACKUP),
+      auditFile: auditCacheFile(ctx, scope),
+      prevAudit: null,
+      backedUp: false,
+      activated: false,
+    };
+  } catch (err) {
+    await rm(file, { force: true });
+    throw err;
+  }
+}
+
+/** Records in the journal what the audit cache held before this install replaced it. */
+export async function saveAudit(ctx: LemonContext, txn: Txn, prev: PreviousAuditRecord): Promise<void> {
+  txn.prevAudit = prev;
+  txn.journal.audit = { present: prev.present, value: prev.value };
+  await writeJournal(ctx, txn);
 }
 
 /** Step 10: the previous skill (if any) into the journal's backup slot, the staged one into place. */
-export async function activate(txn: Txn, staged: string, replacing: boolean): Promise<void> {
-  if (replacing) {
-    await rename(txn.intent.dest, txn.backup);
+export async function activate(txn: Txn, staged: string): Promise<void> {
+  if (txn.journal.replacing) {
+    await rename(txn.dest, txn.backup);
     txn.backedUp = true;
   }
-  await rename(staged, txn.intent.dest);
+  await rename(staged, txn.dest);
   txn.activated = true;
 }
 
 /** Step 12 for a live transaction: the new skill out, the backup back, the audit record restored. */
 export async function rollback(txn: Txn): Promise<void> {
-  if (txn.activated) await rm(txn.intent.dest, { recursive: true, force: true });
-  if (txn.backedUp) await rename(txn.backup, txn.intent.dest);
-  if (txn.intent.audit !== null) await restoreAuditRecord(txn.intent.audit);
+  if (txn.activated) await rm(txn.dest, { recursive: true, force: true });
+  if (txn.backedUp) await rename(txn.backup, txn.dest);
+  if (txn.prevAudit !== null) await restoreAuditRecord(txn.prevAudit);
+  await txn.dir.remove();
+  await rm(txn.file, { force: true });
+}
+
+/**
+ * Step 13 once the lock record is written: the journal goes first, so that a writer recovering
+ * later never undoes an install whose record a remove has dropped since.
+ */
+export async function closeTxn(txn: Txn): Promise<void> {
+  await rm(txn.file, { force: true });
   await txn.dir.remove();
 }
 
-function readIntent(dir: string): Intent | null {
-  const read = readRegularFile(join(dir, INTENT), 1 << 20);
+/** True when the lock already says the journalled activation happened. */
+function finished(doc: LockDoc, j: InstallJournal): boolean {
+  const rec = recordOf(doc, j.key);
+  return (
+    rec !== null && rec.bundle_hash === j.bundle_hash && (rec.installed_at === j.stamp || rec.updated_at === j.stamp)
+  );
+}
+
+/** True when the lock already holds the record this live transaction was writing. */
+export const journalFinished = (doc: LockDoc, txn: Txn): boolean => finished(doc, txn.journal);
+
+function readJournal(file: string, key: string, txn: string): InstallJournal | null {
+  const read = readRegularFile(file, 1 << 20);
   if (!read.ok) return null;
   try {
-    const raw = parseJson(new TextDecoder().decode(read.bytes)) as Partial<Intent> | null;
-    if (raw === null || typeof raw !== "object") return null;
-    if (typeof raw.key !== "string" || typeof raw.dest !== "string" || typeof raw.bundle_hash !== "string") return null;
-    if (typeof raw.stamp !== "string") return null;
-    return { key: raw.key, dest: raw.dest, bundle_hash: raw.bundle_hash, stamp: raw.stamp, audit: raw.audit ?? null };
+    const raw: unknown = parseJson(new TextDecoder().decode(read.bytes));
+    if (!isValid(InstallJournal, raw)) return null;
+    const j = raw as InstallJournal;
+    return j.key === key && j.txn === txn ? j : null;
   } catch {
     return null;
   }
 }
 
-/** True when the lock already says the journalled activation happened. */
-function finished(doc: LockDoc, intent: Intent): boolean {
-  const rec: LockRecord | undefined = Object.hasOwn(doc.skills, intent.key) ? doc.skills[intent.key] : undefined;
-  return (
-    rec !== undefined &&
-    rec.bundle_hash === intent.bundle_hash &&
-    (rec.installed_at === intent.stamp || rec.updated_at === intent.stamp)
-  );
+/** True when the scope has a journal to settle (cheap: one readdir under A). */
+export async function hasJournals(ctx: LemonContext, scope: Scope): Promise<boolean> {
+  try {
+    return (await readdir(journalDir(ctx, scope))).some((n) => JOURNAL.test(n));
+  } catch {
+    return false;
+  }
 }
 
-/** True when the lock already holds the record this live transaction was writing. */
-export const journalFinished = (doc: LockDoc, txn: Txn): boolean => finished(doc, txn.intent);
-
 /**
- * Finishes or undoes every journal a dead writer left in `destRoot`. Call only while holding the
- * scope's lockfile lock, with the document read under it. A journal without a readable intent
- * died before anything was moved: it is just removed.
+ * Finishes or undoes every journal a dead writer of the scope left under A. Call only while
+ * holding the scope's lockfile lock, with the document read under it. A journal whose root is
+ * switched off now, or resolves outside C, or whose backup could not go back, is kept for later.
  */
-export async function recoverJournals(destRoot: string, doc: LockDoc, audit: AuditTrust): Promise<void> {
+export async function recoverJournals(ctx: LemonContext, scope: Scope, doc: LockDoc): Promise<void> {
+  const dir = journalDir(ctx, scope);
   let names: string[];
   try {
-    names = await readdir(destRoot);
+    names = await readdir(dir);
   } catch {
     return;
   }
   for (const name of names) {
-    // Staging and fetch dirs of a process that died: never activated, just removed.
-    const temp = LEFTOVER.exec(name);
-    if (temp !== null) {
-      const pid = Number(temp[1]);
-      if (pid !== process.pid && !pidAlive(pid)) await rm(join(destRoot, name), { recursive: true, force: true });
+    const m = JOURNAL.exec(name);
+    if (m === null) continue;
+    const file = join(dir, name);
+    const j = readJournal(file, m[1]!, m[2]!);
+    // lemon writes journals atomically: one that does not read is not a plan to act on.
+    if (j === null) {
+      await rm(file, { force: true });
       continue;
     }
-    const txnKey = TXN.exec(name)?.[1];
-    if (txnKey === undefined) continue;
-    const dir = join(destRoot, name);
-    const read = readIntent(dir);
-    // A journal is only ever about the key in its own name, directly in this root: one naming
-    // anything else (a committed, hostile one in a project) moves nothing.
-    const intent = read !== null && read.key === txnKey && INSTALL_KEY.test(read.key) ? read : null;
-    const backup = join(dir, BACKUP);
-    if (intent !== null && intent.dest === join(destRoot, intent.key) && !finished(doc, intent)) {
-      // Only the skill this journal activated is removed: its bytes say so.
-      if ((await occupied(intent.dest)) && (await currentBundleHash(intent.dest)) === intent.bundle_hash)
-        await rm(intent.dest, { recursive: true, force: true });
-      if ((await occupied(backup)) && !(await occupied(intent.dest))) await rename(backup, intent.dest);
-      await undoAuditRecord(intent, audit);
-      // A backup that could not go back (something else took its place) is never deleted.
-      if (await occupied(backup)) continue;
+    let root: string;
+    try {
+      root = destinationRoot(ctx, scope, j.agent);
+      await assertWritableRoot(ctx, scope, root);
+    } catch {
+      continue;
     }
-    await rm(dir, { recursive: true, force: true });
+    const dest = join(root, j.key);
+    const txnDir = join(root, `.${j.key}.txn-${j.txn}`);
+    if (!finished(doc, j) && !(await undo(ctx, scope, j, dest, join(txnDir, BACKUP)))) continue;
+    await rm(file, { force: true });
+    await rm(txnDir, { recursive: true, force: true });
   }
 }
 
-/**
- * Whose journals may say what the audit cache held. A project's roots lie in the clone, so a
- * journal there could carry a forged record: for them the new record is only dropped (a cache
- * miss, which re-audits), never replaced by what the journal says.
- */
-export interface AuditTrust {
-  file: string;
-  trusted: boolean;
+/** Puts back what an unfinished activation replaced; false when its backup cannot go back yet. */
+async function undo(ctx: LemonContext, scope: Scope, j: InstallJournal, dest: string, backup: string) {
+  // Only the skill this journal activated is removed: its bytes say so.
+  const ours = async () => (await occupied(dest)) && (await currentBundleHash(dest)) === j.bundle_hash;
+  const backedUp = j.replacing && (await occupied(backup));
+  // Replacing without a backup: the first rename never happened, `dest` is still the old skill.
+  if ((backedUp || !j.replacing) && (await ours())) await rm(dest, { recursive: true, force: true });
+  if (backedUp) {
+    if (await occupied(dest)) return false;
+    await rename(backup, dest);
+  }
+  const auditFile = auditCacheFile(ctx, scope);
+  if (j.audit !== null)
+    await restoreAuditRecord({ file: auditFile, id: `skill:${j.key}`, present: j.audit.present, value: j.audit.value });
+  else await dropAuditRecord(auditFile, j.key, j.bundle_hash);
+  return true;
 }
 
-async function undoAuditRecord(intent: Intent, audit: AuditTrust): Promise<void> {
-  const prev = intent.audit;
-  if (audit.trusted && prev !== null && prev.file === audit.file && prev.id === `skill:${intent.key}`)
-    await restoreAuditRecord(prev);
-  else await dropAuditRecord(audit.file, intent.key, intent.bundle_hash);
+/** Removes the staging and fetch dirs of dead processes from `root` (a root recovery may write). */
+export async function sweepTemp(root: string): Promise<void> {
+  let names: string[];
+  try {
+    names = await readdir(root);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const temp = LEFTOVER.exec(name);
+    if (temp === null) continue;
+    const pid = Number(temp[1]);
+    if (pid !== process.pid && !pidAlive(pid)) await rm(join(root, name), { recursive: true, force: true });
+  }
 }
 
 /** Step 9's re-check: a skill that appeared since step 4 is a concurrent install. */

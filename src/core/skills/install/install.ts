@@ -2,7 +2,8 @@
  * @module skills/install/install
  * The install sequence of install.md §5: plan, early conflict check, operation approval, then
  * `stageAndActivate` (steps 4–13), which `update` reuses with replace semantics. Every temporary,
- * staging and journal directory is dot-named under the destination root and removed at the end.
+ * staging and backup directory is dot-named under the destination root and removed at the end;
+ * the journal of an activation is lemon's own state under A (activate.ts).
  */
 import { existsSync } from "node:fs";
 import { basename, join } from "node:path";
@@ -12,10 +13,9 @@ import { isoSeconds, makeDir } from "../../fsx/atomic.ts";
 import { scopePathsFor, type Scope } from "../../paths.ts";
 import type { Finding, Verdict } from "../../schema/finding.ts";
 import { parseOverrideHash } from "../audit/override.ts";
-import { auditCacheFile } from "../audit/target.ts";
 import { escapeKey } from "../skill-key.ts";
 import { readLockForWrite, recordOf, updateLockfile, type LockRecord } from "../lockfile.ts";
-import { activate, journalFinished, openTxn, recheck, rollback, saveIntent, type Txn } from "./activate.ts";
+import { activate, closeTxn, journalFinished, openTxn, recheck, rollback, saveAudit, type Txn } from "./activate.ts";
 import { requestApproval, type Approver } from "./approval.ts";
 import { auditRecordOf, putAuditRecord } from "./audit-record.ts";
 import { assertWritableRoot, destinationRoot, INSTALL_KEY, occupied, type AgentLabel } from "./destination.ts";
@@ -23,7 +23,7 @@ import { fetchSource, type FetchedSource } from "./fetch.ts";
 import { findSkills, selectSkill, type FoundSkill } from "./select.ts";
 import { parseSource, type SourceSpec } from "./source.ts";
 import { decide, recordFor } from "./record.ts";
-import { recoverScope } from "./recovery.ts";
+import { recoverInterrupted, recoverScope } from "./recovery.ts";
 import { privateDir, stageSkill, tempSuffix, type Staged, type TempDir } from "./stage.ts";
 import { pauseAt } from "./test-hooks.ts";
 
@@ -173,13 +173,19 @@ export async function stageAndActivate(ctx: LemonContext, plan: ActivationPlan):
         const replacing = await recheck(dest, key, plan.replace);
         const prev = recordOf(doc, key) ?? undefined;
         const record = recordFor(plan, s, fetched, selected, prev, stamp, approvals);
-        const txn = await openTxn(destRoot, { key, dest, bundle_hash: s.bundleHash, stamp });
+        const txn = await openTxn(ctx, scope, {
+          key,
+          agent: plan.agent,
+          root: destRoot,
+          bundle_hash: s.bundleHash,
+          stamp,
+          replacing,
+        });
         try {
-          await activate(txn, s.dir, replacing);
+          await activate(txn, s.dir);
           await pauseAt(ctx, "activated");
-          const auditFile = auditCacheFile(ctx, scope);
-          txn.intent.audit = await putAuditRecord(auditFile, key, auditRecordOf(s.report, key, ctx.now()));
-          await saveIntent(txn);
+          const prevAudit = await putAuditRecord(txn.auditFile, key, auditRecordOf(s.report, key, ctx.now()));
+          await saveAudit(ctx, txn, prevAudit);
           await pauseAt(ctx, "recorded");
         } catch (err) {
           await rollback(txn);
@@ -196,14 +202,14 @@ export async function stageAndActivate(ctx: LemonContext, plan: ActivationPlan):
       const txn: Txn | null = pending;
       if (txn !== null)
         await updateLockfile(file, confine, async (doc) => {
-          if ((await occupied(txn.dir.path)) && !journalFinished(doc, txn)) await rollback(txn);
+          if ((await occupied(txn.file)) && !journalFinished(doc, txn)) await rollback(txn);
           await recoverScope(ctx, scope, doc);
           return { next: undefined, result: undefined };
         }).catch(() => {});
       throw err;
     });
     await pauseAt(ctx, "locked");
-    await done.txn.dir.remove();
+    await closeTxn(done.txn);
     return {
       kind: "activated",
       action: done.replacing ? "replaced" : "installed",
@@ -265,6 +271,9 @@ export async function installSkill(ctx: LemonContext, req: InstallRequest): Prom
   await assertWritableRoot(ctx, scope, destRoot);
   // An invalid lockfile fails before anyone is asked anything (skills.md §1.3 rule 4).
   await readLockForWrite(lockfileOf(ctx, scope));
+  // A killed install of this scope is settled before the early check looks at the destination:
+  // its half-activated skill would otherwise make the plain re-run a false CONFLICT.
+  await recoverInterrupted(ctx, scope, "lemon skill install");
   let approvedKey: string | null = null;
   const approveOperation = async (key: string, dest: string) => {
     req.onKey?.(key);

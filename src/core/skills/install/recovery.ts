@@ -11,9 +11,8 @@ import { readdir, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { LemonContext } from "../../context.ts";
 import { scopePathsFor, type Scope } from "../../paths.ts";
-import { auditCacheFile } from "../audit/target.ts";
 import { recordOf, updateLockfile, type LockDoc, type LockRecord } from "../lockfile.ts";
-import { journalLeftover, recoverJournals, type AuditTrust } from "./activate.ts";
+import { hasJournals, journalLeftover, recoverJournals, sweepTemp } from "./activate.ts";
 import { AGENT_LABELS, assertWritableRoot, destinationRoot, occupied, recordedRoot } from "./destination.ts";
 
 const REMOVING = /^\.(.+)\.removing-[0-9a-f]+$/;
@@ -85,12 +84,12 @@ async function scopeRoots(ctx: LemonContext, scope: Scope): Promise<string[]> {
  * scope happens under that lock, so whatever is found while holding it was abandoned.
  */
 export async function recoverScope(ctx: LemonContext, scope: Scope, doc: LockDoc): Promise<void> {
-  const audit: AuditTrust = { file: auditCacheFile(ctx, scope), trusted: scope === "global" };
   const lemonRoot = scopePathsFor(ctx, scope).skillRoot;
   const rootOf = (rec: LockRecord) => recordedRoot(ctx, scope, rec);
+  // Journals first: an undone install may free the place a parked removal goes back to.
+  await recoverJournals(ctx, scope, doc);
   for (const root of await scopeRoots(ctx, scope)) {
-    // Journals first: an undone install may free the place a parked removal goes back to.
-    await recoverJournals(root, doc, audit);
+    await sweepTemp(root);
     await recoverRemovals(root, doc, rootOf, lemonRoot);
   }
 }
@@ -110,7 +109,7 @@ const hasLeftovers = (root: string) => {
  */
 export async function recoverInterrupted(ctx: LemonContext, scope: Scope, command: string): Promise<void> {
   const roots = await scopeRoots(ctx, scope);
-  if (!roots.some(hasLeftovers)) return;
+  if (!(await hasJournals(ctx, scope)) && !roots.some(hasLeftovers)) return;
   await updateLockfile(
     scopePathsFor(ctx, scope).lockfile,
     scope === "project" ? ctx.cwd : null,
