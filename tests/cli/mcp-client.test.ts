@@ -85,6 +85,15 @@ describe("a global (user-trusted) server", () => {
     ]);
     expect(res.code).toBe(0);
 
+    // A project entry claiming the name (untrusted) wins in the project scope; --global skips it.
+    await box.write(join(box.project, ".lemon", "mcp.json"), JSON.stringify({ servers: [everything()] }));
+    const shadowed = await box.cli(["mcp", "call", "everything", "echo", '{"message":"g"}']);
+    expect(shadowed.code).toBe(1);
+    expect(shadowed.stderr).toContain("is not trusted");
+    const global = await box.cli(["mcp", "call", "everything", "echo", '{"message":"g"}', "--global"]);
+    expect(global.stdout).toBe("Echo: g\n");
+    await box.write(join(box.project, ".lemon", "mcp.json"), JSON.stringify({ servers: [] }));
+
     const missing = await box.cli(["mcp", "call", "everything", "nope"]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain("error [NOT_FOUND]: MCP tool 'nope' not found");
@@ -104,7 +113,9 @@ describe("a global (user-trusted) server", () => {
     });
     expect((t.json() as { tools: string[] }).tools).toContain(echo!.name);
     const human = await box.cli(["mcp", "test", "everything", "--global"]);
-    expect(human.stdout).toMatch(/^everything: ok\n {2}transport {2}stdio\n {2}server {5}mcp-servers\/everything 2\.0\.0\n/);
+    expect(human.stdout).toMatch(
+      /^everything: ok\n {2}transport {2}stdio\n {2}server {5}mcp-servers\/everything 2\.0\.0\n/,
+    );
     expect(human.stdout).toMatch(/\n {2}timing {5}connect \d+ ms, initialize \d+ ms, list \d+ ms, total \d+ ms\n/);
   }, 60_000);
 });

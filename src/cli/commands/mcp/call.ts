@@ -38,6 +38,7 @@ export default defineCommand({
     { name: "arguments", description: "Arguments as one JSON object (default {})" },
   ],
   flags: {
+    global: { type: "boolean", description: "Only the user's servers (agent dir and environment), not the project's" },
     "timeout-ms": { type: "integer", description: "Tool call timeout in ms (at most 300000)", value: "N" },
   },
   async run({ flags, args, io }) {
@@ -61,6 +62,7 @@ export default defineCommand({
       const r = await client
         .callServerTool(args.name, args.tool, parsed, {
           approve: approver.approve,
+          global: flags.global,
           ...(timeout !== undefined ? { timeoutMs: timeout } : {}),
         })
         .catch((err: unknown) => {

@@ -55,7 +55,7 @@ export interface McpClient {
     server: string,
     tool: string,
     args: unknown,
-    opts?: ToolCallContext & { cwd?: string; timeoutMs?: number; approve?: CallPolicy["approve"] },
+    opts?: ToolCallContext & { cwd?: string; global?: boolean; timeoutMs?: number; approve?: CallPolicy["approve"] },
   ): Promise<ToolResult<McpCallDetails>>;
   status(opts?: { cwd?: string }): Promise<McpStatus>;
   refresh(serverName?: string, opts?: { cwd?: string }): Promise<void>;
@@ -142,7 +142,7 @@ export function createMcpClient(o: McpClientOptions): McpClient {
     },
     async callServerTool(server, raw, args, c = {}) {
       if (await disabled()) throw new LemonError("UNAVAILABLE", MCP_DISABLED);
-      const view = await host.view(cwdOf(c));
+      const view = await host.view(cwdOf(c), false, c.global === true ? "global" : "project");
       const slot = host.slot(view, server);
       if (slot === undefined) throw notFound(`MCP server '${server}' not found`);
       if (slot.gate === "untrusted") {

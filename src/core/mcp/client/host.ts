@@ -11,6 +11,7 @@ import { withCwd } from "../../context.ts";
 import { sha256Hex } from "../../hash.ts";
 import { effectiveServers, type EffectiveServer, type EffectiveSet } from "../effective.ts";
 import { expandEntry } from "../expand.ts";
+import type { Scope } from "../../paths.ts";
 import type { McpConfigOptions } from "../settings.ts";
 import type { ConnectOptions, ServerConnection } from "./connect.ts";
 import type { PublishedTool } from "./inventory.ts";
@@ -109,16 +110,18 @@ export class McpHost {
   }
 
   /** The project's view, discovered now when missing, stale (cache TTL) or `refresh` is asked. */
-  async view(cwd: string, refresh = false): Promise<ProjectView> {
-    const cur = this.#views.get(cwd);
+  async view(cwd: string, refresh = false, scope: Scope = "project"): Promise<ProjectView> {
+    // The global scope (`mcp call --global`) is a view of its own: the user's servers only.
+    const key = `${scope}\0${cwd}`;
+    const cur = this.#views.get(key);
     if (!refresh && cur && this.#now() - cur.readAt < this.cacheTtlMs) {
       await this.#connectAll(cur);
       return cur;
     }
-    let p = this.#loading.get(cwd);
+    let p = this.#loading.get(key);
     if (p === undefined) {
-      p = this.#discover(cwd).finally(() => this.#loading.delete(cwd));
-      this.#loading.set(cwd, p);
+      p = this.#discover(cwd, scope, key).finally(() => this.#loading.delete(key));
+      this.#loading.set(key, p);
     }
     return p;
   }
@@ -128,13 +131,13 @@ export class McpHost {
     return view.slots.find((s) => s.server.name === name);
   }
 
-  async #discover(cwd: string): Promise<ProjectView> {
+  async #discover(cwd: string, scope: Scope, viewKey: string): Promise<ProjectView> {
     const o = this.#opts;
     const ctx = withCwd(o.ctx, cwd);
-    const set = await effectiveServers(ctx, o.config, "project");
+    const set = await effectiveServers(ctx, o.config, scope);
     const off = set.disabled || !set.enabled;
     const vars = { env: ctx.env, cwd: ctx.cwd, homeDir: ctx.homeDir };
-    const prev = this.#views.get(cwd);
+    const prev = this.#views.get(viewKey);
     const keep = new Set<string>();
     const slots: ServerSlot[] = await Promise.all(
       set.servers.map(async (server): Promise<ServerSlot> => {
@@ -147,6 +150,7 @@ export class McpHost {
         const key = sha256Hex(
           canonicalJson({
             project: cwd,
+            scope,
             identity: serverIdentity(server.name, server.type, server.server.entry),
             cwd: entry.cwd ?? null,
             command: entry.command ?? null,
@@ -182,7 +186,7 @@ export class McpHost {
       retired: new Set([...(prev?.retired ?? []), ...(prev?.names.keys() ?? [])]),
       readAt: this.#now(),
     };
-    this.#views.set(cwd, view);
+    this.#views.set(viewKey, view);
     await this.#connectAll(view);
     return view;
   }
@@ -221,7 +225,7 @@ export class McpHost {
 
   /** `refresh(name?)`: configuration re-read, breakers reset, every (or the one) server re-listed. */
   async refresh(cwd: string, name?: string): Promise<void> {
-    const cur = this.#views.get(cwd);
+    const cur = this.#views.get(`project\0${cwd}`);
     for (const s of cur?.slots ?? []) if (s.link && (name === undefined || s.server.name === name)) s.link.reset();
     const view = await this.view(cwd, true);
     await Promise.all(
