@@ -64,6 +64,11 @@ const CONTROL = /[\u0000-\u001F\u007F]/u;
 export interface EnumerateOptions {
   /** `draft` excludes the top-level `.draft_meta.json`. */
   kind?: "skill" | "draft";
+  /**
+   * Relative paths (`a/b`) left out with everything under them: an install never bundles lemon's
+   * own state that happens to lie inside the source (its destination root, `.lemon`, A).
+   */
+  exclude?: readonly string[];
 }
 
 function byteCompare(a: string, b: string): number {
@@ -109,6 +114,7 @@ export async function enumerateBundle(dir: string, opts: EnumerateOptions = {}):
       if (cur.rel === "" && name === ".git") continue;
       if (cur.rel === "" && name === ".draft_meta.json" && opts.kind === "draft") continue;
       const rel = cur.rel === "" ? name : `${cur.rel}/${name}`;
+      if (opts.exclude?.includes(rel)) continue;
       const abs = join(cur.abs, name);
       const depth = cur.depth + 1;
       if (++seen > WALK_CAP) {

@@ -5,9 +5,9 @@
  * SKILL.md through the one reader, hash, and audit the staged copy. What is audited is what was
  * copied and what gets hashed and activated: the source is never read again.
  */
-import { rmSync } from "node:fs";
+import { realpathSync, rmSync } from "node:fs";
 import { chmod, mkdir, open, rm } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { dirname, isAbsolute, join, relative, sep } from "node:path";
 import type { LemonContext } from "../../context.ts";
 import { conflict, invalidRequest, LemonError } from "../../errors.ts";
 import { randomHex } from "../../fsx/atomic.ts";
@@ -76,8 +76,8 @@ const maskedMode = (mode: number) => ((mode & 0o111) !== 0 ? 0o755 : 0o644);
  * file must still be the one the listing saw (same inode, still regular): one swapped for a
  * symlink or a FIFO between listing and copy is refused. Returns the bundle hash of the bytes copied.
  */
-async function copyBundle(source: string, into: string): Promise<string> {
-  const bundle = await enumerateBundle(source);
+async function copyBundle(source: string, into: string, exclude: readonly string[]): Promise<string> {
+  const bundle = await enumerateBundle(source, { exclude });
   assertInstallable(bundle);
   const lines: string[] = [];
   for (const e of bundle.entries) {
@@ -104,6 +104,30 @@ async function copyBundle(source: string, into: string): Promise<string> {
   return bundleHashFromLines(lines);
 }
 
+const realOr = (p: string) => {
+  try {
+    return realpathSync(p);
+  } catch {
+    return p;
+  }
+};
+
+/**
+ * What of lemon's own state lies inside `source`, relative to it: the top-level `.lemon` (a
+ * project's P: its lockfile and installed skills), and the destination root and A wherever they
+ * are. Left out of the bundle, a project installed as its own skill does not nest a copy of its
+ * state (and of itself) on every re-install. `.git` is left out by the bundle rule itself (§7.1).
+ */
+function lemonStateIn(ctx: LemonContext, source: string, destRoot: string): string[] {
+  const base = realOr(source);
+  const out = [".lemon"];
+  for (const dir of [destRoot, ctx.agentDir]) {
+    const rel = relative(base, realOr(dir));
+    if (rel !== "" && !rel.startsWith("..") && !isAbsolute(rel)) out.push(rel.split(sep).join("/"));
+  }
+  return out;
+}
+
 /**
  * Steps 4 (copy), 5 (limits, symlinks, special files), 6 (SKILL.md), 7 (hashes) and the audit run
  * of step 8, for the skill directory `source`, staged under `destRoot`. The verdict is the caller's
@@ -115,7 +139,7 @@ export async function stageSkill(ctx: LemonContext, source: string, destRoot: st
     const dir = join(outer.path, key);
     await mkdir(dir, { mode: 0o755 });
     await chmod(dir, 0o755);
-    const copied = await copyBundle(source, dir);
+    const copied = await copyBundle(source, dir, lemonStateIn(ctx, source, destRoot));
     const skill = await readSkillFile(join(dir, "SKILL.md"), dir);
     if (!skill.ok) throw invalidRequest(`invalid SKILL.md: ${skill.message}`, { details: { reason: skill.code } });
     // The audit of a plain directory (not an installed entry): no cache is read or written, and its
