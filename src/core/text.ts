@@ -116,8 +116,9 @@ export function xmlEscape(s: string): string {
 /** One line of untrusted text: invisible characters removed, whitespace runs folded, trimmed. */
 export function flattenLine(s: string): string {
   if (PLAIN.test(s)) return s.trim();
+  // U+2028/U+2029 end a line for JS and many renderers and tokenisers: folded like CR/LF.
   return stripInvisible(s)
-    .replace(/[\r\n\t]+/g, " ")
+    .replace(/[\r\n\t\u2028\u2029]+/g, " ")
     .trim();
 }
 

@@ -236,6 +236,8 @@ describe("provenance and blocked skills", () => {
           source_id: "https://user:tok3n@git.example/r.git?token=abc#v1:skills/inst",
           trust_level: "official",
           audit_status: "pass",
+          // The record vouches for this bundle only: once the files differ, trust is not shown.
+          bundle_hash: await computeBundleHash(join(box.agentDir, "skill", "inst")),
         },
         comm: {
           key: "comm",
@@ -244,6 +246,7 @@ describe("provenance and blocked skills", () => {
           source_id: "gh:o/r",
           trust_level: "community",
           audit_status: "warn",
+          bundle_hash: await computeBundleHash(join(box.agentDir, "skill", "comm")),
         },
       }),
     );

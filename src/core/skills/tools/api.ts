@@ -48,7 +48,12 @@ export function toolApi(host: ToolApiHost): ToolApi {
   // Parsed SKILL.md files of this instance's one-key lookups (lookup.ts), kept per fingerprint.
   const fast = { context: host.context, cache: new Map() as RecordCache };
   const readSkill = async (params: unknown, ctx?: ToolCallWithCwd): Promise<ToolResult<ReadSkillDetails>> => {
-    const key = isRecord(params) && typeof params.key === "string" ? params.key : "";
+    let key = "";
+    try {
+      if (isRecord(params) && typeof params.key === "string") key = params.key;
+    } catch {
+      // A getter that throws: the tool itself reports the parameters (read-skill.ts plainParams).
+    }
     let cwd: string | undefined;
     let refused: string | undefined;
     try {

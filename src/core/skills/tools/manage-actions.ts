@@ -47,6 +47,8 @@ export interface FileActionEnv {
   signal?: AbortSignal;
   /** True when the usage sidecar says the skill is pinned (delete is refused then). */
   isPinned(): Promise<boolean>;
+  /** After a delete: what the scope's state files still say about the key (manage-lifecycle.ts forgetSkill). */
+  forget?(): Promise<void>;
 }
 
 export type FileAction = "create" | "edit" | "patch" | "write_file" | "remove_file" | "delete";
@@ -124,12 +126,15 @@ export async function runFileAction(
       return outcome(skillDir, null, null, audit, `Created skill '${name}' at ${skillDir} (${auditNote(audit)}).`);
     });
   }
-  mustExist(dirKind, name, skillDir);
+  // A skill is a directory with a SKILL.md (§2.2): not a plain or category directory of the root.
+  mustExist(skillFileKind === "missing" ? "missing" : dirKind, name, skillDir);
   if (req.action === "delete") {
+    if (skillFileKind !== "file") throw notFound(name, skillDir);
     if (await env.isPinned()) throw new ManageError("conflict", `Skill '${name}' is pinned; unpin it before delete`);
     checkNotAborted(env.signal);
     await pauseAt(env.ctx, "checked");
     await deleteSkillDir(env.root, rootReal, name, () => pauseAt(env.ctx, "trashed"));
+    await env.forget?.();
     return outcome(skillDir, null, null, null, `Deleted skill '${name}' from ${skillDir}.`);
   }
   if (skillFileKind !== "file" && skillFileKind !== "missing")

@@ -9,10 +9,18 @@
 import { join } from "node:path";
 import type { LemonContext } from "../../context.ts";
 import type { Diagnostic } from "../../diagnostics.ts";
-import type { Scope } from "../../paths.ts";
+import { scopePathsFor, type Scope } from "../../paths.ts";
 import type { LifecycleState } from "../../schema/usage.ts";
 import { setEnabled } from "../settings.ts";
-import { formatUsageReport, readUsage, setLifecycle, usageFile, usageReport, type UsageRow } from "../usage/sidecar.ts";
+import {
+  formatUsageReport,
+  readUsage,
+  setLifecycle,
+  updateUsage,
+  usageFile,
+  usageReport,
+  type UsageRow,
+} from "../usage/sidecar.ts";
 import { assertNoLinks, kindOf, lockSkill, skillRootOf } from "./manage-fs.ts";
 import { discoverable, ManageError, type ManageRequest } from "./manage-params.ts";
 
@@ -41,8 +49,9 @@ export async function runLifecycleAction(
   const root = await skillRootOf(ctx, req.scope);
   const skillDir = join(root, name);
   if (!discoverable(name)) throw new ManageError("not_found", `Skill '${name}' not found at ${skillDir}`);
-  await assertNoLinks(skillDir, ["SKILL.md"]);
-  if ((await kindOf(skillDir)) !== "dir")
+  const [skillFile] = await assertNoLinks(skillDir, ["SKILL.md"]);
+  // A skill is a directory with a SKILL.md (§2.2), not any directory of the root.
+  if ((await kindOf(skillDir)) !== "dir" || skillFile !== "file")
     throw new ManageError("not_found", `Skill '${name}' not found at ${skillDir}`);
   // The skill's lock: a pin cannot slip in between archive's pinned check and its state change.
   await using _lock = await lockSkill(ctx, root, name);
@@ -68,6 +77,48 @@ export async function runLifecycleAction(
     }
     default:
       throw new ManageError("invalid_params", `unknown action '${req.action}'`);
+  }
+}
+
+/**
+ * After `delete`: nothing of the deleted skill may attach to a later skill of the same key. The
+ * lock record of the lemon root (its trust, audit and origin) is dropped, the usage record
+ * (lifecycle, creation) removed, and an archive's `skills.json` disable undone. Each step is
+ * best effort: the delete is done, and a state file that cannot be changed is a warning.
+ */
+export async function forgetSkill(ctx: LemonContext, scope: Scope, name: string): Promise<void> {
+  const warn = (what: string, err: unknown) =>
+    ctx.log({ level: "warn", message: `after deleting '${name}': ${what} not updated: ${(err as Error).message}` });
+  try {
+    const { recordOf, updateLockfile } = await import("../lockfile.ts");
+    await updateLockfile(
+      scopePathsFor(ctx, scope).lockfile,
+      scope === "project" ? ctx.cwd : null,
+      async (doc) => {
+        const rec = recordOf(doc, name);
+        if (rec === null || rec.agent !== "lemon") return { next: undefined, result: null };
+        delete doc.skills[name];
+        return { next: doc, result: null };
+      },
+      { command: "skill_manage" },
+    );
+  } catch (err) {
+    warn("skills.lock.json", err);
+  }
+  let archived = false;
+  try {
+    archived = (await lifecycleOf(ctx, scope, name)) === "archived";
+    await updateUsage(ctx, scope, (skills) => {
+      if (!skills.has(name)) return false;
+      skills.delete(name);
+    });
+  } catch (err) {
+    warn("skills.usage.json", err);
+  }
+  try {
+    if (archived) await setEnabled(ctx, name, true, scope);
+  } catch (err) {
+    warn("skills.json", err);
   }
 }
 

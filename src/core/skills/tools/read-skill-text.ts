@@ -5,7 +5,7 @@
  * entry, a manifest and strings; no file access.
  */
 import type { Manifest } from "../../schema/manifest.ts";
-import { charCount } from "../../text.ts";
+import { charCount, clampChars, flattenLine } from "../../text.ts";
 import type { SkillEntry } from "../entry.ts";
 
 /** Body characters shown without `max_chars`, and the most `max_chars` may ask for. */
@@ -37,22 +37,46 @@ export function redactSourceId(id: string): string {
   return id.replace(/^([a-z][a-z0-9+.-]*:\/\/)?[^@/\s]*@/i, "$1");
 }
 
+/**
+ * One rendered field (skills.md §6.1 without the XML escaping, this text is not XML): invalid,
+ * control, bidi, zero-width and tag characters removed, line breaks (U+2028/U+2029 included)
+ * folded to one space, clamped. A manifest value can then never forge a header line
+ * (`Activation:`, `Note:`) or smuggle text the reader cannot see.
+ */
+export function field(s: string, clamp: number): string {
+  return clampChars(flattenLine(s), clamp);
+}
+
+/** The §6.1 clamps. */
+const SHORT = 128;
+const LONG = 1024;
+const LOCATION = 2048;
+
+/** Provenance as the header shows it: `null` trust when the files are no longer what was installed. */
+export interface ShownProvenance {
+  source_kind: string | null;
+  source_id: string | null;
+  trust_level: string | null;
+  audit_status: string | null;
+}
+
 /** The header lines of every successful result. */
-export function headerText(e: SkillEntry): string {
+export function headerText(e: SkillEntry, prov: ShownProvenance = e): string {
+  const desc = field(e.description, LONG);
   const lines = [
-    `# Skill: ${e.name}`,
-    `Key: ${e.key}`,
-    `Description: ${e.description === "" ? "(none)" : e.description}`,
-    `Path: ${e.path}`,
-    `Source: ${e.scope} (${e.root_label}); kind=${e.source_kind ?? "unmanaged"}; trust=${e.trust_level ?? "untrusted"}; audit=${e.audit_status ?? "none"}`,
+    `# Skill: ${field(e.name, SHORT)}`,
+    `Key: ${field(e.key, SHORT)}`,
+    `Description: ${desc === "" ? "(none)" : desc}`,
+    `Path: ${field(e.path, LOCATION)}`,
+    `Source: ${e.scope} (${e.root_label}); kind=${field(prov.source_kind ?? "unmanaged", SHORT)}; trust=${field(prov.trust_level ?? "untrusted", SHORT)}; audit=${field(prov.audit_status ?? "none", SHORT)}`,
   ];
-  if (e.source_id !== null) lines.push(`Origin: ${redactSourceId(e.source_id)}`);
+  if (prov.source_id !== null) lines.push(`Origin: ${field(redactSourceId(prov.source_id), LOCATION)}`);
   lines.push(`Activation: ${e.activation_state}`);
-  if (e.trust_level === null || !TRUSTED_LEVELS.has(e.trust_level)) lines.push(UNTRUSTED_NOTE);
+  if (prov.trust_level === null || !TRUSTED_LEVELS.has(prov.trust_level)) lines.push(UNTRUSTED_NOTE);
   return lines.join("\n");
 }
 
-const list = (xs: readonly string[]) => xs.join(", ");
+const list = (xs: readonly string[]) => field(xs.join(", "), LONG);
 
 /** `## Status`: readiness, then only the lines that say something. */
 export function statusText(e: SkillEntry): string {
@@ -77,7 +101,7 @@ export function manifestText(m: Manifest): string | null {
   if (m.fallback_for_tools.length > 0) lines.push(`- Fallback for tools: ${list(m.fallback_for_tools)}`);
   if (m.references.length > 0) lines.push(`- References: ${m.references.length}`);
   const command = m.verification?.command;
-  if (command !== undefined && command.trim() !== "") lines.push(`- Verification: ${command}`);
+  if (command !== undefined && command.trim() !== "") lines.push(`- Verification: ${field(command, LONG)}`);
   return lines.length === 0 ? null : ["## Manifest", ...lines].join("\n");
 }
 

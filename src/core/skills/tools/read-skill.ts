@@ -6,7 +6,7 @@
  * (install.md §8 item 4). Every failure is a result with `isError: true`, never a throw, and every
  * call reports one `skill.load` event that carries no skill text.
  */
-import { sanitizeMessage } from "../../text.ts";
+import { clampChars, sanitizeMessage } from "../../text.ts";
 import { isDisplayable, type SkillEntry } from "../entry.ts";
 import type { ValidRecord } from "../load.ts";
 import type { SkillRegistry } from "../registry.ts";
@@ -23,9 +23,10 @@ import {
   headerText,
   headingList,
   manifestText,
+  type ShownProvenance,
   statusText,
 } from "./read-skill-text.ts";
-import { errorResult, textResult, type ToolCallContext, type ToolResult } from "./result.ts";
+import { errorResult, plainParams, textResult, type ToolCallContext, type ToolResult } from "./result.ts";
 import { blockedMessage } from "./blocked.ts";
 import { eventTs } from "../usage/events.ts";
 
@@ -61,6 +62,8 @@ export interface ReadSkillDetails {
   chars?: number;
   /** The heading matched (`section` view). */
   section?: string;
+  /** True when the files are no longer the bundle the lock record vouches for (trust then shown as null). */
+  locally_modified?: boolean;
   /** The file shown (`file` view), relative to the skill directory as given. */
   file?: string;
   error?: ReadSkillError;
@@ -109,6 +112,10 @@ const MAX_SUGGESTIONS = 50;
 const SUGGESTION_DESCRIPTION_CHARS = 200;
 
 export const KEY_MESSAGE = "Parameter 'key' must be a non-empty string.";
+const PARAMS_MESSAGE = "Parameters must be a JSON object.";
+
+/** An agent's key or path echoed in a message: escaped and clamped (cli.md §1.2), never 3 MB of it. */
+export const echoed = (s: string) => clampChars(escapeKey(s), 200);
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -134,7 +141,7 @@ export async function emitSafely(host: ToolHost, e: SkillLoadEvent): Promise<voi
 /** `Skill not found: <key>` and what the agent could have asked for instead. */
 function notFoundText(key: string, entries: readonly SkillEntry[]): { text: string; keys: string[] } {
   const shown = entries.filter(isDisplayable).slice(0, MAX_SUGGESTIONS);
-  const head = `Skill not found: ${escapeKey(key)}`;
+  const head = `Skill not found: ${echoed(key)}`;
   if (shown.length === 0) return { text: `${head}\n\nNo skills are currently available.`, keys: [] };
   const lines = shown.map((e) => {
     const d = sanitizeMessage(e.description, 4096);
@@ -144,7 +151,7 @@ function notFoundText(key: string, entries: readonly SkillEntry[]): { text: stri
 }
 
 /** A path echoed in a message: control and invisible characters written as `\uXXXX`. */
-const shownPath = (p: string) => escapeKey(p);
+const shownPath = (p: string) => echoed(p);
 
 interface Outcome {
   result: ToolResult<ReadSkillDetails>;
@@ -190,6 +197,23 @@ export async function findSkill(
   return entry === undefined || rec === undefined ? null : { entry, rec, ctx: v.ctx };
 }
 
+/**
+ * What the header may claim about where the skill came from. A lock record vouches for the bundle
+ * it was installed with, nothing else: once the files differ (an agent's `skill_manage` edit, a
+ * hand edit, a record without a bundle hash to compare), the skill is shown as untrusted and
+ * unaudited with the note, whatever the record says (the record itself stays for `inspect`).
+ */
+async function shownProvenance(e: SkillEntry): Promise<ShownProvenance & { modified: boolean }> {
+  const claims = { source_kind: e.source_kind, source_id: e.source_id };
+  if (e.trust_level === null && e.audit_status === null)
+    return { ...claims, trust_level: null, audit_status: null, modified: false };
+  const { currentBundleHash } = await import("../provenance.ts");
+  const now = e.bundle_hash === null ? null : await currentBundleHash(e.real_path);
+  if (now !== null && now === e.bundle_hash)
+    return { ...claims, trust_level: e.trust_level, audit_status: e.audit_status, modified: false };
+  return { ...claims, trust_level: null, audit_status: null, modified: true };
+}
+
 /** `not_found` with the suggestions of the current listing (without `except`). */
 async function notFoundOutcome(host: ToolHost, key: string, except?: string): Promise<Outcome> {
   const v = await host.registry.view(host.cwd !== undefined ? { cwd: host.cwd } : {});
@@ -208,7 +232,8 @@ async function run(host: ToolHost, p: Record<string, unknown>, view: ReadSkillVi
   const blocked = await blockedMessage(found.ctx, entry, rec.candidate);
   if (blocked !== null) return fail(blocked, { error: "blocked", key, path: entry.path }, scope);
 
-  const parts = [headerText(entry)];
+  const prov = await shownProvenance(entry);
+  const parts = [headerText(entry, prov)];
   if (p.include_status === true) parts.push(statusText(entry));
   if (p.include_manifest === true) {
     const m = manifestText(rec.manifest);
@@ -221,8 +246,9 @@ async function run(host: ToolHost, p: Record<string, unknown>, view: ReadSkillVi
     path: entry.path,
     scope,
     source_kind: entry.source_kind,
-    trust_level: entry.trust_level,
+    trust_level: prov.trust_level,
     activation_state: entry.activation_state,
+    ...(prov.modified ? { locally_modified: true } : {}),
   };
   let truncated = false;
   const body = (heading: string, text: string) => {
@@ -294,7 +320,9 @@ export async function readSkill(
   refused?: string,
 ): Promise<ToolResult<ReadSkillDetails>> {
   const started = performance.now();
-  const p = isRecord(params) ? params : {};
+  const plain = plainParams(params);
+  if (plain === null) refused ??= PARAMS_MESSAGE;
+  const p = plain !== null && isRecord(plain.value) ? plain.value : {};
   const rawKey = p.key;
   const key = typeof rawKey === "string" ? rawKey : "";
   const view: ReadSkillView = VIEWS.includes(p.view as ReadSkillView) ? (p.view as ReadSkillView) : "full";
@@ -306,7 +334,7 @@ export async function readSkill(
       out = await run(host, p, view, key);
     } catch (err) {
       const msg = err instanceof Error ? sanitizeMessage(err.message) : "internal error";
-      out = fail(`Could not read skill '${escapeKey(key)}': ${msg}`, { error: "read_failed", key });
+      out = fail(`Could not read skill '${echoed(key)}': ${msg}`, { error: "read_failed", key });
     }
   }
   const d = out.result.details;

@@ -71,3 +71,18 @@ export function resultText(r: ToolResult<unknown>): string {
     .map((b) => b.text)
     .join("\n");
 }
+
+/**
+ * The arguments as plain JSON data, or null when reading them throws (a getter that throws, a
+ * Proxy): an agent loop's arguments are JSON anyway, and a copy made once cannot change or throw
+ * while the tool reads it field by field.
+ */
+export function plainParams(params: unknown): { value: unknown } | null {
+  if (typeof params !== "object" || params === null) return { value: params };
+  try {
+    const text = JSON.stringify(params);
+    return { value: text === undefined ? undefined : JSON.parse(text) };
+  } catch {
+    return null;
+  }
+}

@@ -23,7 +23,7 @@ import {
   type ManageErrorKind,
   type ManageRequest,
 } from "./manage-params.ts";
-import { errorResult, textResult, type ToolCallContext, type ToolResult } from "./result.ts";
+import { errorResult, plainParams, textResult, type ToolCallContext, type ToolResult } from "./result.ts";
 
 /** cli.md §7 `ApprovalRequest` of kind `skill_write`. */
 export interface SkillWriteApprovalRequest {
@@ -144,7 +144,8 @@ function rawBase(args: unknown): EventBase {
     action,
     name,
     scope: a.scope === "global" ? "global" : "project",
-    filePath: typeof a.file_path === "string" && a.file_path !== "" ? a.file_path.slice(0, 512) : null,
+    // A path is named only once checkFilePath accepted it (the agent's raw text may hold anything).
+    filePath: null,
     // Only a call that names a real action, scope and possible key counts in that key's usage record.
     persist: (ACTIONS as readonly string[]).includes(action) && scopeOk && keyLike(name),
   };
@@ -156,6 +157,22 @@ interface EventBase {
   scope: Scope;
   filePath: string | null;
   persist: boolean;
+}
+
+/**
+ * Whether the usage sidecar should hear of this call: only for a skill that is there now (a
+ * directory with a SKILL.md in the scope's lemon root). A rejected call naming no skill, or a
+ * delete that removed it, would leave a record for a skill that does not exist, and an agent
+ * could grow the file without bound with calls that all fail.
+ */
+async function skillExists(ctx: LemonContext, scope: Scope, name: string): Promise<boolean> {
+  try {
+    const [{ join }, { kindOf, skillRootOf }] = await Promise.all([import("node:path"), import("./manage-fs.ts")]);
+    const root = await skillRootOf(ctx, scope);
+    return (await kindOf(join(root, name))) === "dir" && (await kindOf(join(root, name, "SKILL.md"))) === "file";
+  } catch {
+    return false;
+  }
 }
 
 function keyLike(name: string): boolean {
@@ -174,7 +191,10 @@ export async function skillManage(
   call?: SkillManageCall,
 ): Promise<ToolResult<SkillManageDetails>> {
   const started = performance.now();
-  let base = rawBase(args);
+  // A copy made once (a getter that throws, a Proxy: `parameters must be a JSON object`).
+  const plain = plainParams(args);
+  if (plain !== null) args = plain.value;
+  let base = plain === null ? rawBase({}) : rawBase(args);
   let ctx = host.context;
   let verdict: Verdict | null = null;
   const finish = async (
@@ -184,7 +204,8 @@ export async function skillManage(
     if (base.action === "report") return result;
     const event = eventOf(ctx, call, base, started, { ...outcome, verdict });
     try {
-      if (host.publish && base.persist) await host.publish(event, ctx);
+      if (host.publish && base.persist && (await skillExists(ctx, base.scope, base.name)))
+        await host.publish(event, ctx);
       else host.emit?.(event);
     } catch {
       // Telemetry never fails the call (the hub isolates its own subscribers as well).
@@ -192,6 +213,7 @@ export async function skillManage(
     return result;
   };
   try {
+    if (plain === null) throw new ManageError("invalid_params", "parameters must be a JSON object");
     const req = parseRequest(args);
     base = { ...base, name: req.name ?? "", filePath: req.filePath ?? null };
     if (req.scope === "project" && host.hasProject === false)
@@ -206,7 +228,7 @@ export async function skillManage(
     let details: SkillManageOkDetails;
     let text: string;
     if (FILE_ACTIONS.has(req.action)) {
-      const [{ runFileAction }, { skillRootOf }, { lifecycleOf }] = await Promise.all([
+      const [{ runFileAction }, { skillRootOf }, { lifecycleOf, forgetSkill }] = await Promise.all([
         import("./manage-actions.ts"),
         import("./manage-fs.ts"),
         import("./manage-lifecycle.ts"),
@@ -218,6 +240,7 @@ export async function skillManage(
           root,
           ...(call?.signal ? { signal: call.signal } : {}),
           isPinned: async () => (await lifecycleOf(ctx, req.scope, req.name!)) === "pinned",
+          forget: () => forgetSkill(ctx, req.scope, req.name!),
         },
         req as ManageRequest & { action: FileAction },
       ).catch((err: unknown) => {

@@ -6,10 +6,9 @@
  * a module API: failures reject with LemonError (NOT_FOUND, INVALID_PARAMS, FORBIDDEN).
  */
 import { forbidden, invalidParams, LemonError, notFound } from "../../errors.ts";
-import { escapeKey } from "../skill-key.ts";
 import { blockedMessage } from "./blocked.ts";
 import { readContained } from "./contained-read.ts";
-import { emitSafely, findSkill, runContext, type SkillLoadEvent, type ToolHost } from "./read-skill.ts";
+import { echoed, emitSafely, findSkill, runContext, type SkillLoadEvent, type ToolHost } from "./read-skill.ts";
 import type { ToolCallContext } from "./result.ts";
 import { eventTs } from "../usage/events.ts";
 
@@ -27,7 +26,7 @@ function decodeOnce(s: string, uri: string): string {
   try {
     return decodeURIComponent(s);
   } catch {
-    throw invalidParams(`invalid skill URI '${escapeKey(uri)}': bad percent-encoding`);
+    throw invalidParams(`invalid skill URI '${echoed(uri)}': bad percent-encoding`);
   }
 }
 
@@ -38,14 +37,14 @@ function decodeOnce(s: string, uri: string): string {
  */
 export function parseSkillUri(uri: string): { key: string; rel: string } {
   if (!uri.startsWith(PREFIX))
-    throw invalidParams(`invalid skill URI '${escapeKey(uri)}': expected skill://<key>[/<path>]`);
+    throw invalidParams(`invalid skill URI '${echoed(uri)}': expected skill://<key>[/<path>]`);
   const rest = uri.slice(PREFIX.length);
   if (rest.includes("?") || rest.includes("#"))
-    throw invalidParams(`invalid skill URI '${escapeKey(uri)}': query strings and fragments are not allowed`);
+    throw invalidParams(`invalid skill URI '${echoed(uri)}': query strings and fragments are not allowed`);
   const slash = rest.indexOf("/");
   const rawKey = slash < 0 ? rest : rest.slice(0, slash);
   const rawPath = slash < 0 ? "" : rest.slice(slash + 1);
-  if (rawKey === "") throw invalidParams(`invalid skill URI '${escapeKey(uri)}': no skill key`);
+  if (rawKey === "") throw invalidParams(`invalid skill URI '${echoed(uri)}': no skill key`);
   const key = decodeOnce(rawKey, uri);
   const rel = decodeOnce(rawPath, uri);
   return { key, rel: rel === "" ? "SKILL.md" : rel };
@@ -55,12 +54,13 @@ const READ_CODES = {
   "not found": "NOT_FOUND",
   "not a regular file": "INVALID_PARAMS",
   "permission denied": "FORBIDDEN",
-  "too large": "INVALID_REQUEST",
+  // §10 allows NOT_FOUND, INVALID_PARAMS and FORBIDDEN only: a file over the bound is a bad request of this one.
+  "too large": "INVALID_PARAMS",
 } as const;
 
 async function resolve(host: ToolHost, uri: string): Promise<ResolvedSkillUri & { scope: SkillLoadEvent["scope"] }> {
   const { key, rel } = parseSkillUri(uri);
-  const shownKey = escapeKey(key);
+  const shownKey = echoed(key);
   // A key holding a separator or NUL could never be a directory name: no lookup can find it.
   if (/[/\\\0]/.test(key) || key === "." || key === "..") throw notFound(`Skill not found: ${shownKey}`);
   const found = await findSkill(host, key);
@@ -69,7 +69,7 @@ async function resolve(host: ToolHost, uri: string): Promise<ResolvedSkillUri & 
   const blocked = await blockedMessage(found.ctx, entry, found.rec.candidate);
   if (blocked !== null) throw forbidden(blocked);
   const read = readContained(entry.real_path, rel);
-  const shown = escapeKey(rel);
+  const shown = echoed(rel);
   if (!read.ok) {
     if (read.problem === "outside") throw forbidden(`Path '${shown}' is outside the skill directory.`);
     throw new LemonError(READ_CODES[read.problem], `Could not read '${shown}': ${read.problem}`);
