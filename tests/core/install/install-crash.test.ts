@@ -239,7 +239,7 @@ describe("a remove after an install killed mid-activation", () => {
     // Undoing the journal first leaves nothing to remove (NOT_FOUND); removing what it left is as good.
     const outcome = await lemon.skills.uninstall("fresh", { approve: true }).then(
       (r) => (r.removed ? "removed" : "kept"),
-      (e: { code?: string }) => e.code,
+      (e: { code?: string }) => e.code ?? "no code",
     );
     expect(["NOT_FOUND", "removed"]).toContain(outcome);
     expect(readdirSync(root)).toEqual([]);

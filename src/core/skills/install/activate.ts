@@ -15,7 +15,7 @@
  * `.<key>.txn-*` dir without a journal of lemon's is left alone.
  */
 import { realpathSync } from "node:fs";
-import { readdir, rename, rm } from "node:fs/promises";
+import { rename, rm } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { LemonContext } from "../../context.ts";
 import { conflict } from "../../errors.ts";
@@ -31,7 +31,7 @@ import { auditCacheFile } from "../audit/target.ts";
 import { recordOf, type LockDoc } from "../lockfile.ts";
 import { currentBundleHash } from "../provenance.ts";
 import { dropAuditRecord, restoreAuditRecord, type PreviousAuditRecord } from "./audit-record.ts";
-import { type AgentLabel, assertWritableRoot, destinationRoot, occupied } from "./destination.ts";
+import { type AgentLabel, assertWritableRoot, destinationRoot, namesIn, occupied } from "./destination.ts";
 import { privateDir, type TempDir } from "./stage.ts";
 
 const LEFTOVER = /^\.(?:.+\.staging|fetch)-(\d+)-[0-9a-f]+$/;
@@ -186,11 +186,7 @@ function readJournal(file: string, key: string, txn: string): InstallJournal | n
 
 /** True when the scope has a journal to settle (cheap: one readdir under A). */
 export async function hasJournals(ctx: LemonContext, scope: Scope): Promise<boolean> {
-  try {
-    return (await readdir(journalDir(ctx, scope))).some((n) => JOURNAL.test(n));
-  } catch {
-    return false;
-  }
+  return (await namesIn(journalDir(ctx, scope))).some((n) => JOURNAL.test(n));
 }
 
 /**
@@ -200,13 +196,7 @@ export async function hasJournals(ctx: LemonContext, scope: Scope): Promise<bool
  */
 export async function recoverJournals(ctx: LemonContext, scope: Scope, doc: LockDoc): Promise<void> {
   const dir = journalDir(ctx, scope);
-  let names: string[];
-  try {
-    names = await readdir(dir);
-  } catch {
-    return;
-  }
-  for (const name of names) {
+  for (const name of await namesIn(dir)) {
     const m = JOURNAL.exec(name);
     if (m === null) continue;
     const file = join(dir, name);
@@ -251,13 +241,7 @@ async function undo(ctx: LemonContext, scope: Scope, j: InstallJournal, dest: st
 
 /** Removes the staging and fetch dirs of dead processes from `root` (a root recovery may write). */
 export async function sweepTemp(root: string): Promise<void> {
-  let names: string[];
-  try {
-    names = await readdir(root);
-  } catch {
-    return;
-  }
-  for (const name of names) {
+  for (const name of await namesIn(root)) {
     const temp = LEFTOVER.exec(name);
     if (temp === null) continue;
     const pid = Number(temp[1]);

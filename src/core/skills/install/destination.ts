@@ -5,11 +5,11 @@
  * project scope every root must resolve inside the real path of `C`, so a committed symlink
  * (`.claude -> ~/.ssh`) can never redirect a write.
  */
-import { lstat } from "node:fs/promises";
+import { lstat, readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { expandUserPath, type LemonContext } from "../../context.ts";
-import { invalidParams, LemonError } from "../../errors.ts";
-import { confinedTarget } from "../../fsx/atomic.ts";
+import { conflict, invalidParams, LemonError } from "../../errors.ts";
+import { confinedTarget, resolveWriteTarget } from "../../fsx/atomic.ts";
 import { scopePathsFor, type Scope } from "../../paths.ts";
 import type { LockRecord } from "../lockfile.ts";
 import { GLOBAL_ROOTS } from "../roots.ts";
@@ -70,9 +70,28 @@ export function recordedRoot(ctx: LemonContext, scope: Scope, rec: LockRecord | 
 /**
  * FORBIDDEN `refusing to write through symlink: <dir>` when a project root (or any component on
  * the way to it) resolves outside the real path of `C`; global roots are the user's own choice.
+ * CONFLICT when a project root is really a global root (cwd = home): skills.md §2.1 makes it that
+ * global root only, so the project scope never claims (installs, records, removes) a directory
+ * the global scope owns.
  */
 export async function assertWritableRoot(ctx: LemonContext, scope: Scope, root: string): Promise<void> {
-  if (scope === "project") await confinedTarget(root, ctx.cwd);
+  if (scope !== "project") return;
+  const real = await confinedTarget(root, ctx.cwd);
+  for (const agent of AGENT_LABELS) {
+    let global: string;
+    try {
+      global = await resolveWriteTarget(destinationRoot(ctx, "global", agent));
+    } catch {
+      continue;
+    }
+    if (global === real)
+      throw conflict(
+        `refusing --local: ${root} is the global ${agent} skill root (the project is the home directory)`,
+        {
+          hint: "install, update or remove it without --local",
+        },
+      );
+  }
 }
 
 /** True when something (a directory, a file, even a dangling link) occupies `path`. */
@@ -84,5 +103,14 @@ export async function occupied(path: string): Promise<boolean> {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "ENOTDIR") return false;
     throw err;
+  }
+}
+
+/** The names in `dir`, or none when it cannot be read (missing, not a directory): recovery's sweep. */
+export async function namesIn(dir: string): Promise<string[]> {
+  try {
+    return await readdir(dir);
+  } catch {
+    return [];
   }
 }

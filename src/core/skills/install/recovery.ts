@@ -7,13 +7,13 @@
  * the replaced one back with no record; an update could call a half-installed skill a local edit.
  */
 import { readdirSync } from "node:fs";
-import { readdir, rename, rm } from "node:fs/promises";
+import { rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { LemonContext } from "../../context.ts";
 import { scopePathsFor, type Scope } from "../../paths.ts";
 import { recordOf, updateLockfile, type LockDoc, type LockRecord } from "../lockfile.ts";
 import { hasJournals, journalLeftover, recoverJournals, sweepTemp } from "./activate.ts";
-import { AGENT_LABELS, assertWritableRoot, destinationRoot, occupied, recordedRoot } from "./destination.ts";
+import { AGENT_LABELS, assertWritableRoot, destinationRoot, namesIn, occupied, recordedRoot } from "./destination.ts";
 
 const REMOVING = /^\.(.+)\.removing-[0-9a-f]+$/;
 
@@ -32,13 +32,7 @@ async function recoverRemovals(
   rootOf: (rec: LockRecord) => string,
   lemonRoot: string,
 ): Promise<void> {
-  let names: string[];
-  try {
-    names = await readdir(root);
-  } catch {
-    return;
-  }
-  for (const name of names) {
+  for (const name of await namesIn(root)) {
     const m = REMOVING.exec(name);
     if (!m) continue;
     const key = m[1]!;
