@@ -86,6 +86,24 @@ describe("lemon tool read_skill", () => {
     expect(dir.stderr).toContain("not a regular file");
   });
 
+  test("@FIFO is refused at once as not a regular file, never waited on (a real process)", async () => {
+    await using box = await sandbox();
+    await setup(box);
+    const fifo = join(box.root, "p");
+    expect(Bun.spawnSync(["mkfifo", fifo]).exitCode).toBe(0);
+    const child = Bun.spawn([process.execPath, MAIN, "tool", "read_skill", `@${fifo}`], {
+      cwd: box.project,
+      env: box.env,
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    // A bound on a hang, not a timing assertion: the child must finish on its own.
+    const outcome = await Promise.race([child.exited, Bun.sleep(20_000).then(() => "hung" as const)]);
+    if (outcome === "hung") child.kill("SIGKILL");
+    expect(outcome).toBe(2);
+    expect(await new Response(child.stderr).text()).toContain(`@${fifo}: not a regular file`);
+  }, 30_000);
+
   test("bad parameters never reach the tool: invalid JSON, a non-object, nothing at all (exit 2)", async () => {
     await using box = await sandbox();
     await setup(box);

@@ -5,7 +5,7 @@
  * tool's text (human) or `{"ok","isError","text","details"}` (JSON), on stdout even when the tool
  * failed, exit 1 when it did. Arguments that never reach the tool are INVALID_PARAMS (exit 2).
  */
-import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import {
   createLemon,
@@ -65,7 +65,8 @@ function readParamsFile(io: CliIo, cwd: string, name: string): string {
   const file = isAbsolute(name) ? name : resolve(io.cwd ?? cwd, name);
   let fd: number;
   try {
-    fd = openSync(file, "r");
+    // Non-blocking: a FIFO opens at once (and is refused below) instead of waiting for a writer.
+    fd = openSync(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   } catch (err) {
     throw usageError(`${what}: cannot be read (${(err as NodeJS.ErrnoException).code ?? "error"})`);
   }

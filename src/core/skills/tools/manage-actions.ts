@@ -28,7 +28,14 @@ import {
   type PathKind,
   type Stage,
 } from "./manage-fs.ts";
-import { checkFileContent, discoverable, MAX_FILE_BYTES, ManageError, type ManageRequest } from "./manage-params.ts";
+import {
+  checkFileContent,
+  discoverable,
+  MAX_CONTENT_CHARS,
+  MAX_FILE_BYTES,
+  ManageError,
+  type ManageRequest,
+} from "./manage-params.ts";
 
 /** What a file action did, for the result text and `details` (§9.3). */
 export interface FileOutcome {
@@ -151,7 +158,8 @@ export async function runFileAction(
     if ((rel === null ? skillFileKind : fileKind) !== "file")
       throw new ManageError("not_found", `file not found: ${target}`);
     const before = readText(join(skillDir, ...target.split("/")), target, MAX_FILE_BYTES);
-    const patched = applyPatch(before, req.oldString!, req.newString!, req.replaceAll);
+    const limit = { chars: MAX_CONTENT_CHARS, field: rel === null ? ("content" as const) : ("file_content" as const) };
+    const patched = applyPatch(before, req.oldString!, req.newString!, req.replaceAll, limit);
     if (rel === null) await checkSkillContent(patched.text);
     else checkFileContent(patched.text);
     return withStage(env, rootReal, name, skillDir, async (stage) => {

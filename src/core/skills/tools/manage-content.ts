@@ -4,6 +4,7 @@
  * `patch`). The manifest is parsed and validated by the one skill reader (skill-file.ts), so a
  * file `skill_manage` accepts is a valid skill to discovery, lint and the audit alike.
  */
+import { charCount } from "../../text.ts";
 import { parseSkillBytes } from "../skill-file.ts";
 import { isText, MAX_CONTENT_CHARS, ManageError, charLength } from "./manage-params.ts";
 
@@ -35,23 +36,34 @@ function occurrences(hay: string, needle: string, limit: number): number {
 /**
  * `text` with `oldString` replaced (§9 `patch`): exactly one occurrence unless `replaceAll`.
  * Overlapping matches count, so "exactly once" means one place the edit could mean; with
- * `replaceAll` every non-overlapping match from the left is replaced.
+ * `replaceAll` every non-overlapping match from the left is replaced. The result's size is known
+ * from the count before it is built: one that would exceed `limit.chars` fails with `limit`'s
+ * message at once (a 10 KB new_string times 99,000 matches is a gigabyte never allocated).
  */
 export function applyPatch(
   text: string,
   oldString: string,
   newString: string,
   replaceAll: boolean,
+  limit: { chars: number; field: "content" | "file_content" } = { chars: MAX_CONTENT_CHARS, field: "content" },
 ): { text: string; replacements: number } {
-  if (replaceAll) {
-    const parts = text.split(oldString);
-    if (parts.length === 1) throw bad("old_string was not found");
-    return { text: parts.join(newString), replacements: parts.length - 1 };
-  }
-  const count = occurrences(text, oldString, Number.MAX_SAFE_INTEGER);
+  const count = replaceAll ? nonOverlapping(text, oldString) : occurrences(text, oldString, 2);
   if (count === 0) throw bad("old_string was not found");
-  if (count > 1) throw bad(`old_string matched ${count} times; set replace_all to replace every match`);
+  if (!replaceAll && count > 1) {
+    const all = occurrences(text, oldString, Number.MAX_SAFE_INTEGER);
+    throw bad(`old_string matched ${all} times; set replace_all to replace every match`);
+  }
+  const size = charCount(text) + count * (charCount(newString) - charCount(oldString));
+  if (size > limit.chars) throw bad(`${limit.field} exceeds ${limit.chars} characters`);
+  if (replaceAll) return { text: text.split(oldString).join(newString), replacements: count };
   const at = text.indexOf(oldString);
   // Not String.replace: `$&` and friends in new_string must stay literal.
   return { text: text.slice(0, at) + newString + text.slice(at + oldString.length), replacements: 1 };
+}
+
+/** Non-overlapping matches from the left, as split/join replaces them. */
+function nonOverlapping(hay: string, needle: string): number {
+  let n = 0;
+  for (let i = hay.indexOf(needle); i >= 0; i = hay.indexOf(needle, i + needle.length)) n++;
+  return n;
 }
