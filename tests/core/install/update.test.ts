@@ -157,6 +157,19 @@ describe("update of a git skill (file://)", () => {
     expect(readFileSync(join(dirOf(box, "tidy"), "references/guide.md"), "utf8")).toBe("# tidy guide\n");
   });
 
+  test("a skill whose directory is gone is 'not installed', not 'locally modified'; --force installs it again", async () => {
+    await using box = await sandbox();
+    const repo = await singleSkillRepo(box.root, "tidy");
+    await install(box, repo.url);
+    await rm(dirOf(box, "tidy"), { recursive: true });
+    const c2 = await repo.commit({ "SKILL.md": skillMd("tidy", "upstream change") });
+    const err = await rejects(updateSkill(ctxOf(box), "tidy", req()));
+    expect(err.code).toBe("NOT_FOUND");
+    expect(err.message).toBe(`Skill 'tidy' is not installed at ${dirOf(box, "tidy")}: its directory is gone`);
+    expect((await updateSkill(ctxOf(box), "tidy", req({ force: true }))).to).toBe(c2);
+    expect(readdirSync(dirOf(box, "tidy"))).toContain("SKILL.md");
+  });
+
   test("an upstream change the audit blocks leaves the previous install and record in place", async () => {
     await using box = await sandbox();
     const repo = await singleSkillRepo(box.root, "tidy");
@@ -290,6 +303,17 @@ describe("update of a local skill", () => {
     expect(r.status).toBe("updated");
     expect(r.to).toBe((await record(box, "loc")).upstream_hash);
     expect(readFileSync(join(dirOf(box, "loc"), "extra.md"), "utf8")).toBe("more\n");
+  });
+
+  test("--ref is refused as at install (exit 2), never silently ignored", async () => {
+    await using box = await sandbox();
+    const src = join(box.root, "src");
+    await box.skill(src, "lu");
+    await install(box, join(src, "lu"));
+    for (const ref of ["-x", "main"]) {
+      const err = await rejects(updateSkill(ctxOf(box), "lu", req({ ref })));
+      expect([err.code, err.message]).toEqual(["INVALID_PARAMS", "--ref applies only to git sources, not local"]);
+    }
   });
 });
 

@@ -355,6 +355,9 @@ export function specFromRecord(rec: SourceRecord, opts: ParseSourceOptions): Sou
   const ref = opts.ref ?? rec.source_ref ?? undefined;
   const path = rec.subdir ?? undefined;
   const again = { cwd: opts.cwd, homeDir: opts.homeDir, env: opts.env };
+  // update --ref follows install's rule (§2): only git-like sources have refs to move to.
+  if (opts.ref !== undefined && kind !== "git" && kind !== "github")
+    throw invalidParams(`--ref applies only to git sources, not ${kind ?? "this source"}`);
   switch (kind) {
     case "local": {
       if (!isAbsolute(id) && !DRIVE_PATH.test(id)) throw cannot();

@@ -18,7 +18,7 @@ import { requestApproval, type Approver } from "./approval.ts";
 import { bounded } from "./bounded.ts";
 import { stageAndActivate } from "./install.ts";
 import { specFromRecord, type SourceSpec } from "./source.ts";
-import { recordedRoot } from "./destination.ts";
+import { occupied, recordedRoot } from "./destination.ts";
 import { recoverInterrupted } from "./recovery.ts";
 import { assertSkillKey } from "./uninstall.ts";
 import { upstreamIdentity } from "./upstream.ts";
@@ -149,8 +149,20 @@ async function recordChecks(ctx: LemonContext, scope: Scope, queried: Queried[],
 async function reinstall(ctx: LemonContext, scope: Scope, q: Queried, req: UpdateRequest): Promise<UpdateResult> {
   const destRoot = recordedRoot(ctx, scope, q.rec);
   const dest = join(destRoot, q.key);
-  if (!req.force && (await currentBundleHash(dest)) !== q.rec.bundle_hash)
-    throw new LemonError("CONFLICT", `Skill '${q.key}' has local modifications; re-run with --force to overwrite them`);
+  if (!req.force) {
+    const current = await currentBundleHash(dest);
+    // A directory that is gone has no edits to protect, and saying it has would send the user
+    // looking for changes that do not exist.
+    if (current === null && !(await occupied(dest)))
+      throw notFound(`Skill '${q.key}' is not installed at ${dest}: its directory is gone`, {
+        hint: `re-run with --force to install it again, or 'lemon skill remove ${q.key}' to drop its record`,
+      });
+    if (current !== q.rec.bundle_hash)
+      throw new LemonError(
+        "CONFLICT",
+        `Skill '${q.key}' has local modifications; re-run with --force to overwrite them`,
+      );
+  }
   // §9 step 5: the operation approval comes before anything is fetched (§5 step 4 onwards).
   await requestApproval(req.approve, {
     kind: "skill_update",
