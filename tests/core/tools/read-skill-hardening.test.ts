@@ -186,3 +186,28 @@ describe("provenance after skill_manage (trust laundering)", () => {
     expect(t).toContain(UNTRUSTED_NOTE);
   });
 });
+
+describe("a project lock vouches for no audit (skills.md §1.2)", () => {
+  test("a clone's skills.lock.json cannot make its skill show audit=pass", async () => {
+    await using box = await sandbox();
+    const root = join(box.project, ".lemon", "skill");
+    await box.skill(root, "p", { name: "p", description: "A project skill with a forged lock." });
+    const record = {
+      key: "p",
+      agent: "lemon",
+      source_kind: "github",
+      source_id: "gh:o/r",
+      trust_level: "official",
+      audit_status: "pass",
+      bundle_hash: await computeBundleHash(join(root, "p")),
+    };
+    writeFileSync(
+      join(box.project, ".lemon", "skills.lock.json"),
+      JSON.stringify({ version: 1, skills: { p: record } }),
+    );
+    await using lemon = lemonFor(box);
+    const t = text(await lemon.readSkill({ key: "p", view: "summary" }));
+    expect(t).toContain("kind=github; trust=community; audit=none");
+    expect(t).toContain(UNTRUSTED_NOTE);
+  });
+});

@@ -145,3 +145,26 @@ describe("bounded failures", () => {
     expect(textOf(f)).toBe("file_content exceeds 100000 characters");
   });
 });
+
+describe("invisible text (skills.md §6.1, §9.1)", () => {
+  test("a file_path segment with zero-width or tag characters is refused (it can look like '..')", async () => {
+    await using box = await sandbox();
+    await using lemon = lemonFor(box);
+    await lemon.skillManage({ action: "create", name: "x", content: skillText("x") });
+    for (const fp of ["scripts/.\u200b./a", "scripts/a\u2060b", "scripts/\ufeffa", "scripts/a\u{E0041}"]) {
+      const r = await lemon.skillManage({ action: "write_file", name: "x", file_path: fp, file_content: "x" });
+      expect(textOf(r)).toBe("file_path must be a relative path without '..'");
+    }
+  });
+
+  test("a body made only of invisible characters is blank", async () => {
+    await using box = await sandbox();
+    await using lemon = lemonFor(box);
+    const r = await lemon.skillManage({
+      action: "create",
+      name: "f",
+      content: "---\nname: f\ndescription: ok desc here\n---\n\u200b\u2060\n",
+    });
+    expect(textOf(r)).toBe("SKILL.md must include instructions after frontmatter");
+  });
+});

@@ -4,7 +4,7 @@
  * `patch`). The manifest is parsed and validated by the one skill reader (skill-file.ts), so a
  * file `skill_manage` accepts is a valid skill to discovery, lint and the audit alike.
  */
-import { charCount } from "../../text.ts";
+import { charCount, stripInvisible } from "../../text.ts";
 import { parseSkillBytes } from "../skill-file.ts";
 import { isText, MAX_CONTENT_CHARS, ManageError, charLength } from "./manage-params.ts";
 
@@ -23,7 +23,8 @@ export async function checkSkillContent(text: string): Promise<void> {
   if (parsed.manifest.name === null || parsed.manifest.name.trim() === "") throw bad("frontmatter must include name");
   if (parsed.manifest.description === null || parsed.manifest.description.trim() === "")
     throw bad("frontmatter must include description");
-  if (parsed.body.trim() === "") throw bad("SKILL.md must include instructions after frontmatter");
+  // Invisible characters are no instructions: a body of only them is blank to every reader.
+  if (stripInvisible(parsed.body).trim() === "") throw bad("SKILL.md must include instructions after frontmatter");
 }
 
 /** Positions where `needle` starts in `hay`, overlapping ones included, stopping at `limit`. */

@@ -97,6 +97,8 @@ function daysOf(v: unknown, field: string, fallback: number): number {
 
 const BIDI = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/u;
 const CONTROL = /[\u0000-\u001F\u007F-\u009F]/u;
+/** Zero-width and tag characters (§6.1): in a path segment they make `.\u200b.` look like `..`. */
+const INVISIBLE = /[\u200B-\u200D\u2060\uFEFF\u{E0000}-\u{E007F}]/u;
 const CREATE_NAME = /^[a-z0-9][a-z0-9._-]*$/;
 
 /** A `create` name (§9): lower-case letters, digits, `.`, `_`, `-`, at most 64 characters. */
@@ -172,7 +174,14 @@ export function checkFilePath(raw: string): string {
   if (raw.includes("\0") || raw.includes("\\") || raw.startsWith("/") || /^[A-Za-z]:/.test(raw)) throw bad(TRAVERSAL);
   const segments = raw.split("/");
   for (const segment of segments) {
-    if (segment === "" || segment === "." || CONTROL.test(segment) || BIDI.test(segment) || !segment.isWellFormed())
+    if (
+      segment === "" ||
+      segment === "." ||
+      CONTROL.test(segment) ||
+      BIDI.test(segment) ||
+      INVISIBLE.test(segment) ||
+      !segment.isWellFormed()
+    )
       throw bad(TRAVERSAL);
     if (Buffer.byteLength(segment, "utf8") > MAX_SEGMENT_BYTES)
       throw bad(`file_path segment exceeds ${MAX_SEGMENT_BYTES} bytes`);

@@ -209,8 +209,11 @@ async function shownProvenance(e: SkillEntry): Promise<ShownProvenance & { modif
     return { ...claims, trust_level: null, audit_status: null, modified: false };
   const { currentBundleHash } = await import("../provenance.ts");
   const now = e.bundle_hash === null ? null : await currentBundleHash(e.real_path);
+  // A project's lock arrived with the clone: its audit result is a claim nobody checked (§1.2 keeps
+  // audit results out of P), so only its `block` (which blocks) is worth repeating.
+  const audit = e.scope === "project" && e.audit_status !== "block" ? null : e.audit_status;
   if (now !== null && now === e.bundle_hash)
-    return { ...claims, trust_level: e.trust_level, audit_status: e.audit_status, modified: false };
+    return { ...claims, trust_level: e.trust_level, audit_status: audit, modified: false };
   return { ...claims, trust_level: null, audit_status: null, modified: true };
 }
 
