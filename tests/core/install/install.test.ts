@@ -447,6 +447,28 @@ describe("refs, paths and the rest", () => {
     expect(both.code).toBe("INVALID_PARAMS");
   });
 
+  test("a full ref name (refs/tags/…, refs/heads/…) installs like its short form, with --path too", async () => {
+    await using box = await sandbox();
+    const repo = await createRepo(box.root, "full", {
+      "SKILL.md": skillMd("full", "first"),
+      "sub/x/SKILL.md": skillMd("x"),
+    });
+    const c1 = await repo.tag("v1", { annotated: true });
+    const c2 = await repo.commit({ "SKILL.md": skillMd("full", "second") });
+    await using lemon = lemonOf(box);
+    const t = await lemon.skills.install(`${repo.url}#refs/tags/v1`, { approve: true, as: "a4" });
+    expect(t.lock).toMatchObject({ source_ref: "refs/tags/v1", resolved_commit: c1 });
+    expect(readFileSync(join(t.skill.path, "SKILL.md"), "utf8")).toContain("first");
+    const h = await lemon.skills.install(repo.url, { approve: true, ref: "refs/heads/main", path: "sub/x" });
+    expect(h.lock).toMatchObject({ source_ref: "refs/heads/main", resolved_commit: c2, subdir: "sub/x" });
+    const missing = await rejection(lemon.skills.install(repo.url, { approve: true, ref: "refs/tags/nope", as: "n" }));
+    expect([missing.code, missing.message]).toEqual([
+      "NOT_FOUND",
+      `git ref 'refs/tags/nope' not found in ${repo.url}#refs/tags/nope`,
+    ]);
+    expect(dotDirs(join(box.agentDir, "skill"))).toEqual([]);
+  });
+
   test("a file over 16 MiB is refused (bundle_limits_exceeded)", async () => {
     await using box = await sandbox();
     const src = join(box.root, "src");

@@ -287,8 +287,11 @@ export async function cloneRepo(
   const hooksDir = await emptyHooksDir(into);
   const dir = join(into, "repo");
   const base = { hooksDir, opts, watch: into };
+  // `clone --branch` takes short names only; a full ref name (§2 allows `refs/tags/v1`) is fetched
+  // by name like a pin, so install and update (ls-remote) agree on what a ref means.
+  const fullRef = !req.pinned && req.ref !== null && req.ref.startsWith("refs/");
   try {
-    if (req.pinned && req.ref) {
+    if ((req.pinned || fullRef) && req.ref) {
       await mkdir(dir, { recursive: true });
       await must(["init", "-q", `--template=${hooksDir}`], { ...base, cwd: dir }, "init");
       const shallow = await runGit(["fetch", "-q", "--progress", "--depth", "1", "--no-tags", "--", req.url, req.ref], {
@@ -297,6 +300,11 @@ export async function cloneRepo(
         progress: true,
       });
       let target = "FETCH_HEAD";
+      if (shallow.code !== 0 && fullRef) {
+        if (/couldn't find remote ref/i.test(shallow.stderr))
+          throw notFound(`git ref '${req.ref}' not found in ${req.display}`);
+        throw gitFailed("fetch", shallow);
+      }
       if (shallow.code !== 0) {
         // Servers speaking protocol v0 refuse unadvertised objects; every branch and tag then.
         const full = await runGit(
