@@ -3,6 +3,7 @@
 // call errors. The transports are exercised against real servers in real-servers.test.ts.
 import { describe, expect, test } from "bun:test";
 import { createContext } from "../../../../src/core/context.ts";
+import { LemonError } from "../../../../src/core/errors.ts";
 import { createMcpClient, type McpClientOptions } from "../../../../src/core/mcp/client/api.ts";
 import { argumentsPreview, truncateText } from "../../../../src/core/mcp/client/call.ts";
 import { sandbox, type Sandbox } from "../../../support/sandbox.ts";
@@ -157,6 +158,25 @@ describe("discovery and calls", () => {
     expect(fresh!.name).not.toBe(old!.name);
     expect(a.live[0]!.closed).toBe(true);
     await expect(client.callTool(old!.name, {})).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await client.close();
+  });
+});
+
+describe("timeouts (mcp.md §9)", () => {
+  test("a timed-out call fails with the fixed message and is never replayed", async () => {
+    await using box = await sandbox();
+    const a = fakeServer(["slow"], {
+      answer: () => {
+        throw new LemonError("TIMEOUT", "MCP request timed out after 300 ms");
+      },
+    });
+    const { client } = await setup(box, [stdio("a", { tool_timeout_ms: 300 })], { a });
+    const [t] = await client.getTools();
+    await expect(client.callTool(t!.name, {})).rejects.toMatchObject({
+      code: "TIMEOUT",
+      message: "MCP tool call timed out after 300 ms",
+    });
+    expect(a.calls).toHaveLength(1);
     await client.close();
   });
 });
