@@ -211,3 +211,18 @@ describe("a project lock vouches for no audit (skills.md §1.2)", () => {
     expect(t).toContain(UNTRUSTED_NOTE);
   });
 });
+
+describe("view=file takes the path as given (skills.md §8)", () => {
+  test("a file named as a directory (SKILL.md/ or SKILL.md/.) is not found", async () => {
+    await using box = await sandbox();
+    await box.skill(join(box.project, ".agents/skills"), "s");
+    await using lemon = lemonFor(box);
+    for (const path of ["SKILL.md/", "SKILL.md/."]) {
+      const r = await lemon.readSkill({ key: "s", view: "file", path });
+      expect(text(r)).toBe(`Could not read '${path}': not found`);
+    }
+    const err = await lemon.resolveSkillUri("skill://s/SKILL.md/.").catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: "NOT_FOUND" });
+    expect((await lemon.readSkill({ key: "s", view: "file", path: "SKILL.md" })).isError).toBe(false);
+  });
+});

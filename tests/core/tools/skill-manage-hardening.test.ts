@@ -168,3 +168,19 @@ describe("invisible text (skills.md §6.1, §9.1)", () => {
     expect(textOf(r)).toBe("SKILL.md must include instructions after frontmatter");
   });
 });
+
+describe("an invalid usage sidecar (skills.md §1.3 rule 4)", () => {
+  test("pin, archive and restore refuse to overwrite it with the §1.3 message", async () => {
+    await using box = await sandbox();
+    await using lemon = lemonFor(box);
+    await lemon.skillManage({ action: "create", name: "k", content: skillText("k") });
+    const file = join(box.project, ".lemon", "skills.usage.json");
+    writeFileSync(file, '{"version":1,"skills":{"k":{"lifecycle_state":"pinned"},"k":{}}}');
+    for (const action of ["pin", "archive", "restore"]) {
+      const r = await lemon.skillManage({ action, name: "k" });
+      expect(r.details).toMatchObject({ error: "conflict" });
+      expect(textOf(r)).toStartWith(`refusing to overwrite invalid ${file}: `);
+    }
+    expect(readFileSync(file, "utf8")).toBe('{"version":1,"skills":{"k":{"lifecycle_state":"pinned"},"k":{}}}');
+  });
+});

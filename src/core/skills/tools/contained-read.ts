@@ -119,6 +119,9 @@ export function readContainedBytes(
     if (opened !== null ? !isInside(opened, skillReal) : !sameFile(fd, real)) return { ok: false, problem: "outside" };
     const st = fstatSync(fd);
     if (!st.isFile()) return { ok: false, problem: "not a regular file" };
+    // `SKILL.md/` and `SKILL.md/.` name a directory that is not there (ENOTDIR on POSIX), though
+    // realpath accepts them: the path is used as given.
+    if (/[\\/]\.?$/.test(rel)) return { ok: false, problem: "not found" };
     if (st.size > maxBytes) return { ok: false, problem: "too large" };
     const bytes = readBounded(fd, st.size, maxBytes);
     if (bytes === null) return { ok: false, problem: "too large" };

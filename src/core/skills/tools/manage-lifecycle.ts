@@ -55,7 +55,11 @@ export async function runLifecycleAction(
     throw new ManageError("not_found", `Skill '${name}' not found at ${skillDir}`);
   // The skill's lock: a pin cannot slip in between archive's pinned check and its state change.
   await using _lock = await lockSkill(ctx, root, name);
-  const current = await lifecycleOf(ctx, req.scope, name);
+  // A state change is a write: an unreadable sidecar is refused as one (§1.3 rule 4), never replaced.
+  const file = usageFile(ctx, req.scope);
+  const read = await readUsage(file);
+  if (!read.ok) throw new ManageError("conflict", `refusing to overwrite invalid ${file}: ${read.reason}`);
+  const current = Object.hasOwn(read.skills, name) ? (read.skills[name]?.lifecycle_state ?? null) : null;
   const set = (state: LifecycleState) => setLifecycle(ctx, req.scope, name, state, agentId);
   switch (req.action) {
     case "pin":
