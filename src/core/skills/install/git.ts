@@ -10,6 +10,7 @@ import { envValue } from "../../context.ts";
 import { holdPath, releasePath } from "../../fsx/cleanup.ts";
 import { LemonError, notFound } from "../../errors.ts";
 import type { FetchOptions } from "./fetch.ts";
+import { tempDirError } from "./fs-errors.ts";
 
 export const GIT_TIMEOUT_MS = 120_000;
 /** Largest checkout (work tree + .git) a clone may grow to before it is killed. */
@@ -260,8 +261,11 @@ async function must(args: string[], r: RunOptions, what: string): Promise<string
 
 /** A fresh empty directory for core.hooksPath (also the cwd of commands without a repository). */
 async function emptyHooksDir(parent: string): Promise<string> {
-  const dir = await mkdtemp(join(parent, ".hooks-"));
-  return dir;
+  try {
+    return await mkdtemp(join(parent, ".hooks-"));
+  } catch (err) {
+    throw tempDirError(parent, err);
+  }
 }
 
 export interface CloneRequest {

@@ -17,6 +17,7 @@ import { sha256Hex } from "../../hash.ts";
 import { assertInstallable, bundleHashFromLines, enumerateBundle, hashLine, LIMITS } from "../bundle.ts";
 import type { AuditReport } from "../audit/engine.ts";
 import { auditTarget } from "../audit/target.ts";
+import { tempDirError } from "./fs-errors.ts";
 import { readSkillFile } from "../skill-file.ts";
 
 /** A private directory this process created and removes at the end, success or failure. */
@@ -32,7 +33,11 @@ export interface TempDir {
  */
 export async function privateDir(parent: string, name: string, keepOnSignal = false): Promise<TempDir> {
   const path = join(parent, name);
-  await mkdir(path, { mode: 0o700 });
+  try {
+    await mkdir(path, { mode: 0o700 });
+  } catch (err) {
+    throw tempDirError(parent, err);
+  }
   if (!keepOnSignal) holdPath(path, () => rmSync(path, { recursive: true, force: true }));
   let removed = false;
   return {
