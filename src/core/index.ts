@@ -26,6 +26,8 @@ import type { TrustMode, TrustResult } from "./mcp/index.ts";
 import type {
   McpCallDetails,
   McpClient,
+  McpServerConfig,
+  McpSession,
   McpStatus,
   McpTestReport,
   ToolCallInfo,
@@ -155,6 +157,8 @@ export interface McpApi {
   refresh(serverName?: string, opts?: { cwd?: string }): Promise<void>;
   /** `mcp test` (cli.md §3.5): an isolated connection, handshake and listings; never a tool call. */
   test(name: string, opts?: { cwd?: string; global?: boolean; listTools?: boolean }): Promise<McpTestReport>;
+  /** Servers owned by one session (cli.md §7): in memory only, `approval: always` unless they say otherwise. */
+  openSession(servers: McpServerConfig[], opts?: { cwd?: string }): Promise<McpSession>;
 }
 
 /** One lemon instance: its caches and workers hang off it; `close()` (or `await using`) ends them. */
@@ -441,6 +445,7 @@ export function createLemon(options: LemonOptions = {}): Lemon {
     ...(options.config?.mcp !== undefined ? { config: options.config.mcp } : {}),
     ...(options.readConfigFile !== undefined ? { readConfigFile: options.readConfigFile } : {}),
   };
+  const sessions = new Set<McpSession>();
   const mcp: McpApi = {
     config,
     validate,
@@ -475,6 +480,33 @@ export function createLemon(options: LemonOptions = {}): Lemon {
       },
       async (n?: string, o?: { cwd?: string }) => (await client()).refresh(n, o),
     ),
+    openSession: method(
+      (list: unknown, o?: unknown) => {
+        checkArg(list, "array", "mcp.openSession: servers");
+        checkOptions(o, CWD, "mcp.openSession");
+      },
+      async (list: McpServerConfig[], o?: { cwd?: string }) => {
+        const m = await import("./mcp/index.ts");
+        const session = await m.openMcpSession(withCwd(context, o?.cwd), list, {
+          ...mcpOpts,
+          ...(options.approve !== undefined ? { approve: options.approve } : {}),
+          ...(options.toolPolicy !== undefined ? { toolPolicy: options.toolPolicy } : {}),
+          events: {
+            serverState: (e) => hub.emit("mcp.server_state", e),
+            toolCall: (e) => hub.emit("mcp.tool_call", e),
+          },
+        });
+        sessions.add(session);
+        return {
+          getTools: () => session.getTools(),
+          callTool: (n, a, c) => session.callTool(n, a, c),
+          close: async () => {
+            sessions.delete(session);
+            await session.close();
+          },
+        };
+      },
+    ),
     test: method(
       (n: unknown, o?: unknown) => {
         checkArg(n, "string", "mcp.test: name");
@@ -497,6 +529,7 @@ export function createLemon(options: LemonOptions = {}): Lemon {
     ),
   };
   const close = async () => {
+    await Promise.all([...sessions].map((s) => s.close()));
     if (mcpClientP !== null) await (await mcpClientP).close();
     await curator.close();
     await hub.drain();

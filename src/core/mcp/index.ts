@@ -267,6 +267,7 @@ export type { McpTestReport } from "./client/test.ts";
 export type { McpCallDetails, McpToolApprovalRequest, ToolCallInfo, ToolPolicyDecision } from "./client/call.ts";
 export type { PublishedTool } from "./client/inventory.ts";
 export type { ToolRegistry, ToolSources, Shadowed } from "./client/registry.ts";
+export type { McpSession } from "./client/session.ts";
 
 /** What the MCP client needs beyond a context: approvals, the runtime policy, the trust mode, events. */
 export interface McpClientOptions extends McpConfigOptions {
@@ -362,4 +363,23 @@ export function mcpTest(
     Object.entries({ cwd, home, agentDir, homeDir, env, now, log, skillRoots }).filter(([, v]) => v !== undefined),
   ) as ContextOptions;
   return testMcpServer(createContext(ctxOpts), name, rest);
+}
+
+/** `mcp.openSession(servers)`: session-owned servers, in memory only, `approval: always` by default. */
+export async function openMcpSession(
+  ctx: LemonContext,
+  servers: unknown[],
+  opts: Omit<McpClientOptions, "trust" | "approveTrust" | "refreshIntervalMs"> = {},
+): Promise<import("./client/session.ts").McpSession> {
+  const { openSession } = await import("./client/session.ts");
+  const { approve, toolPolicy, events, config, readConfigFile } = opts;
+  return openSession(ctx, servers, {
+    config: {
+      ...(config !== undefined ? { config } : {}),
+      ...(readConfigFile !== undefined ? { readConfigFile } : {}),
+    },
+    ...(approve !== undefined ? { approve } : {}),
+    ...(toolPolicy !== undefined ? { toolPolicy } : {}),
+    ...(events !== undefined ? { events } : {}),
+  });
 }

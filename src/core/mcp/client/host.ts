@@ -56,6 +56,8 @@ export interface HostOptions {
   /** Periodic refresh of stale inventories; 0 = none (the CLI). */
   refreshIntervalMs?: number;
   nowMs?: () => number;
+  /** The server set (default: the effective set read from configuration; a session passes its own). */
+  servers?: (ctx: LemonContext, scope: Scope) => Promise<EffectiveSet>;
   onServerState?(server: string, state: string, lastError: string | null): void;
 }
 
@@ -134,7 +136,7 @@ export class McpHost {
   async #discover(cwd: string, scope: Scope, viewKey: string): Promise<ProjectView> {
     const o = this.#opts;
     const ctx = withCwd(o.ctx, cwd);
-    const set = await effectiveServers(ctx, o.config, scope);
+    const set = await (o.servers ? o.servers(ctx, scope) : effectiveServers(ctx, o.config, scope));
     const off = set.disabled || !set.enabled;
     const vars = { env: ctx.env, cwd: ctx.cwd, homeDir: ctx.homeDir };
     const prev = this.#views.get(viewKey);

@@ -76,6 +76,38 @@ describe("createLemon().mcp", () => {
   }, 30_000);
 });
 
+test("openSession: in-memory servers, approval always by default, one request per call", async () => {
+  const asked: string[] = [];
+  await using session = await (async () => {
+    const l = createLemon({
+      cwd: box.project,
+      env: box.env,
+      curator: false,
+      approve: async (r) => {
+        if (r.kind === "mcp_tool") asked.push(`${r.server}/${r.tool}`);
+        return r.kind === "mcp_tool" && r.tool === "echo";
+      },
+    });
+    const s = await l.mcp.openSession([{ name: "mine", command: process.execPath, args: [EVERYTHING, "stdio"] }]);
+    return { s, [Symbol.asyncDispose]: () => l.close() };
+  })();
+  const tools = await session.s.getTools();
+  const echo = tools.find((t) => t.label === "MCP echo")!;
+  expect(echo.name).toMatch(/^mcp_mine_echo_[0-9a-f]{16}$/);
+  expect(echo.requiresApproval).toBe(true);
+  expect(await session.s.callTool(echo.name, { message: "s" })).toMatchObject({ content: [{ text: "Echo: s" }] });
+  const sum = tools.find((t) => t.label === "MCP get-sum")!;
+  const denied = await session.s.callTool(sum.name, { a: 1, b: 2 }).catch((e: unknown) => e);
+  expect(denied).toMatchObject({ code: "FORBIDDEN", message: "approval denied" });
+  expect(asked).toEqual(["mine/echo", "mine/get-sum"]);
+  // Nothing was written: the session's entry lives in memory only.
+  expect(await Bun.file(join(box.project, ".lemon", "mcp.json")).exists()).toBe(false);
+  const bad = await createLemon({ cwd: box.project, env: box.env, curator: false })
+    .mcp.openSession([{ name: "x", url: "ftp://nope" }])
+    .catch((e: unknown) => e);
+  expect(bad).toMatchObject({ code: "INVALID_PARAMS", message: "servers[0]: invalid HTTP URL" });
+}, 30_000);
+
 test("lemon mcp list loads no MCP SDK and no host", async () => {
   const script = `
     const { runCli } = await import(${JSON.stringify(resolve(import.meta.dir, "../../../../src/cli/run.ts"))});
