@@ -149,6 +149,27 @@ describe("provenance after skill_manage (trust laundering)", () => {
     expect(r.details).toMatchObject({ trust_level: null });
   });
 
+  test("the listing and the prompt stop calling an agent-edited skill official (the lock record is voided)", async () => {
+    await using box = await sandbox();
+    await installedOfficial(box);
+    await using lemon = lemonFor(box);
+    expect((await lemon.skills.get("off"))?.trust_level).toBe("official");
+    const e = await lemon.skillManage({
+      action: "patch",
+      scope: "global",
+      name: "off",
+      old_string: "official body",
+      new_string: "agent body",
+    });
+    expect(e.isError).toBe(false);
+    const entry = await lemon.skills.get("off");
+    expect(entry?.trust_level).toBeNull();
+    expect(entry?.audit_status).toBeNull();
+    expect(entry?.source_kind).toBe("hermes");
+    const lock = JSON.parse(await Bun.file(join(box.agentDir, "skills.lock.json")).text());
+    expect(lock.skills.off).toMatchObject({ trust_level: null, audit_status: null, source_id: "hermes:official/off" });
+  });
+
   test("write_file into an installed skill voids its provenance too", async () => {
     await using box = await sandbox();
     await installedOfficial(box);

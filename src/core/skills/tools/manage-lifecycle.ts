@@ -10,6 +10,7 @@ import { join } from "node:path";
 import type { LemonContext } from "../../context.ts";
 import type { Diagnostic } from "../../diagnostics.ts";
 import { scopePathsFor, type Scope } from "../../paths.ts";
+import type { LockDoc, LockRecord } from "../../schema/lockfile.ts";
 import type { LifecycleState } from "../../schema/usage.ts";
 import { setEnabled } from "../settings.ts";
 import {
@@ -85,6 +86,54 @@ export async function runLifecycleAction(
 }
 
 /**
+ * Changes the scope's lock record of `name` in the lemon root (agent `lemon`, the only root
+ * skill_manage writes); nothing when there is none. A record of another agent's root describes
+ * another skill and is left alone.
+ */
+async function changeLemonRecord(
+  ctx: LemonContext,
+  scope: Scope,
+  name: string,
+  change: (doc: LockDoc, rec: LockRecord) => void,
+): Promise<void> {
+  const { recordOf, updateLockfile } = await import("../lockfile.ts");
+  const file = scopePathsFor(ctx, scope).lockfile;
+  if ((await kindOf(file)) === "missing") return;
+  await updateLockfile(
+    file,
+    scope === "project" ? ctx.cwd : null,
+    async (doc) => {
+      const rec = recordOf(doc, name);
+      if (rec === null || rec.agent !== "lemon") return { next: undefined, result: null };
+      change(doc, rec);
+      return { next: doc, result: null };
+    },
+    { command: "skill_manage" },
+  );
+}
+
+/**
+ * After a write into a skill with a lock record: the record vouched for the installed bundle,
+ * not for what the agent made of it. Its trust level and a `pass`/`warn` audit are cleared, so
+ * listings, the prompt and read_skill show the skill as untrusted and unaudited (a `block` stays:
+ * an edit must never unblock a skill). Origin and hashes stay, so `inspect` shows the drift and
+ * `update` can bring the upstream bundle, and its trust, back.
+ */
+export async function voidProvenance(ctx: LemonContext, scope: Scope, name: string): Promise<void> {
+  try {
+    await changeLemonRecord(ctx, scope, name, (_doc, rec) => {
+      rec.trust_level = null;
+      if (rec.audit_status !== "block") rec.audit_status = null;
+    });
+  } catch (err) {
+    ctx.log({
+      level: "warn",
+      message: `after writing '${name}': skills.lock.json not updated: ${(err as Error).message}`,
+    });
+  }
+}
+
+/**
  * After `delete`: nothing of the deleted skill may attach to a later skill of the same key. The
  * lock record of the lemon root (its trust, audit and origin) is dropped, the usage record
  * (lifecycle, creation) removed, and an archive's `skills.json` disable undone. Each step is
@@ -94,18 +143,9 @@ export async function forgetSkill(ctx: LemonContext, scope: Scope, name: string)
   const warn = (what: string, err: unknown) =>
     ctx.log({ level: "warn", message: `after deleting '${name}': ${what} not updated: ${(err as Error).message}` });
   try {
-    const { recordOf, updateLockfile } = await import("../lockfile.ts");
-    await updateLockfile(
-      scopePathsFor(ctx, scope).lockfile,
-      scope === "project" ? ctx.cwd : null,
-      async (doc) => {
-        const rec = recordOf(doc, name);
-        if (rec === null || rec.agent !== "lemon") return { next: undefined, result: null };
-        delete doc.skills[name];
-        return { next: doc, result: null };
-      },
-      { command: "skill_manage" },
-    );
+    await changeLemonRecord(ctx, scope, name, (doc) => {
+      delete doc.skills[name];
+    });
   } catch (err) {
     warn("skills.lock.json", err);
   }

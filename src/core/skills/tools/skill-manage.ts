@@ -228,7 +228,7 @@ export async function skillManage(
     let details: SkillManageOkDetails;
     let text: string;
     if (FILE_ACTIONS.has(req.action)) {
-      const [{ runFileAction }, { skillRootOf }, { lifecycleOf, forgetSkill }] = await Promise.all([
+      const [{ runFileAction }, { skillRootOf }, { lifecycleOf, forgetSkill, voidProvenance }] = await Promise.all([
         import("./manage-actions.ts"),
         import("./manage-fs.ts"),
         import("./manage-lifecycle.ts"),
@@ -248,6 +248,7 @@ export async function skillManage(
         throw err;
       });
       verdict = out.audit?.verdict ?? null;
+      if (req.action !== "delete") await voidProvenance(ctx, req.scope, req.name!);
       await refreshAfterWrite(host);
       const state = req.action === "delete" ? null : await lifecycleOf(ctx, req.scope, req.name!).catch(() => null);
       details = okDetails(req, {
