@@ -184,9 +184,37 @@ function readJournal(file: string, key: string, txn: string): InstallJournal | n
   }
 }
 
-/** True when the scope has a journal to settle (cheap: one readdir under A). */
+/** True when the scope has a journal or a removal to settle (cheap: one readdir under A). */
 export async function hasJournals(ctx: LemonContext, scope: Scope): Promise<boolean> {
-  return (await namesIn(journalDir(ctx, scope))).some((n) => JOURNAL.test(n));
+  return (await namesIn(journalDir(ctx, scope))).some((n) => JOURNAL.test(n) || REMOVAL.test(n));
+}
+
+const REMOVAL = /^(.+)\.([0-9a-f]{12})\.removing\.json$/;
+
+/**
+ * lemon's own mark of a removal in flight: a remove parks `<root>/.<key>.removing-<txn>` only
+ * after writing it, so a parked dir without one (shipped in a cloned root) is never put back.
+ */
+export const removalMark = (ctx: LemonContext, scope: Scope, key: string, txn: string): string =>
+  join(journalDir(ctx, scope), `${key}.${txn}.removing.json`);
+
+/** Drops the marks of removals whose parked dir is in none of `roots` (put back by a signal handler). */
+export async function dropStaleMarks(ctx: LemonContext, scope: Scope, roots: readonly string[]): Promise<void> {
+  const dir = journalDir(ctx, scope);
+  for (const name of await namesIn(dir)) {
+    const m = REMOVAL.exec(name);
+    if (m === null) continue;
+    let parked = false;
+    for (const root of roots) if (await occupied(join(root, `.${m[1]}.removing-${m[2]}`))) parked = true;
+    if (!parked) await rm(join(dir, name), { force: true });
+  }
+}
+
+export async function markRemoval(ctx: LemonContext, scope: Scope, key: string, txn: string): Promise<string> {
+  const file = removalMark(ctx, scope, key, txn);
+  await makeDir(journalDir(ctx, scope), 0o700);
+  await writeFileAtomic(file, formatJson({ version: 1, key, txn }), { confineTo: ctx.agentDir, mode: 0o600 });
+  return file;
 }
 
 /**

@@ -12,10 +12,10 @@ import { join } from "node:path";
 import type { LemonContext } from "../../context.ts";
 import { scopePathsFor, type Scope } from "../../paths.ts";
 import { recordOf, updateLockfile, type LockDoc, type LockRecord } from "../lockfile.ts";
-import { hasJournals, journalLeftover, recoverJournals, sweepTemp } from "./activate.ts";
+import { dropStaleMarks, hasJournals, journalLeftover, recoverJournals, removalMark, sweepTemp } from "./activate.ts";
 import { AGENT_LABELS, assertWritableRoot, destinationRoot, namesIn, occupied, recordedRoot } from "./destination.ts";
 
-const REMOVING = /^\.(.+)\.removing-[0-9a-f]+$/;
+const REMOVING = /^\.(.+)\.removing-([0-9a-f]{12})$/;
 
 /** Where a remove parks `key` in `root` until its lock write commits. */
 export const removingName = (key: string, suffix: string) => `.${key}.removing-${suffix}`;
@@ -31,11 +31,15 @@ async function recoverRemovals(
   doc: LockDoc,
   rootOf: (rec: LockRecord) => string,
   lemonRoot: string,
+  markOf: (key: string, txn: string) => string,
 ): Promise<void> {
   for (const name of await namesIn(root)) {
     const m = REMOVING.exec(name);
     if (!m) continue;
     const key = m[1]!;
+    // Only a removal lemon marked under A is settled; anything else in a root is not lemon's.
+    const mark = markOf(key, m[2]!);
+    if (!(await occupied(mark))) continue;
     const rec = recordOf(doc, key);
     const recordHere = rec !== null && rec.agent !== null && rootOf(rec) === root;
     const dest = join(root, key);
@@ -44,6 +48,7 @@ async function recoverRemovals(
     if ((recordHere || unrecorded) && !(await occupied(dest))) await rename(join(root, name), dest);
     // Removed for good, or superseded by what was installed in its place since.
     else await rm(join(root, name), { recursive: true, force: true });
+    await rm(mark, { force: true });
   }
 }
 
@@ -82,15 +87,17 @@ export async function recoverScope(ctx: LemonContext, scope: Scope, doc: LockDoc
   const rootOf = (rec: LockRecord) => recordedRoot(ctx, scope, rec);
   // Journals first: an undone install may free the place a parked removal goes back to.
   await recoverJournals(ctx, scope, doc);
-  for (const root of await scopeRoots(ctx, scope)) {
+  const roots = await scopeRoots(ctx, scope);
+  for (const root of roots) {
     await sweepTemp(root);
-    await recoverRemovals(root, doc, rootOf, lemonRoot);
+    await recoverRemovals(root, doc, rootOf, lemonRoot, (key, txn) => removalMark(ctx, scope, key, txn));
   }
+  await dropStaleMarks(ctx, scope, roots);
 }
 
 const hasLeftovers = (root: string) => {
   try {
-    return readdirSync(root).some((n) => REMOVING.test(n) || journalLeftover(n));
+    return readdirSync(root).some(journalLeftover);
   } catch {
     return false;
   }

@@ -8,7 +8,7 @@ import { existsSync, readdirSync, renameSync } from "node:fs";
 import { rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { LemonContext } from "../../context.ts";
-import { conflict, forbidden, invalidParams, LemonError, notFound } from "../../errors.ts";
+import { conflict, forbidden, invalidParams, notFound } from "../../errors.ts";
 import { randomHex } from "../../fsx/atomic.ts";
 import { holdPath, releasePath } from "../../fsx/cleanup.ts";
 import { readRegularFile } from "../../fsx/regular-file.ts";
@@ -22,6 +22,7 @@ import { escapeKey, keyProblem } from "../skill-key.ts";
 import { type Approver, requestApproval } from "./approval.ts";
 import { putAuditRecord, restoreAuditRecord, type PreviousAuditRecord } from "./audit-record.ts";
 import { failAt, pauseAt } from "./test-hooks.ts";
+import { markRemoval } from "./activate.ts";
 import { assertWritableRoot, occupied, recordedRoot } from "./destination.ts";
 import { recoverInterrupted, recoverScope, removingName } from "./recovery.ts";
 
@@ -137,7 +138,9 @@ export async function uninstallSkill(ctx: LemonContext, key: string, req: Uninst
   });
   await assertWritableRoot(ctx, scope, root);
   const auditFile = auditCacheFile(ctx, scope);
-  const removing = join(root, removingName(key, randomHex(6)));
+  const txn = randomHex(6);
+  const removing = join(root, removingName(key, txn));
+  let mark: string | null = null;
   let renamed = false;
   let prevAudit: PreviousAuditRecord | null = null;
   const putBack = () => {
@@ -156,6 +159,8 @@ export async function uninstallSkill(ctx: LemonContext, key: string, req: Uninst
         // A record whose directory is gone is dropped; a key with neither was removed meanwhile.
         if (!present && current === null) throw notFound(`Skill '${key}' not found`);
         if (present) {
+          // lemon's mark under A first: recovery settles only a parked dir it can find a mark for.
+          mark = await markRemoval(ctx, scope, key, txn);
           await rename(dir, removing);
           renamed = true;
           holdPath(removing, putBack);
@@ -175,10 +180,12 @@ export async function uninstallSkill(ctx: LemonContext, key: string, req: Uninst
     if (prev !== null) await restoreAuditRecord(prev).catch(() => {});
     putBack();
     releasePath(removing);
+    if (mark !== null) await rm(mark, { force: true }).catch(() => {});
     throw err;
   }
   releasePath(removing);
   // The removal is committed; a leftover dot-dir is invisible and the next remove deletes it.
   if (renamed) await rm(removing, { recursive: true, force: true }).catch(() => {});
+  if (mark !== null) await rm(mark, { force: true }).catch(() => {});
   return { key, scope, path: dir, removed: true };
 }
