@@ -72,6 +72,15 @@ describe("a global (user-trusted) server", () => {
     const denied = await box.cli(["mcp", "call", "everything", "get-sum", '{"a":1,"b":2}']);
     expect(denied.code).toBe(1);
     expect(denied.stderr).toContain("error [FORBIDDEN]: approval required: run with --approve or from a terminal");
+    // On a terminal the call is a [y/N] question; no means Aborted. and nothing is called.
+    const no = await box.cli(["mcp", "call", "everything", "get-sum", '{"a":1,"b":2}'], { answers: ["n"] });
+    expect([no.code, no.stdout]).toEqual([1, ""]);
+    expect(no.stderr).toContain(
+      "Call MCP tool 'get-sum' of server 'everything' (stdio) with {\"a\":1,\"b\":2}? [y/N] ",
+    );
+    expect(no.stderr).toEndWith("Aborted.\n");
+    const yes = await box.cli(["mcp", "call", "everything", "get-sum", '{"a":1,"b":2}'], { answers: ["y"] });
+    expect(yes.code).toBe(0);
     const sum = await box.cli(["mcp", "call", "everything", "get-sum", '{"a":1,"b":2}', "--approve"]);
     expect(sum.code).toBe(0);
     expect(sum.stdout).toContain("3");
@@ -145,7 +154,20 @@ describe("trust gate and failures", () => {
       "error [FORBIDDEN]: project MCP server 'evil2' is not trusted; review it with 'lemon mcp list --all' and run 'lemon mcp trust evil2'",
     );
     expect(existsSync(marker)).toBe(false);
-  });
+    // A terminal user who confirms trusts it (recorded), and then the test runs the program.
+    await box.write(
+      join(box.project, ".lemon", "mcp.json"),
+      JSON.stringify({ servers: [{ name: "ok", command: process.execPath, args: [EVERYTHING, "stdio"] }] }),
+    );
+    const declined = await box.cli(["mcp", "test", "ok"], { answers: ["n"] });
+    expect(declined.code).toBe(1);
+    expect(declined.stderr).toContain("project MCP server 'ok' is not trusted");
+    const confirmed = await box.cli(["mcp", "test", "ok"], { answers: ["y"] });
+    expect(confirmed.stdout).toStartWith("ok: ok\n");
+    expect((await box.cli(["mcp", "status", "--json"])).json()).toMatchObject({
+      servers: { ok: { state: "connected" } },
+    });
+  }, 30_000);
 
   test("test of a missing name, a refused URL, and a server that fails to start", async () => {
     await using box = await sandbox();
