@@ -16,7 +16,7 @@ import { sha256Hex } from "../../hash.ts";
 
 export const ENGINE_VERSION = "lemon-audit-1";
 /** Bumped whenever a rule changes what it reports. */
-export const RULES_VERSION = 3;
+export const RULES_VERSION = 4;
 
 export type AuditKind = "skill" | "draft";
 

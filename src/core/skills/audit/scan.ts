@@ -37,6 +37,7 @@ import {
 } from "./rules/system.ts";
 import { dataFlow, type Dialect } from "./rules/flow.ts";
 import type { Hit, LineContext, LineRule } from "./rules/types.ts";
+import { firstCommand, programOf, unwrap } from "./rules/shell.ts";
 import { garbagePacer, severityRank } from "./rules/types.ts";
 
 export const LINE_RULES: readonly LineRule[] = [
@@ -160,6 +161,47 @@ function* windows(text: string): Generator<string> {
   }
 }
 
+let triggerOnce: RegExp | null = null;
+const COMMAND_SEP_G = /\|\||&&|;|\|&?|(?<![<>])&(?!>)/g;
+/** Stage commands that feed data without a rule keyword of their own (`env |`, `echo <b64> |`). */
+const FEEDS = /\b(?:env|printenv|set|export|echo|printf|cat)\s+[^\s|]|\b(?:env|printenv|set|export)\b\s*$/;
+
+/**
+ * A line too long for one window, reduced to what the rules judge: whitespace squeezed, words over
+ * 160 characters cut to their ends, and commands (between `|`, `;`, `&&`, `||`, `&`) with no rule
+ * keyword that neither feed data, nor run a program, nor run their input dropped (`| cat`,
+ * `; true`, any number of them). A downloader and its `| sh` then sit together however much lies
+ * between them.
+ */
+function skeleton(text: string): string | null {
+  triggerOnce ??= new RegExp(triggerRe().source);
+  const t = text.replace(/[ \t]{2,}/g, " ").replace(/[^\s|;&<>()'"`]{160,}/g, (w) => w.slice(0, 96) + w.slice(-32));
+  // Worth it only when it halves the line: past that, the windows have seen as much.
+  const limit = text.length / 2;
+  let out = "";
+  const add = (cmd: string, sep: string) => {
+    const run = unwrap(firstCommand(cmd));
+    const keep =
+      triggerOnce!.test(cmd.toLowerCase()) ||
+      FEEDS.test(cmd) ||
+      programOf(run) !== null ||
+      (run.words[0] ?? "").includes("/");
+    if (keep) out += (out === "" ? "" : sep) + (cmd.length > 1024 ? cmd.slice(0, 1024) : cmd);
+  };
+  const pace = garbagePacer(4096);
+  let from = 0;
+  let sep = "";
+  for (const m of t.matchAll(COMMAND_SEP_G)) {
+    pace();
+    add(t.slice(from, m.index), sep);
+    if (out.length > limit) return null;
+    sep = m[0];
+    from = m.index + m[0].length;
+  }
+  add(t.slice(from), sep);
+  return out.length > limit ? null : out;
+}
+
 function runRules(rules: readonly LineRule[], text: string, ctx: LineContext): { rule: LineRule; hit: Hit }[] {
   const out: { rule: LineRule; hit: Hit }[] = [];
   for (const rule of rules) {
@@ -217,9 +259,13 @@ function scanLines(
   for (const idx of candidates) {
     pace();
     const l = lines[idx]!;
+    const ctx: LineContext = { location, fenced: l.fenced, rel };
     for (const piece of windows(l.text))
-      for (const { rule, hit } of runRules(LINE_RULES, piece, { location, fenced: l.fenced, rel }))
-        c.add(rule, hit, l.line, piece);
+      for (const { rule, hit } of runRules(LINE_RULES, piece, ctx)) c.add(rule, hit, l.line, piece);
+    const bones = l.text.length > WINDOW ? skeleton(l.text) : null;
+    if (bones)
+      for (const piece of windows(bones))
+        for (const { rule, hit } of runRules(LINE_RULES, piece, ctx)) c.add(rule, hit, l.line, piece);
   }
 }
 
@@ -230,7 +276,9 @@ const MAY_FLOW =
 /** Variables carried from line to line (rules/flow.ts); Markdown contributes its fenced code only. */
 function scanFlow(c: Collector, rel: string, lines: LogicalLine[], location: Location): void {
   const flowLines = location === "markdown" ? lines.filter((l) => l.fenced) : lines;
-  if (flowLines.length < 2 || !flowLines.some((l) => MAY_FLOW.test(l.text))) return;
+  // One line flows too when it chains commands (`env > f; curl -F x=@f …`).
+  const chained = flowLines.length === 1 && /;|&&|\|\|/.test(flowLines[0]!.text);
+  if ((flowLines.length < 2 && !chained) || !flowLines.some((l) => MAY_FLOW.test(l.text))) return;
   const dialects: Dialect[] = location === "markdown" ? ["shell", "code"] : CODE_EXT.test(rel) ? ["code"] : ["shell"];
   for (const dialect of dialects)
     dataFlow(flowLines, dialect, (h) => {

@@ -6,7 +6,8 @@ import { corpusSkills } from "../../../../scripts/bench/replicate.ts";
 import { auditBundles } from "../../../../src/core/skills/audit/index.ts";
 import { CORPUS_DIR, referenceCorpusAvailable } from "../../../support/corpus.ts";
 
-const RECORDED_WARNS = 26;
+// 28 since the rules read `| sudo bash  # Linux` as a pipe into bash (two Azure CLI install lines).
+const RECORDED_WARNS = 28;
 
 test.skipIf(!referenceCorpusAvailable())(
   "no real skill blocks; warnings stay at the recorded count",

@@ -4,7 +4,8 @@
  * (install.md §7.3).
  */
 import type { Hit, LineContext, LineRule } from "./types.ts";
-import { byLocation, pipeSegments, stdinInterpreterAfter } from "./types.ts";
+import { commandsOf, programOf, unwrap } from "./shell.ts";
+import { byLocation, lastStdinInterpreter, pipeSegments, runsStdin, stdinInterpreterAfter } from "./types.ts";
 
 const DOWNLOADER = /\b(?:curl|wget|iwr|irm|Invoke-WebRequest|Invoke-RestMethod|aria2c|DownloadString|DownloadFile)\b/i;
 const URL_G = /https?:\/\/[^\s'"`)|;<>\\]+/gi;
@@ -89,6 +90,70 @@ const EVAL_FETCH =
 const CODE_FETCH =
   /(?:urlopen|urllib\.request|requests\.get|httpx\.get)\b.*\bexec\s*\(|\bexec\s*\(.*(?:urlopen|requests\.get|httpx\.get)|\b(?:iex|Invoke-Expression)\b.*(?:DownloadString|Invoke-WebRequest|\biwr\b|\birm\b|Invoke-RestMethod)|DownloadString\(.*\)\s*\|\s*(?:iex|Invoke-Expression)\b|\beval\s*\(.*\bfetch\s*\(|new\s+Function\s*\(.*\bfetch\s*\(|\beval\s*\(\s*(?:URI\.)?open\s*\(\s*["']https?:|\beval\s*\(\s*Net::HTTP\.get/i;
 
+/** A `$(…)`, `<(…)` or backtick substitution whose command matches `what`. */
+export function substitutes(word: string, what: RegExp): boolean {
+  for (const m of word.matchAll(/[$<]\((.*)\)|`([^`]*)`/g)) if (what.test(m[1] ?? m[2] ?? "")) return true;
+  return false;
+}
+
+/**
+ * A command that runs what a substitution yields as its program: `bash <(curl …)`,
+ * `bash < <(curl …)`, `python3 -c "$(curl …)"`, `eval "$(wget -qO- …)"`, `source <(curl …)`.
+ */
+export function runsSubstitution(line: string, what: RegExp): boolean {
+  if (!line.includes("(") && !line.includes("`")) return false;
+  for (const cmd of commandsOf(line)) {
+    const run = unwrap(cmd);
+    if (run.words[0] === "eval") {
+      if (run.words.slice(1).some((w) => substitutes(w, what))) return true;
+      continue;
+    }
+    const prog = programOf(run);
+    if (prog === null) continue;
+    if (prog.stdin ? run.stdin.some((w) => substitutes(w, what)) : substitutes(prog.program ?? "", what)) return true;
+  }
+  return false;
+}
+
+/** `wget URL` and `curl -O URL` save under the URL's last path segment. */
+export const REMOTE_NAME =
+  /\bwget\b(?![^;&|]*\s(?:-O|--output-document)\b)|\bcurl\b[^;&|]*\s(?:-[a-zA-Z]*O[a-zA-Z]*|--remote-name(?:-all)?)(?=\s)/;
+export const URL_BASENAME_G = /https?:\/\/[^\s'"`?#;&|]*\/([\w.-]+)/g;
+
+/**
+ * A statement running the text held in a variable as a program: `eval "$x"`, `bash -c "$x"`,
+ * `python3 -c "$x"`, `bash <<< "$x"`, `echo "$x" | sh`. Returns the variable's name.
+ */
+export function runsVariable(text: string, names: ReadonlyMap<string, unknown>): string | null {
+  const ref = (w: string | null | undefined) => {
+    if (w == null) return null;
+    for (const m of w.matchAll(/\$\{?([A-Za-z_]\w*)/g)) if (names.has(m[1]!)) return m[1]!;
+    return null;
+  };
+  for (const cmd of commandsOf(text)) {
+    const run = unwrap(cmd);
+    if (run.words[0] === "eval") {
+      for (const w of run.words.slice(1)) if (ref(w) !== null) return ref(w);
+      continue;
+    }
+    const prog = programOf(run);
+    if (prog === null) continue;
+    const hit = prog.stdin ? run.stdin.map(ref).find((r) => r !== null) : ref(prog.program);
+    if (hit) return hit;
+  }
+  const segs = pipeSegments(text);
+  for (let i = 0; i < segs.length - 1; i++) {
+    const name = ref(segs[i]!);
+    if (name !== null && segs.slice(i + 1).some(runsStdin)) return name;
+  }
+  return null;
+}
+
+/** Fetching code in a program (`fetch(`, `URI.open`, `LWP`, `Net::HTTP`) and evaluating it on the same line. */
+const FETCH_IN_CODE =
+  /\bfetch\s*\(|\bURI\.open\b|\bopen-uri\b|\bLWP::|\bNet::HTTP\b|\bget\s*\(\s*["']https?:|\burlopen\s*\(|\brequests\.get\s*\(|\bhttpx\.get\s*\(|\bhttps?\.get\s*\(|\bHTTP::Tiny\b/;
+const EVALUATES = /\beval\b|\bnew\s+Function\s*\(|\bvm\.runIn\w*\s*\(|\binstance_eval\b/;
+
 export const remoteExec: LineRule = {
   rule: "remote_exec",
   keywords: [
@@ -109,14 +174,21 @@ export const remoteExec: LineRule = {
   category: "execution",
   quick: /curl|wget|\biwr\b|\birm\b|Invoke-|aria2c|Download|urlopen|urllib|requests\.get|httpx|\beval\b|\biex\b/i,
   check(line, ctx) {
-    if (EVAL_FETCH.test(line) || CODE_FETCH.test(line))
+    if (
+      EVAL_FETCH.test(line) ||
+      CODE_FETCH.test(line) ||
+      (FETCH_IN_CODE.test(line) && EVALUATES.test(line)) ||
+      runsSubstitution(line, DOWNLOADER)
+    )
       return remoteHit(line, ctx, "remote code executed from a download");
     if (!DOWNLOADER.test(line)) return null;
     const segs = pipeSegments(line);
-    for (let i = 0; i < segs.length - 1; i++) {
+    // Only a downloader before the last stage running stdin matters: one pass, not one per downloader.
+    const last = lastStdinInterpreter(segs);
+    for (let i = 0; i < last; i++) {
       if (!DOWNLOADER.test(segs[i]!)) continue;
       const j = stdinInterpreterAfter(segs, i);
-      if (j >= 0) return remoteHit(segs.slice(i, j).join("|"), ctx, "download piped into an interpreter");
+      return remoteHit(segs.slice(i, j).join("|"), ctx, "download piped into an interpreter");
     }
     if (downloadThenRun(line)) return remoteHit(line, ctx, "downloaded script executed");
     return null;
@@ -151,10 +223,9 @@ export const decodeExec: LineRule = {
     if (EVAL_DECODED.test(line)) return { severity: "critical", message: "decoded data executed" };
     if (!DECODER.test(line)) return null;
     const segs = pipeSegments(line);
-    for (let i = 0; i < segs.length - 1; i++) {
-      if (DECODER.test(segs[i]!) && stdinInterpreterAfter(segs, i) >= 0)
-        return { severity: "critical", message: "decoded data piped into an interpreter" };
-    }
+    const last = lastStdinInterpreter(segs);
+    for (let i = 0; i < last; i++)
+      if (DECODER.test(segs[i]!)) return { severity: "critical", message: "decoded data piped into an interpreter" };
     return null;
   },
 };

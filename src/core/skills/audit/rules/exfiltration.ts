@@ -27,7 +27,7 @@ export const SECRET_VAR =
 export const CODE_SECRET =
   /(?:process\.env\.|process\.env\[["']|os\.environ\[["']|os\.environ\.get\(["']|os\.getenv\(["']|ENV\[["']|Deno\.env\.get\(["']|\$env:)[A-Za-z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIAL)/i;
 export const ENV_DUMP =
-  /\bprintenv\b|(?:^|[\s;&(`$])env\s*(?:$|\||\)|`)|(?:^|[\s;&(])set\s*\||\bexport\s+-p\b|\bGet-ChildItem\s+env:|\bgci\s+env:|\bdir\s+env:|\bdict\(\s*os\.environ\s*\)|\bos\.environ\.copy\(\)|\bstr\(\s*os\.environ\s*\)|\bjson\.dumps\(\s*(?:dict\()?os\.environ|JSON\.stringify\(\s*process\.env\s*\)|\bos\.environ\s*[,)}]|\bprocess\.env\s*[,)}]|\.\.\.process\.env\b/;
+  /\bprintenv\b|(?:^|[\s;&(`$])env\s*(?:$|\||\)|`)|(?:^|[\s;&(])set\s*\||\bexport\s+-p\b|\bGet-ChildItem\s+env:|\bgci\s+env:|\bdir\s+env:|\bdict\(\s*os\.environ\s*\)|\bos\.environ\.copy\(\)|\bstr\(\s*os\.environ\s*\)|\bjson\.dumps\(\s*(?:dict\()?os\.environ|JSON\.stringify\(\s*process\.env\s*\)|\bos\.environ\s*[,)}]|\bprocess\.env\s*[,)}]|\.\.\.process\.env\b|\/proc\/(?:self|\d+|\$\$|\$\w+)\/environ\b/;
 const SUBST_SECRET =
   /\$\((?:[^()]*\b(?:cat|base64|tar|gzip|printenv|env|xxd)\b[^()]*)\)|`[^`]*\b(?:cat|base64|printenv|env)\b[^`]*`/;
 export const LOOPBACK = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\]|0\.0\.0\.0)$/;
@@ -66,9 +66,12 @@ function credentialSent(line: string): Hit | null {
   for (const m of stripped.matchAll(DATA_FLAG_G))
     if (CRED_FILE.test(m[1]!)) return critical("credential file uploaded");
   const segs = pipeSegments(stripped);
+  // Whether a stage before the current one names a credential file, kept as the loop goes.
+  let credBefore = false;
   for (let i = 0; i < segs.length; i++) {
+    if (i > 0 && !credBefore) credBefore = CRED_FILE.test(segs[i - 1]!);
     if (!SHELL_SENDER.test(segs[i]!) && !CODE_SENDER.test(segs[i]!)) continue;
-    if (segs.slice(0, i).some((s) => CRED_FILE.test(s))) return critical("credential file piped to a network sender");
+    if (credBefore) return critical("credential file piped to a network sender");
     if (/<\s*["']?\S*/.test(segs[i]!) && CRED_FILE.test(segs[i]!.slice(segs[i]!.indexOf("<"))))
       return critical("credential file redirected into a network sender");
     if (/\b(?:scp|sftp|rsync)\b/.test(segs[i]!) && CRED_FILE.test(segs[i]!))
@@ -85,13 +88,18 @@ function credentialSent(line: string): Hit | null {
 /** A secret environment variable, or the whole environment, placed where it is sent. */
 function envSent(line: string): Hit | null {
   const segs = pipeSegments(line);
+  let secretBefore = false;
   for (let i = 1; i < segs.length; i++) {
-    if (!SHELL_SENDER.test(segs[i]!) && !CODE_SENDER.test(segs[i]!)) continue;
-    const before = segs.slice(0, i);
-    if (before.some((s) => ENV_DUMP.test(s) || SECRET_VAR.test(s) || CODE_SECRET.test(s)) && !allLoopback(line))
-      return critical("environment secrets piped to a network sender");
+    const prev = segs[i - 1]!;
+    // A segment is read with its pipe back on (`set |`, `env |` are dumps only before a pipe).
+    secretBefore ||= ENV_DUMP.test(`${prev}|`) || SECRET_VAR.test(prev) || CODE_SECRET.test(prev);
+    if (!secretBefore || (!SHELL_SENDER.test(segs[i]!) && !CODE_SENDER.test(segs[i]!))) continue;
+    if (!allLoopback(line)) return critical("environment secrets piped to a network sender");
+    break;
   }
-  const dumpInSubst = /\$\(\s*(?:printenv|env|set|export -p)\b[^)]*\)|`\s*(?:printenv|env)\b[^`]*`/.test(line);
+  const dumpInSubst =
+    /\$\(\s*(?:printenv|env|set|export -p)\b[^)]*\)|`\s*(?:printenv|env)\b[^`]*`/.test(line) ||
+    [...line.matchAll(/\$\(([^()]*)\)|`([^`]*)`/g)].some((m) => ENV_DUMP.test(`${m[1] ?? m[2]}|`));
   const codeDump = CODE_SENDER.test(line) && ENV_DUMP.test(line) && /os\.environ|process\.env/.test(line);
   if ((dumpInSubst || codeDump) && !allLoopback(line)) return critical("environment dump sent over the network");
   const hasVar = SECRET_VAR.test(line) || CODE_SECRET.test(line);
@@ -123,8 +131,15 @@ function envSent(line: string): Hit | null {
   if (hit !== null) return hit;
   if (CODE_SENDER.test(line) && CODE_SECRET.test(line) && !HEADER_CONTEXT.test(line))
     return { severity: "high", message: "secret environment variable passed to a network call" };
-  if (HEADER_CONTEXT.test(line))
+  if (HEADER_CONTEXT.test(line)) {
+    // The header exemption is for https: over plain http the secret crosses the network in clear.
+    const clear = (line.match(URL_G) ?? []).some((u) => {
+      const { host, https } = hostOf(u);
+      return !https && host !== "" && !LOOPBACK.test(host);
+    });
+    if (clear) return critical("secret sent in a header over plain http");
     return { severity: "low", message: "secret used in an authorization header", rule: "credential_use" };
+  }
   return null;
 }
 

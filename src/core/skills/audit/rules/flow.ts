@@ -8,6 +8,7 @@
  */
 import type { Severity } from "../../../schema/finding.ts";
 import type { LogicalLine } from "../context.ts";
+import { REMOTE_NAME, runsVariable, URL_BASENAME_G } from "./execution.ts";
 import { garbagePacer } from "./types.ts";
 import {
   CODE_SECRET,
@@ -244,6 +245,8 @@ export function dataFlow(lines: readonly LogicalLine[], dialect: Dialect, emit: 
   const taint = new Map<string, { kind: Taint; line: number }>();
   const paths = new Map<string, number>();
   const downloads = new Map<string, { line: number; text: string }>();
+  /** Shell variables holding a download (`S=$(curl …)`). */
+  const fetched = new Map<string, { line: number; text: string }>();
   /** Variables holding an open request or socket (`req = https.request(…)`): writing to them sends. */
   const channels: RegExp[] = [];
   // Every reference in the text, looked up by name: one pass whatever the number of tracked names.
@@ -279,10 +282,26 @@ export function dataFlow(lines: readonly LogicalLine[], dialect: Dialect, emit: 
     const report = (rule: "exfiltration" | "persistence", severity: Severity, message: string) =>
       emit({ line: st.line, rule, category: rule, severity, message, text });
     if (dialect === "shell") {
+      if (fetched.size > 0 && /\$/.test(text)) {
+        const name = runsVariable(text, fetched);
+        if (name !== null)
+          emit({
+            line: st.line,
+            rule: "remote_exec",
+            category: "execution",
+            severity: "critical",
+            message: `runs the download kept in $${name} on line ${fetched.get(name)!.line}`,
+            text,
+            download: fetched.get(name)!.text,
+          });
+      }
       if (DOWNLOADER.test(text)) {
         for (const m of text.matchAll(OUTPUT_G))
           if (m[1] !== "-" && m[1] !== "/dev/null" && downloads.size < 50)
             downloads.set(m[1]!, { line: st.line, text });
+        if (REMOTE_NAME.test(text))
+          for (const m of text.matchAll(URL_BASENAME_G))
+            if (downloads.size < 50) downloads.set(m[1]!, { line: st.line, text });
       } else if (downloads.size > 0) {
         const d = runsDownloaded(text, downloads);
         if (d !== null)
@@ -348,10 +367,14 @@ export function dataFlow(lines: readonly LogicalLine[], dialect: Dialect, emit: 
       // The output of a request is its response, not the secret sent with it.
       if (SHELL_SENDER.test(expr) || CODE_SENDER.test(expr)) {
         taint.delete(name);
+        if (dialect === "shell" && DOWNLOADER.test(expr) && /\$\(|`/.test(expr))
+          remember(fetched, name, { line: st.line, text: expr });
+        else fetched.delete(name);
         if (dialect === "code" && channels.length < 20)
           channels.push(new RegExp(String.raw`\b${escapeRegex(name)}\.(?:write|end|send|sendall)\s*\(`));
         continue;
       }
+      fetched.delete(name);
       const own = sourceOf(expr);
       const inherited = refsIn(expr).find((r) => roleBefore(expr.slice(Math.max(0, r.at - 60), r.at)) !== "header");
       const kind = own ?? inherited?.kind ?? null;

@@ -4,9 +4,10 @@
  * `reverse_shell`, `tunnel_or_dropsite`, `mining`, `privilege`, `path_traversal`.
  */
 import type { Hit, LineRule } from "./types.ts";
-import { byLocation, worst } from "./types.ts";
+import { byLocation, pipeSegments, stdinInterpreterAfter, worst } from "./types.ts";
 
-const RM_G = /(?:^|[\s;&|(`$]|sudo\s)rm\s+([^;&|`)\n]*)/g;
+// `\rm` skips aliases; it is still rm.
+const RM_G = /(?:^|[\s;&|(`$\\]|sudo\s)rm\s+([^;&|`)\n]*)/g;
 const ROOT_TARGETS = new Set([
   "/",
   "/*",
@@ -49,6 +50,19 @@ const EXEMPT = new Set([
   "tmp",
 ]);
 
+/**
+ * A path as the shell would see it for the root/home test: quotes gone (`"${HOME}"/`),
+ * `${HOME:?}`/`${HOME:-…}` read as `$HOME`, and trailing `/`, `/*`, `/.` dropped (`/` stays `/`).
+ */
+function canonicalTarget(t: string): string {
+  const s = t
+    .replace(/["']/g, "")
+    .replace(/\$\{(HOME|USERPROFILE)(?:[:?=+-][^}]*)?\}/g, "$$$1")
+    .replace(/(?:\/\*?|\/\.)+$/, "");
+  return s === "" && t.replace(/["']/g, "").startsWith("/") ? "/" : s;
+}
+const ROOT_CANON = new Set([...ROOT_TARGETS].map(canonicalTarget));
+
 function rmHit(args: string): Hit | "low" | null {
   const toks = args
     .trim()
@@ -67,7 +81,7 @@ function rmHit(args: string): Hit | "low" | null {
     } else if (t !== "--" && t !== "") targets.push(t);
   }
   if (!recursive) return null;
-  if (targets.some((t) => ROOT_TARGETS.has(t)))
+  if (targets.some((t) => ROOT_TARGETS.has(t) || ROOT_CANON.has(canonicalTarget(t))))
     return { severity: "critical", message: "recursive delete of the root or home directory" };
   if (!force) return null;
   const benign = (t: string) => {
@@ -79,6 +93,27 @@ function rmHit(args: string): Hit | "low" | null {
 
 const DISK =
   /\bmkfs(?:\.[a-z0-9]+)?\s+\S|\bdd\b[^;|&]*\bof=\/dev\/(?!null\b|zero\b|stdout\b|stderr\b|fd\/|u?random\b|tty)|>\s*\/dev\/(?:sd[a-z]|nvme\d|hd[a-z]|disk\d|mmcblk\d|xvd[a-z]|vd[a-z])|\bformat\s+[A-Za-z]:(?=\s|$|\/)|\bdiskpart\b.*\bclean\b|\bshred\b[^;|&]*\/dev\/|:\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:|\b(?:Remove-Item|rd|rmdir)\b.*(?:-Recurse|\/s)\b.*\s["']?(?:C:\\|\$env:USERPROFILE|~)["']?(?:\s|$)/i;
+
+const FIND_G = /(?:^|[\s;&|(`$\\]|sudo\s)find\s+([^;&|`)\n]*)/g;
+/** Tests that narrow what find deletes to some files (`-name '*.pyc'`), not the whole tree. */
+const FIND_NARROWS =
+  /^-(?:i?name|i?path|i?wholename|i?regex|newer\w*|[amc](?:time|min)|size|user|group|uid|gid|empty|perm|links|lname|samefile|inum)$/;
+
+/** `find / -delete`, `find ~ -exec rm -rf {} +`: the whole root or home tree removed. */
+function findHit(args: string): boolean {
+  const toks = args.trim().split(/\s+/);
+  const roots: string[] = [];
+  let i = 0;
+  while (i < toks.length && /^-[HLP]$|^-O\d$|^-D$/.test(toks[i]!)) i++;
+  for (; i < toks.length && !/^[-!(]/.test(toks[i]!); i++) roots.push(toks[i]!);
+  if (!roots.some((r) => ROOT_CANON.has(canonicalTarget(r)))) return false;
+  const rest = toks.slice(i);
+  if (rest.some((t) => FIND_NARROWS.test(t))) return false;
+  return (
+    rest.includes("-delete") ||
+    rest.some((t, j) => /^-(?:exec|execdir|ok)$/.test(t) && /^(?:\S*\/)?rm$/.test(rest[j + 1] ?? ""))
+  );
+}
 
 export const destructive: LineRule = {
   rule: "destructive",
@@ -96,9 +131,10 @@ export const destructive: LineRule = {
     "remove-item",
     "rd ",
     "rmdir",
+    "find ",
   ],
   category: "destructive",
-  quick: /\brm\s|mkfs|\bdd\s|>\s*\/dev\/|\bformat\s+[A-Za-z]:|diskpart|shred|:\(\)|Remove-Item|\brd\s|rmdir/i,
+  quick: /\brm\s|mkfs|\bdd\s|>\s*\/dev\/|\bformat\s+[A-Za-z]:|diskpart|shred|:\(\)|Remove-Item|\brd\s|rmdir|\bfind\s/i,
   check(line, ctx) {
     let hit: Hit | null = DISK.test(line)
       ? { severity: byLocation(ctx), message: "destroys a disk or file system" }
@@ -109,6 +145,9 @@ export const destructive: LineRule = {
       if (r === "low") low = true;
       else if (r !== null) hit = worst(hit, { severity: byLocation(ctx), message: r.message });
     }
+    for (const m of line.matchAll(FIND_G))
+      if (findHit(m[1]!))
+        hit = worst(hit, { severity: byLocation(ctx), message: "find deletes the root or home directory tree" });
     if (hit === null && low) return { severity: "low", message: "rm -rf of a path" };
     return hit;
   },
@@ -232,7 +271,8 @@ export const persistence: LineRule = {
   },
 };
 
-const DEV_TCP = /\/dev\/(?:tcp|udp)\/\S+\/\d+/;
+const DEV_TCP_G = /\/dev\/(?:tcp|udp)\/([^\s/'"]+)\/(?:\d+|\$\{?\w+\}?)/g;
+const LOOPBACK_HOST = /^(?:localhost|127(?:\.\d{1,3}){3}|::1|\[::1\])$/i;
 const INTERACTIVE =
   /\b(?:ba|z)?sh\b[^|;]*\s-i\b|\s-i\s*[>&]|[0-2]?>&\s*[0-2]\b.*\/dev\/tcp|\/dev\/tcp.*[0-2]>&[0-2]|0<&\d|<&\d+\s*\|\s*while|\$line\b|exec\s+\/bin\/(?:ba)?sh/;
 const REVERSE =
@@ -264,11 +304,16 @@ export const reverseShell: LineRule = {
     /\/dev\/(?:tcp|udp)|\bsh\s+-i|\b(?:nc|ncat|netcat)\b|socat|mkfifo|socket|dup2|pty\.spawn|TCPClient|fsockopen|TCPSocket|net\.(?:connect|Socket|createConnection)|telnet|s_client/i,
   check(line) {
     if (REVERSE.test(line)) return { severity: "critical", message: "reverse shell" };
-    if (DEV_TCP.test(line))
-      return INTERACTIVE.test(line)
-        ? { severity: "critical", message: "reverse shell over /dev/tcp" }
-        : { severity: "medium", message: "raw /dev/tcp socket (port probe)" };
-    return null;
+    const hosts = [...line.matchAll(DEV_TCP_G)].map((m) => m[1]!);
+    if (hosts.length === 0) return null;
+    if (INTERACTIVE.test(line)) return { severity: "critical", message: "reverse shell over /dev/tcp" };
+    const segs = pipeSegments(line);
+    const fed = segs.some((seg, i) => /\/dev\/(?:tcp|udp)\//.test(seg) && stdinInterpreterAfter(segs, i) >= 0);
+    // install.md §7.3: any /dev/tcp socket is critical; a probe of a local port (`wait-for-db`)
+    // reaches no other host and runs nothing it reads, so it stays informational.
+    if (fed || !hosts.every((h) => LOOPBACK_HOST.test(h)))
+      return { severity: "critical", message: fed ? "runs what a /dev/tcp socket sends" : "raw /dev/tcp socket" };
+    return { severity: "medium", message: "raw /dev/tcp socket to a local port (port probe)" };
   },
 };
 

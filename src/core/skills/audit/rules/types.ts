@@ -5,6 +5,9 @@
  */
 import type { Severity } from "../../../schema/finding.ts";
 import type { Location } from "../context.ts";
+import { runsStdin } from "./shell.ts";
+
+export { runsStdin };
 
 export interface LineContext {
   location: Location;
@@ -52,79 +55,10 @@ export function pipeSegments(line: string): string[] {
   return line.split(/(?<!\|)\|(?![|])/);
 }
 
-const SH = new Set(["sh", "bash", "zsh", "dash", "ksh", "fish", "ash", "mksh"]);
-const PROGRAM_FLAGS: Record<string, Set<string>> = {
-  sh: new Set(["-c"]),
-  python: new Set(["-c", "-m"]),
-  node: new Set(["-e", "-p", "--eval", "--print", "-r", "--require"]),
-  perl: new Set(["-e", "-E"]),
-  ruby: new Set(["-e"]),
-  pwsh: new Set(["-c", "-command", "-f", "-file"]),
-  php: new Set(["-r", "-f"]),
-  lua: new Set(["-e"]),
-};
-const ARG_FLAGS = new Set(["-o", "+o", "-W", "-X", "-u", "-g"]);
-
-function family(name: string): string | null {
-  const base = name
-    .replace(/^.*[/\\]/, "")
-    .toLowerCase()
-    .replace(/\.exe$/, "");
-  if (SH.has(base)) return "sh";
-  if (/^python[0-9.]*$/.test(base) || base === "py") return "python";
-  if (base === "node" || base === "nodejs") return "node";
-  if (base === "perl") return "perl";
-  if (base === "ruby") return "ruby";
-  if (base === "pwsh" || base === "powershell") return "pwsh";
-  if (base === "php") return "php";
-  if (base === "lua") return "lua";
-  if (base === "iex" || base === "invoke-expression") return "iex";
-  return null;
-}
-
-/**
- * True when a pipe segment starts an interpreter that runs its standard input as the program:
- * no script path and no `-c`/`-e`/`-m` program argument (`-` and `-s` do read stdin).
- */
-export function runsStdin(segment: string): boolean {
-  const head = segment.split(/&&|;|\|\||\)|`|2?>/)[0] ?? "";
-  const toks = head
-    .trim()
-    .split(/\s+/)
-    .filter((t) => t !== "");
-  let i = 0;
-  for (;;) {
-    const t = toks[i];
-    if (t === undefined) return false;
-    if (t === "sudo" || t === "exec" || t === "command" || t === "nohup" || t === "time" || /\/env$|^env$/.test(t)) {
-      i++;
-      while (toks[i] !== undefined && (toks[i]!.startsWith("-") || /^[A-Za-z_][A-Za-z0-9_]*=/.test(toks[i]!))) {
-        if (toks[i] === "-u") i++;
-        i++;
-      }
-      continue;
-    }
-    if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(t)) {
-      i++;
-      continue;
-    }
-    break;
-  }
-  const fam = family(toks[i]!.replace(/^["']|["']$/g, ""));
-  if (fam === null) return false;
-  if (fam === "iex") return true;
-  const programFlags = PROGRAM_FLAGS[fam]!;
-  for (let j = i + 1; j < toks.length; j++) {
-    const t = toks[j]!.replace(/^["']|["']$/g, "");
-    if (t === "-" || t === "-s" || t === "--") return true;
-    if (programFlags.has(t.toLowerCase())) return false;
-    if (t.startsWith("-") || t.startsWith("+")) {
-      if (ARG_FLAGS.has(t)) j++;
-      continue;
-    }
-    return false;
-  }
-  return true;
+/** The index of the last segment (after the first) that runs its stdin, or -1. */
+export function lastStdinInterpreter(segs: string[]): number {
+  for (let j = segs.length - 1; j > 0; j--) if (runsStdin(segs[j]!)) return j;
+  return -1;
 }
 
 /** A segment index of `segs` at or after `from` that runs its stdin, or -1. */
