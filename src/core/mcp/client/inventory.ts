@@ -5,6 +5,7 @@
  * wins), and publish remote tools plus the resource/prompt utilities under their §7 names.
  * Everything a server sends is untrusted: names, descriptions and schemas are checked and cut.
  */
+import picomatch from "picomatch";
 import { clampChars, stripInvisible } from "../../text.ts";
 import type { EffectiveServer } from "../effective.ts";
 import type { JsonSchemaObject } from "../../skills/tools/result.ts";
@@ -57,10 +58,24 @@ export function passes(
   if (block?.includes(name)) return false;
   if (allow && allow.length > 0 && !allow.includes(name)) return false;
   if (globs) {
-    if (globs.disabled.some((g) => new Bun.Glob(g).match(name))) return false;
-    if (globs.enabled.length > 0 && !globs.enabled.some((g) => new Bun.Glob(g).match(name))) return false;
+    if (globs.disabled.some((g) => globMatcher(g)(name))) return false;
+    if (globs.enabled.length > 0 && !globs.enabled.some((g) => globMatcher(g)(name))) return false;
   }
   return true;
+}
+
+// omp's and mcp-json's enabledTools/disabledTools are picomatch globs (mcp.md §4.3): matching with
+// the same library keeps brace, extglob and negation semantics identical to the tool that wrote them.
+// Compiled once per pattern: discovery re-checks every tool name against every glob.
+const matchers = new Map<string, (name: string) => boolean>();
+function globMatcher(glob: string): (name: string) => boolean {
+  let m = matchers.get(glob);
+  if (m === undefined) {
+    m = picomatch(glob, { dot: true });
+    if (matchers.size >= 1024) matchers.clear();
+    matchers.set(glob, m);
+  }
+  return m;
 }
 
 /** The filter check of one raw tool name of a server (also re-run at call time, §9). */
