@@ -106,6 +106,32 @@ describe("journals inside skill roots are never trusted", () => {
   });
 });
 
+describe("temp dirs live where lemon owns them", () => {
+  test("dot-dirs in another tool's root that look like lemon's temp dirs are never swept", async () => {
+    await using box = await sandbox();
+    const claude = join(box.home, ".claude", "skills");
+    await box.write(join(claude, ".fetch-999999-ab", "keep.md"), "theirs\n");
+    await box.write(join(claude, ".x.staging-999999-ab", "keep.md"), "theirs\n");
+    await box.skill(join(box.root, "src"), "good");
+    await using lemon = lemonOf(box);
+    await lemon.skills.install(join(box.root, "src", "good"), { approve: true, agent: "claude" });
+    expect(readdirSync(claude).sort()).toEqual([".fetch-999999-ab", ".x.staging-999999-ab", "good"]);
+  });
+
+  test("a fetch killed mid-way leaves its dir under A/cache, never in the root, and the next install removes it", async () => {
+    await using box = await sandbox();
+    const src = join(box.root, "src");
+    await box.skill(src, "good");
+    await killedAt(box, "fetched", join(src, "good"), false);
+    const cache = join(box.agentDir, "cache");
+    expect(readdirSync(cache).filter((n) => n.startsWith(".fetch-")).length).toBe(1);
+    expect(existsSync(join(box.agentDir, "skill")) ? readdirSync(join(box.agentDir, "skill")) : []).toEqual([]);
+    await using lemon = lemonOf(box);
+    await lemon.skills.install(join(src, "good"), { approve: true });
+    expect(readdirSync(cache).filter((n) => n.startsWith(".fetch-"))).toEqual([]);
+  });
+});
+
 describe("a killed activation is settled by the next install of the key", () => {
   for (const step of ["activated", "recorded"]) {
     test(`fresh install killed at '${step}': the plain re-run installs (no CONFLICT), nothing is left over`, async () => {

@@ -38,9 +38,6 @@ const LEFTOVER = /^\.(?:.+\.staging|fetch)-(\d+)-[0-9a-f]+$/;
 const JOURNAL = /^(.+)\.([0-9a-f]{12})\.json$/;
 const BACKUP = "backup";
 
-/** A name {@link sweepTemp} has work for: a staging or fetch dir. */
-export const journalLeftover = (name: string): boolean => LEFTOVER.test(name);
-
 /**
  * The journal dir of a scope under A. A project is named by the real path of C, which the
  * lockfile's place follows; the audit cache's scope id would not do, since it changes when an

@@ -1,9 +1,10 @@
 /**
  * @module skills/install/install
  * The install sequence of install.md §5: plan, early conflict check, operation approval, then
- * `stageAndActivate` (steps 4–13), which `update` reuses with replace semantics. Every temporary,
- * staging and backup directory is dot-named under the destination root and removed at the end;
- * the journal of an activation is lemon's own state under A (activate.ts).
+ * `stageAndActivate` (steps 4–13), which `update` reuses with replace semantics. The staging and
+ * backup dirs are dot-named under the destination root (a rename stays on its filesystem), the
+ * fetch dir under A/cache; all are removed at the end. The journal of an activation is lemon's
+ * own state under A (activate.ts).
  */
 import { existsSync } from "node:fs";
 import { basename, join } from "node:path";
@@ -149,7 +150,11 @@ export async function stageAndActivate(ctx: LemonContext, plan: ActivationPlan):
   const { spec, scope, destRoot } = plan;
   await assertWritableRoot(ctx, scope, destRoot);
   await makeDir(destRoot, 0o755);
-  const { dir: fetchDir, fetched, found } = await fetchAndFind(ctx, spec, destRoot, plan.onProgress);
+  // Fetched under lemon's own cache, never in a root another tool may own (or a project clone):
+  // what a killed fetch leaves there is swept by the next writer (recovery.ts).
+  const fetchParent = join(ctx.agentDir, "cache");
+  await makeDir(fetchParent, 0o755);
+  const { dir: fetchDir, fetched, found } = await fetchAndFind(ctx, spec, fetchParent, plan.onProgress);
   let staged: Staged | null = null;
   try {
     const selected = selectSkill(found, plan.skill, rootNameOf(spec));

@@ -6,13 +6,12 @@
  * state. Without it a remove could take a half-installed skill and the journal would later put
  * the replaced one back with no record; an update could call a half-installed skill a local edit.
  */
-import { readdirSync } from "node:fs";
 import { rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { LemonContext } from "../../context.ts";
 import { scopePathsFor, type Scope } from "../../paths.ts";
 import { recordOf, updateLockfile, type LockDoc, type LockRecord } from "../lockfile.ts";
-import { dropStaleMarks, hasJournals, journalLeftover, recoverJournals, removalMark, sweepTemp } from "./activate.ts";
+import { dropStaleMarks, hasJournals, recoverJournals, removalMark, sweepTemp } from "./activate.ts";
 import { AGENT_LABELS, assertWritableRoot, destinationRoot, namesIn, occupied, recordedRoot } from "./destination.ts";
 
 const REMOVING = /^\.(.+)\.removing-([0-9a-f]{12})$/;
@@ -88,29 +87,23 @@ export async function recoverScope(ctx: LemonContext, scope: Scope, doc: LockDoc
   // Journals first: an undone install may free the place a parked removal goes back to.
   await recoverJournals(ctx, scope, doc);
   const roots = await scopeRoots(ctx, scope);
-  for (const root of roots) {
-    await sweepTemp(root);
+  // Temp dirs of dead processes are swept only where lemon owns the directory (its own root of
+  // the scope, A/cache where every fetch happens): another tool's root may be someone's clone,
+  // whose dot-dirs are not lemon's to delete.
+  if (roots.includes(lemonRoot)) await sweepTemp(lemonRoot);
+  await sweepTemp(join(ctx.agentDir, "cache"));
+  for (const root of roots)
     await recoverRemovals(root, doc, rootOf, lemonRoot, (key, txn) => removalMark(ctx, scope, key, txn));
-  }
   await dropStaleMarks(ctx, scope, roots);
 }
 
-const hasLeftovers = (root: string) => {
-  try {
-    return readdirSync(root).some(journalLeftover);
-  } catch {
-    return false;
-  }
-};
-
 /**
  * {@link recoverScope} under the scope's lock, for a caller that looks at the scope before it
- * takes the lock itself (remove's location and approval, update's local-edit check); free when
- * no root holds anything to recover.
+ * takes the lock itself (install's early check, remove's location and approval, update's
+ * local-edit check); free when A holds no journal or removal mark of the scope.
  */
 export async function recoverInterrupted(ctx: LemonContext, scope: Scope, command: string): Promise<void> {
-  const roots = await scopeRoots(ctx, scope);
-  if (!(await hasJournals(ctx, scope)) && !roots.some(hasLeftovers)) return;
+  if (!(await hasJournals(ctx, scope))) return;
   await updateLockfile(
     scopePathsFor(ctx, scope).lockfile,
     scope === "project" ? ctx.cwd : null,

@@ -56,7 +56,7 @@ export async function privateDir(parent: string, name: string, keepOnSignal = fa
 
 /**
  * `<pid>-<random>`: the random part of a temporary name, led by the pid so that the next install
- * can remove what a killed one left (activate.ts `recoverJournals`).
+ * can remove what a killed one left (activate.ts `sweepTemp`).
  */
 export const tempSuffix = () => `${process.pid}-${randomHex(6)}`;
 
