@@ -4,10 +4,32 @@
  * (install.md §7.3).
  */
 import type { Hit, LineContext, LineRule } from "./types.ts";
-import { commandsOf, programOf, unwrap } from "./shell.ts";
+import { commandsOf, firstCommand, programOf, unwrap } from "./shell.ts";
 import { byLocation, lastStdinInterpreter, pipeSegments, runsStdin, stdinInterpreterAfter } from "./types.ts";
 
 const DOWNLOADER = /\b(?:curl|wget|iwr|irm|Invoke-WebRequest|Invoke-RestMethod|aria2c|DownloadString|DownloadFile)\b/i;
+/** Download commands whose names are common words (`fetch`, `http`): only as the command run. */
+const DOWNLOAD_COMMANDS = new Set([
+  "fetch",
+  "http",
+  "https",
+  "xh",
+  "xhs",
+  "curlie",
+  "lwp-download",
+  "lwp-request",
+  "axel",
+  "aria2c",
+]);
+const DOWNLOAD_WORD = /\b(?:fetch|https?|xhs?|curlie|lwp-download|lwp-request|axel)\s/i;
+
+/** A pipe stage that downloads: a downloader named anywhere in it, or run as its command. */
+function downloads(segment: string): boolean {
+  if (DOWNLOADER.test(segment)) return true;
+  if (!DOWNLOAD_WORD.test(segment)) return false;
+  const name = (unwrap(firstCommand(segment)).words[0] ?? "").replace(/^.*\//, "").toLowerCase();
+  return DOWNLOAD_COMMANDS.has(name);
+}
 const URL_G = /https?:\/\/[^\s'"`)|;<>\\]+/gi;
 
 const KNOWN_INSTALLER_HOSTS = new Set([
@@ -159,6 +181,13 @@ export const remoteExec: LineRule = {
   keywords: [
     "curl",
     "wget",
+    "fetch ",
+    "http ",
+    "https ",
+    "xh ",
+    "xhs ",
+    "lwp-",
+    "axel",
     "iwr",
     "irm",
     "invoke-",
@@ -172,7 +201,8 @@ export const remoteExec: LineRule = {
     "iex",
   ],
   category: "execution",
-  quick: /curl|wget|\biwr\b|\birm\b|Invoke-|aria2c|Download|urlopen|urllib|requests\.get|httpx|\beval\b|\biex\b/i,
+  quick:
+    /curl|wget|\biwr\b|\birm\b|Invoke-|aria2c|Download|urlopen|urllib|requests\.get|httpx|\beval\b|\biex\b|\b(?:fetch|https?|xhs?|lwp-\w+|axel)\s/i,
   check(line, ctx) {
     if (
       EVAL_FETCH.test(line) ||
@@ -181,12 +211,12 @@ export const remoteExec: LineRule = {
       runsSubstitution(line, DOWNLOADER)
     )
       return remoteHit(line, ctx, "remote code executed from a download");
-    if (!DOWNLOADER.test(line)) return null;
+    if (!DOWNLOADER.test(line) && !DOWNLOAD_WORD.test(line)) return null;
     const segs = pipeSegments(line);
     // Only a downloader before the last stage running stdin matters: one pass, not one per downloader.
     const last = lastStdinInterpreter(segs);
     for (let i = 0; i < last; i++) {
-      if (!DOWNLOADER.test(segs[i]!)) continue;
+      if (!downloads(segs[i]!)) continue;
       const j = stdinInterpreterAfter(segs, i);
       return remoteHit(segs.slice(i, j).join("|"), ctx, "download piped into an interpreter");
     }

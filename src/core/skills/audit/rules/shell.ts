@@ -126,7 +126,7 @@ const WRAPPERS = new Map<string, { valued: Set<string>; operands?: number }>([
   ["nice", { valued: new Set(["-n"]) }],
   ["ionice", { valued: new Set(["-c", "-n", "-p"]) }],
   ["stdbuf", { valued: new Set(["-i", "-o", "-e"]) }],
-  ["env", { valued: new Set(["-u", "-C", "-S"]) }],
+  ["env", { valued: new Set(["-u", "-C"]) }],
   ["timeout", { valued: new Set(["-s", "-k", "--signal", "--kill-after"]), operands: 1 }],
   ["chrt", { valued: new Set([]), operands: 1 }],
   ["taskset", { valued: new Set([]), operands: 1 }],
@@ -197,9 +197,19 @@ const ARG_FLAGS = new Set(["-o", "+o", "-W", "-X", "-u", "-g", "-O", "+O"]);
 /** Paths that are standard input under another name. */
 export const STDIN_PATH = /^(?:\/dev\/stdin|\/dev\/fd\/0|\/proc\/self\/fd\/0|-)$/;
 
+/**
+ * A program argument that is the input itself (`bash -c "$(cat)"`) or code executing what it
+ * reads from stdin (`python3 -c "exec(sys.stdin.read())"`, `node -e "eval(fs.readFileSync(0)+'')"`).
+ */
+const READS_STDIN =
+  /^\$\(\s*(?:cat(?:\s+-|\s+\/dev\/stdin)?|<\s*\/dev\/stdin)\s*\)$|\b(?:exec|eval|Function|instance_eval)\s*\(?[^;]{0,40}?(?:sys\.stdin\.read|\binput\s*\(|\bopen\s*\(\s*0\b|readFileSync\s*\(\s*(?:0|["']\/dev\/stdin)|\bSTDIN\.read|\$stdin\.read|\bARGF\.read|<STDIN>|php:\/\/stdin)/;
+
 /** The interpreter family a command name belongs to, or null. */
 export function family(name: string): string | null {
-  const base = name
+  // `$(which sh)`, `$(command -v bash)`, `"$SHELL"`, and `env -S "bash -x"`'s one word.
+  const named = /^\$\((?:which|command\s+-v|type\s+-p)\s+([^\s)]+)\s*\)$/.exec(name)?.[1] ?? name.split(/\s+/)[0]!;
+  if (/^\$\{?(?:SHELL|BASH)\}?$/.test(named)) return "sh";
+  const base = named
     .replace(/^.*[/\\]/, "")
     .toLowerCase()
     .replace(/\.exe$/, "");
@@ -235,7 +245,7 @@ export function programOf(run: RunCommand): { stdin: true } | { stdin: false; pr
       const program = run.words[j + 1];
       // `xargs bash -c`: the program is the text xargs reads from the pipe.
       if (program === undefined) return run.xargs ? { stdin: true } : { stdin: false, program: null };
-      return { stdin: false, program };
+      return READS_STDIN.test(program) ? { stdin: true } : { stdin: false, program };
     }
     if ((t.startsWith("-") || t.startsWith("+")) && fam !== "source") {
       if (ARG_FLAGS.has(t)) j++;
@@ -250,8 +260,15 @@ export function programOf(run: RunCommand): { stdin: true } | { stdin: false; pr
 }
 
 /** True when a pipe segment starts an interpreter that runs its standard input as the program. */
-export function runsStdin(segment: string): boolean {
-  return programOf(unwrap(firstCommand(segment)))?.stdin === true;
+export function runsStdin(segment: string, depth = 0): boolean {
+  const cmd = firstCommand(segment);
+  if (programOf(unwrap(cmd))?.stdin === true) return true;
+  // `tee >(sh)`: an output process substitution gets the data on its stdin.
+  for (const w of cmd.words) {
+    const inner = /^>\((.*)\)$/s.exec(w)?.[1];
+    if (inner !== undefined && depth < 4 && runsStdin(inner, depth + 1)) return true;
+  }
+  return false;
 }
 
 /**

@@ -276,7 +276,7 @@ const LOOPBACK_HOST = /^(?:localhost|127(?:\.\d{1,3}){3}|::1|\[::1\])$/i;
 const INTERACTIVE =
   /\b(?:ba|z)?sh\b[^|;]*\s-i\b|\s-i\s*[>&]|[0-2]?>&\s*[0-2]\b.*\/dev\/tcp|\/dev\/tcp.*[0-2]>&[0-2]|0<&\d|<&\d+\s*\|\s*while|\$line\b|exec\s+\/bin\/(?:ba)?sh/;
 const REVERSE =
-  /\b(?:ba|z)?sh\s+-i\s*>&|\b(?:nc|ncat|netcat)\b[^|;]*\s-(?:e|c)\s+\S|\bncat\b.*--(?:exec|sh-exec|lua-exec)\b|\bsocat\b.*\b(?:exec|system):|\bsocat\b.*\bpty\b.*\btcp|\bmkfifo\b.*\b(?:nc|ncat|netcat|telnet|openssl\s+s_client)\b|\b(?:ba|z)?sh\s+-i\b.*\|\s*(?:nc|ncat|netcat|telnet|openssl)\b|\b(?:nc|ncat|netcat|telnet|openssl\s+s_client)\b[^|]*\|\s*(?:\/bin\/)?(?:ba|z)?sh\b|socket\.socket\(.*(?:subprocess|os\.dup2|pty\.spawn|\/bin\/(?:ba)?sh)|\bdup2\(\s*\w+\.fileno\(\)|pty\.spawn\(\s*["']\/bin\/(?:ba|z)?sh|Net\.Sockets\.TCPClient\(.*(?:GetStream|iex|Invoke-Expression)|\bfsockopen\(.*(?:exec|shell_exec|system|passthru|proc_open|\/bin\/sh)|\bsocket\(.*\bexec\b.*\/bin\/(?:ba)?sh|TCPSocket\.(?:new|open)\(.*(?:exec|spawn|popen|\/bin\/sh)|net\.(?:connect|Socket|createConnection)\b.*(?:child_process|spawn\(\s*["']\/bin\/(?:ba)?sh)/i;
+  /\b(?:ba|z)?sh\s+-i\s*>&|\b(?:nc|ncat|netcat)\b[^|;]*\s-(?:e|c)\s+\S|\bncat\b.*--(?:exec|sh-exec|lua-exec)\b|\bsocat\b.*\b(?:exec|system):|\bsocat\b.*\bpty\b.*\btcp|\bmkfifo\b.*\b(?:nc|ncat|netcat|telnet|openssl\s+s_client)\b|\b(?:ba|z)?sh\s+-i\b.*\|\s*(?:nc|ncat|netcat|telnet|openssl)\b|\b(?:nc|ncat|netcat|telnet|openssl\s+s_client)\b[^|]*\|\s*(?:\/bin\/)?(?:ba|z)?sh\b|socket\.socket\(.*(?:subprocess|os\.dup2|pty\.spawn|\/bin\/(?:ba)?sh)|\bdup2\(\s*\w+\.fileno\(\)|pty\.spawn\(\s*["']\/bin\/(?:ba|z)?sh|Net\.Sockets\.TCPClient\(.*(?:GetStream|iex|Invoke-Expression)|\bfsockopen\(.*(?:exec|shell_exec|system|passthru|proc_open|\/bin\/sh)|\bsocket\(.*\bexec\b.*\/bin\/(?:ba)?sh|TCPSocket\.(?:new|open)\(.*(?:exec|spawn|popen|\/bin\/sh)|net\.(?:connect|Socket|createConnection)\b.*(?:child_process|spawn\(\s*["']\/bin\/(?:ba)?sh)|\bchild_process\b.*\bspawn\(\s*["'](?:\/bin\/)?(?:ba|z)?sh["'].*(?:\bnet\b["']?\)?\.(?:connect|Socket|createConnection)|new\s+net\.Socket)/i;
 
 export const reverseShell: LineRule = {
   rule: "reverse_shell",
@@ -298,10 +298,11 @@ export const reverseShell: LineRule = {
     "net.",
     "telnet",
     "s_client",
+    "child_process",
   ],
   category: "network",
   quick:
-    /\/dev\/(?:tcp|udp)|\bsh\s+-i|\b(?:nc|ncat|netcat)\b|socat|mkfifo|socket|dup2|pty\.spawn|TCPClient|fsockopen|TCPSocket|net\.(?:connect|Socket|createConnection)|telnet|s_client/i,
+    /\/dev\/(?:tcp|udp)|\bsh\s+-i|\b(?:nc|ncat|netcat)\b|socat|mkfifo|socket|dup2|pty\.spawn|TCPClient|fsockopen|TCPSocket|net\.(?:connect|Socket|createConnection)|telnet|s_client|child_process/i,
   check(line) {
     if (REVERSE.test(line)) return { severity: "critical", message: "reverse shell" };
     const hosts = [...line.matchAll(DEV_TCP_G)].map((m) => m[1]!);
