@@ -193,7 +193,7 @@ const PROGRAM_FLAGS: Record<string, Set<string>> = {
   lua: new Set(["-e"]),
   source: new Set(),
 };
-const ARG_FLAGS = new Set(["-o", "+o", "-W", "-X", "-u", "-g", "-O", "+O"]);
+const ARG_FLAGS = new Set(["-o", "+o", "-W", "-X", "-u", "-g", "-O", "+O", "--rcfile", "--init-file"]);
 /** Paths that are standard input under another name. */
 export const STDIN_PATH = /^(?:\/dev\/stdin|\/dev\/fd\/0|\/proc\/self\/fd\/0|-)$/;
 
@@ -207,7 +207,11 @@ const READS_STDIN =
 /** The interpreter family a command name belongs to, or null. */
 export function family(name: string): string | null {
   // `$(which sh)`, `$(command -v bash)`, `"$SHELL"`, and `env -S "bash -x"`'s one word.
-  const named = /^\$\((?:which|command\s+-v|type\s+-p)\s+([^\s)]+)\s*\)$/.exec(name)?.[1] ?? name.split(/\s+/)[0]!;
+  const named =
+    /^\$\((?:which|command\s+-v|type\s+-p)\s+([^\s)]+)\s*\)$|^\$\{\w+:?[-=]([^}\s]+)\}$/
+      .exec(name)
+      ?.slice(1)
+      .find((g) => g) ?? name.split(/\s+/)[0]!;
   if (/^\$\{?(?:SHELL|BASH)\}?$/.test(named)) return "sh";
   const base = named
     .replace(/^.*[/\\]/, "")
@@ -263,6 +267,10 @@ export function programOf(run: RunCommand): { stdin: true } | { stdin: false; pr
 export function runsStdin(segment: string, depth = 0): boolean {
   const cmd = firstCommand(segment);
   if (programOf(unwrap(cmd))?.stdin === true) return true;
+  // `| if …; then sh; fi`, `| while …; do bash; done`: a compound's body reads the pipe too.
+  if (/\b(?:then|do|else)\b/.test(segment))
+    for (const c of commandsOf(segment).slice(1))
+      if (/^(?:then|do|else)$/.test(c.words[0] ?? "") && programOf(unwrap(c))?.stdin === true) return true;
   // `tee >(sh)`: an output process substitution gets the data on its stdin.
   for (const w of cmd.words) {
     const inner = /^>\((.*)\)$/s.exec(w)?.[1];
