@@ -106,6 +106,36 @@ describe("journals inside skill roots are never trusted", () => {
   });
 });
 
+describe("lemon's own journals are still checked", () => {
+  test("a journal under A that does not match its schema is dropped and moves nothing", async () => {
+    await using box = await sandbox();
+    const src = join(box.root, "src");
+    await box.skill(src, "good");
+    await box.skill(src, "other");
+    await using lemon = lemonOf(box);
+    await lemon.skills.install(join(src, "good"), { approve: true });
+    const dest = join(box.agentDir, "skill", "good");
+    const hash = await computeBundleHash(dest);
+    const dir = join(box.agentDir, "cache", "install-txn", "global");
+    const journal = {
+      version: 1,
+      key: "good",
+      agent: "lemon",
+      txn: "0123456789ab",
+      bundle_hash: hash,
+      stamp: "x",
+      replacing: false,
+      audit: null,
+      dest: "/elsewhere",
+    };
+    await box.write(join(dir, "good.0123456789ab.json"), JSON.stringify(journal));
+    await box.write(join(dir, "good.0123456789ac.json"), JSON.stringify({ ...journal, dest: undefined, key: "../x" }));
+    await lemon.skills.install(join(src, "other"), { approve: true });
+    expect(await computeBundleHash(dest)).toBe(hash);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+});
+
 describe("temp dirs live where lemon owns them", () => {
   test("dot-dirs in another tool's root that look like lemon's temp dirs are never swept", async () => {
     await using box = await sandbox();
