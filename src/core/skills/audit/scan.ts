@@ -15,7 +15,7 @@ import {
   type LogicalLine,
 } from "./context.ts";
 import { decodePayloads, normalizeText } from "./normalize.ts";
-import { decodeExec, obfuscation, remoteExec, remoteHit } from "./rules/execution.ts";
+import { decodeExec, longLinePipes, obfuscation, remoteExec, remoteHit } from "./rules/execution.ts";
 import { credentialRead, exfiltration, markdownExfil, sensitivePath } from "./rules/exfiltration.ts";
 import {
   frontmatterMarkup,
@@ -262,10 +262,12 @@ function scanLines(
     const ctx: LineContext = { location, fenced: l.fenced, rel };
     for (const piece of windows(l.text))
       for (const { rule, hit } of runRules(LINE_RULES, piece, ctx)) c.add(rule, hit, l.line, piece);
-    const bones = l.text.length > WINDOW ? skeleton(l.text) : null;
+    if (l.text.length <= WINDOW) continue;
+    const bones = skeleton(l.text);
     if (bones)
       for (const piece of windows(bones))
         for (const { rule, hit } of runRules(LINE_RULES, piece, ctx)) c.add(rule, hit, l.line, piece);
+    for (const { rule, hit } of longLinePipes(l.text, ctx)) c.add(rule, hit, l.line, l.text.slice(0, 200));
   }
 }
 

@@ -5,7 +5,14 @@
  */
 import type { Hit, LineContext, LineRule } from "./types.ts";
 import { commandsOf, firstCommand, programOf, unwrap } from "./shell.ts";
-import { byLocation, lastStdinInterpreter, pipeSegments, runsStdin, stdinInterpreterAfter } from "./types.ts";
+import {
+  byLocation,
+  garbagePacer,
+  lastStdinInterpreter,
+  pipeSegments,
+  runsStdin,
+  stdinInterpreterAfter,
+} from "./types.ts";
 
 const DOWNLOADER = /\b(?:curl|wget|iwr|irm|Invoke-WebRequest|Invoke-RestMethod|aria2c|DownloadString|DownloadFile)\b/i;
 /** Download commands whose names are common words (`fetch`, `http`): only as the command run. */
@@ -276,3 +283,39 @@ export const obfuscation: LineRule = {
     return null;
   },
 };
+
+/**
+ * The pipe checks of `remote_exec` and `decode_exec` over a line too long for one window, in one
+ * pass over its stages (each read only up to 1,024 characters, long words cut to their ends): a
+ * downloader or decoder stage followed, however far along, by a stage running its stdin.
+ */
+export function longLinePipes(line: string, ctx: LineContext): { rule: LineRule; hit: Hit }[] {
+  let download: string | null = null;
+  let decoder = false;
+  const out: { rule: LineRule; hit: Hit }[] = [];
+  let from = 0;
+  const stages = line.matchAll(/(?<!\|)\|(?!\|)/g);
+  const pace = garbagePacer();
+  for (let m = stages.next(); ; m = stages.next()) {
+    pace();
+    const end = m.done ? line.length : m.value.index;
+    const seg = line
+      .slice(from, Math.min(end, from + 4096))
+      .replace(/[^\s|;&<>()'"`]{160,}/g, (w) => w.slice(0, 96) + w.slice(-32))
+      .slice(0, 1024);
+    if (from > 0 && (download !== null || decoder) && runsStdin(seg)) {
+      if (download !== null)
+        out.push({ rule: remoteExec, hit: remoteHit(download, ctx, "download piped into an interpreter") });
+      if (decoder)
+        out.push({
+          rule: decodeExec,
+          hit: { severity: "critical", message: "decoded data piped into an interpreter" },
+        });
+      return out;
+    }
+    if (download === null && downloads(seg)) download = seg;
+    decoder ||= DECODER.test(seg);
+    if (m.done) return out;
+    from = end + 1;
+  }
+}
