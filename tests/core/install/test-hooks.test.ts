@@ -1,12 +1,13 @@
 // The crash-test seams (test-hooks.ts) are inert unless a source run also says LEMON_TEST_HOOKS=1,
 // and even then the pause marker is written only inside the temp dir: an environment a CI job or
 // an MCP host passes through can neither wedge an install under the lock nor write a file.
-import { expect, test } from "bun:test";
-import { existsSync } from "node:fs";
+import { describe, expect, test } from "bun:test";
+import { existsSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { LemonContext } from "../../../src/core/context.ts";
 import { createLemon } from "../../../src/core/index.ts";
-import { failAt, pauseAt, testHooksOn } from "../../../src/core/skills/install/test-hooks.ts";
+import { failAt, pauseAt, testHooksOn } from "../../../src/core/test-hooks.ts";
 import { sandbox } from "../../support/sandbox.ts";
 
 const ctxWith = (env: Record<string, string>): LemonContext =>
@@ -49,4 +50,19 @@ test("the hooks need the explicit switch; the marker must lie in the temp dir", 
   // Another step, or no marker: nothing happens.
   await pauseAt(ctx, "y");
   await pauseAt(ctxWith({ LEMON_TEST_HOOKS: "1", LEMON_TEST_PAUSE_AT: "x" }), "x");
+});
+
+describe("skill_manage pause seam", () => {
+  test("is inert without LEMON_TEST_HOOKS=1, so an environment cannot wedge a write", async () => {
+    const { pauseAt: managePause } = await import("../../../src/core/skills/tools/manage-fs.ts");
+    const { createContext } = await import("../../../src/core/context.ts");
+    const dir = mkdtempSync(join(tmpdir(), "lemon-hooks-"));
+    const mark = join(dir, "mark");
+    const ctx = createContext(
+      { cwd: dir, env: { LEMON_TEST_PAUSE_AT: "staged", LEMON_TEST_PAUSE_FILE: mark } },
+      "test",
+    );
+    await managePause(ctx, "staged");
+    expect(existsSync(mark)).toBe(false);
+  });
 });

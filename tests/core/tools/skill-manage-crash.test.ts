@@ -22,7 +22,7 @@ async function killAt(box: Sandbox, step: string, args: Record<string, unknown>)
   const script = await box.write("child.ts", CHILD);
   const mark = join(box.root, `paused-${step}`);
   const child = Bun.spawn([process.execPath, script, box.project, JSON.stringify(args)], {
-    env: { ...box.env, LEMON_TEST_PAUSE_AT: step, LEMON_TEST_PAUSE_FILE: mark },
+    env: { ...box.env, LEMON_TEST_HOOKS: "1", LEMON_TEST_PAUSE_AT: step, LEMON_TEST_PAUSE_FILE: mark },
     stdout: "pipe",
     stderr: "pipe",
   });

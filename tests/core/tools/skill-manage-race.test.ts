@@ -30,7 +30,13 @@ async function swapAt(
   const mark = join(box.root, `paused-${step}`);
   const resume = join(box.root, `resume-${step}`);
   const child = Bun.spawn([process.execPath, script, box.project, JSON.stringify(args)], {
-    env: { ...box.env, LEMON_TEST_PAUSE_AT: step, LEMON_TEST_PAUSE_FILE: mark, LEMON_TEST_RESUME_FILE: resume },
+    env: {
+      ...box.env,
+      LEMON_TEST_HOOKS: "1",
+      LEMON_TEST_PAUSE_AT: step,
+      LEMON_TEST_PAUSE_FILE: mark,
+      LEMON_TEST_RESUME_FILE: resume,
+    },
     stdout: "pipe",
     stderr: "pipe",
   });

@@ -26,9 +26,9 @@ import { parseSource, type SourceSpec } from "./source.ts";
 import { decide, recordFor } from "./record.ts";
 import { recoverInterrupted, recoverScope } from "./recovery.ts";
 import { privateDir, stageSkill, tempSuffix, type Staged, type TempDir } from "./stage.ts";
-import { pauseAt } from "./test-hooks.ts";
+import { pauseAt } from "../../test-hooks.ts";
 
-export { pauseAt } from "./test-hooks.ts";
+export { pauseAt } from "../../test-hooks.ts";
 
 /** One install as the module and the CLI ask for it (cli.md §2.12, §7 InstallOptions). */
 export interface InstallRequest {

@@ -21,7 +21,7 @@ import { resolveRoots } from "../roots.ts";
 import { escapeKey, keyProblem } from "../skill-key.ts";
 import { type Approver, requestApproval } from "./approval.ts";
 import { putAuditRecord, restoreAuditRecord, type PreviousAuditRecord } from "./audit-record.ts";
-import { failAt, pauseAt } from "./test-hooks.ts";
+import { failAt, pauseAt } from "../../test-hooks.ts";
 import { markRemoval } from "./activate.ts";
 import { assertWritableRoot, occupied, recordedRoot } from "./destination.ts";
 import { recoverInterrupted, recoverScope, removingName } from "./recovery.ts";

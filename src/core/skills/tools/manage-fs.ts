@@ -8,6 +8,7 @@
  * was, and nothing is ever written through a link: rename(2) replaces a name, never its target.
  * Dot-named staging and trash directories are invisible to discovery (scan.ts skips them).
  */
+import { tempRoot, testHooksOn } from "../../test-hooks.ts";
 import {
   closeSync,
   constants,
@@ -105,14 +106,15 @@ export async function lockSkill(ctx: LemonContext, root: string, name: string): 
 }
 
 /**
- * A test seam for crash safety: when `LEMON_TEST_PAUSE_AT` names this step, the process writes
+ * A test seam for crash safety: with the test hooks on and `LEMON_TEST_PAUSE_AT` naming this step, the process writes
  * `LEMON_TEST_PAUSE_FILE` (if set) and waits forever, so a test can SIGKILL it right there.
  * The variable comes from the embedder's environment (ctx.env), never from tool arguments.
  */
 export async function pauseAt(ctx: LemonContext, step: string): Promise<void> {
-  if (ctx.env.LEMON_TEST_PAUSE_AT !== step) return;
+  // Inert in a shipped product (see test-hooks.ts): an environment must not wedge or steer a write.
+  if (!testHooksOn(ctx) || ctx.env.LEMON_TEST_PAUSE_AT !== step) return;
   const mark = ctx.env.LEMON_TEST_PAUSE_FILE;
-  if (mark !== undefined && mark !== "") await writeFileAtomic(mark, step, { confineTo: null });
+  if (mark !== undefined && mark !== "") await writeFileAtomic(mark, step, { confineTo: tempRoot(ctx) });
   // With a resume file the step goes on once it exists, so a test can change the tree right there.
   const resume = ctx.env.LEMON_TEST_RESUME_FILE;
   if (resume !== undefined && resume !== "") {

@@ -1,16 +1,16 @@
 /**
- * @module skills/install/test-hooks
+ * @module test-hooks
  * The seams the crash tests use to stop or fail a real process at a known step of an install,
- * update or remove. A shipped product must not be steerable through its environment (a CI job, a
+ * update, remove or skill_manage write. A shipped product must not be steerable through its environment (a CI job, a
  * wrapper or an MCP host can set variables for lemon and would otherwise wedge every install
  * under the lock, or write a file anywhere): the hooks are live only in a source run (every
  * compiled release defines LEMON_TARGET) whose environment also says `LEMON_TEST_HOOKS=1`, and
  * the pause marker is only ever written inside the temp directory.
  */
 import { join } from "node:path";
-import type { LemonContext } from "../../context.ts";
-import { LemonError } from "../../errors.ts";
-import { writeFileAtomic } from "../../fsx/atomic.ts";
+import type { LemonContext } from "./context.ts";
+import { LemonError } from "./errors.ts";
+import { writeFileAtomic } from "./fsx/atomic.ts";
 
 declare const LEMON_TARGET: string | undefined;
 
@@ -21,7 +21,8 @@ export function testHooksOn(ctx: LemonContext): boolean {
   return !COMPILED && ctx.env.LEMON_TEST_HOOKS === "1";
 }
 
-const tempRoot = (ctx: LemonContext): string => {
+/** The temp directory the pause markers must lie in. */
+export const tempRoot = (ctx: LemonContext): string => {
   const t = ctx.env.TMPDIR ?? ctx.env.TEMP ?? ctx.env.TMP;
   return t !== undefined && t !== "" ? t : join("/", "tmp");
 };
