@@ -32,7 +32,12 @@ export interface LogicalLine {
 
 const FENCE = /^\s{0,3}(`{3,}|~{3,})/;
 
-/** Physical lines joined at a trailing backslash; fences tracked for Markdown. */
+const PIPE_END = /(?:\|\||&&|[^|\\]\|)\s*$/;
+
+/**
+ * Physical lines joined at a trailing backslash (and, in code, a trailing `|`, `&&`, `||`);
+ * fences tracked for Markdown.
+ */
 export function logicalLines(text: string, location: Location): LogicalLine[] {
   const physical = text.split("\n");
   const out: LogicalLine[] = [];
@@ -53,12 +58,16 @@ export function logicalLines(text: string, location: Location): LogicalLine[] {
     }
     // Cap the join so one huge escaped blob cannot become a quadratic line.
     let joined = 0;
-    while (cur.endsWith("\\") && !cur.endsWith("\\\\") && i + 1 < physical.length && joined < 200) {
+    // Shell code also continues after a trailing `|`, `&&` or `||` (a Markdown table row is not code).
+    const code = location !== "markdown" || fence !== null;
+    for (; i + 1 < physical.length && joined < 200; joined++) {
+      const escaped = cur.endsWith("\\") && !cur.endsWith("\\\\");
+      if (!escaped && !(code && PIPE_END.test(cur) && !/^\s*\|/.test(cur))) break;
+      if (location === "markdown" && FENCE.test(physical[i + 1]!)) break;
       i++;
-      joined++;
       let next = physical[i]!;
       if (next.endsWith("\r")) next = next.slice(0, -1);
-      cur = cur.slice(0, -1) + " " + next.trimStart();
+      cur = (escaped ? cur.slice(0, -1) : cur) + " " + next.trimStart();
     }
     out.push({ line: start, text: cur, fenced: fence !== null });
   }

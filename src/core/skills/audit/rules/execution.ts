@@ -180,7 +180,7 @@ export function runsVariable(text: string, names: ReadonlyMap<string, unknown>):
 
 /** Fetching code in a program (`fetch(`, `URI.open`, `LWP`, `Net::HTTP`) and evaluating it on the same line. */
 const FETCH_IN_CODE =
-  /\bfetch\s*\(|\bURI\.open\b|\bopen-uri\b|\bLWP::|\bNet::HTTP\b|\bget\s*\(\s*["']https?:|\burlopen\s*\(|\brequests\.get\s*\(|\bhttpx\.get\s*\(|\bhttps?\.get\s*\(|\bHTTP::Tiny\b/;
+  /\bfetch\s*\(|\bURI\.open\b|\bopen-uri\b|\bLWP::|\bNet::HTTP\b|\bget\s*\(\s*["']https?:|\burlopen\s*\(|\brequests\.get\s*\(|\bhttpx\.get\s*\(|\bhttps?\.get\s*\(|\bHTTP::Tiny\b|\bfile_get_contents\s*\(\s*["']https?:/;
 const EVALUATES = /\beval\b|\bnew\s+Function\s*\(|\bvm\.runIn\w*\s*\(|\binstance_eval\b/;
 
 export const remoteExec: LineRule = {

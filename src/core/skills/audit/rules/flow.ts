@@ -93,7 +93,7 @@ function copiedTo(text: string): string | null {
   for (const [m, from, to] of checks) {
     if (m === null || m[to] === "/dev/null") continue;
     const src = m[from]!;
-    if (sourceOf(src) === "cred" || ENV_DUMP.test(src)) return m[to]!;
+    if (sourceOf(src) === "cred" || ENV_DUMP.test(`${src}|`)) return m[to]!;
   }
   return null;
 }

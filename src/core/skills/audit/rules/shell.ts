@@ -141,6 +141,7 @@ const WRAPPERS = new Map<string, { valued: Set<string>; operands?: number }>([
   ["do", { valued: new Set() }],
   ["else", { valued: new Set() }],
   ["!", { valued: new Set() }],
+  ["pkexec", { valued: new Set(["--user"]) }],
 ]);
 
 export interface RunCommand {
@@ -164,6 +165,12 @@ export function unwrap(cmd: SimpleCommand): RunCommand {
       continue;
     }
     const name = t.replace(/^.*\//, "");
+    // `su -c sh`, `script -q -c sh /dev/null`, `runuser -u x -c sh`: the string is the command run.
+    if (name === "su" || name === "script" || name === "runuser") {
+      const c = toks.findIndex((x, j) => j > i && (x === "-c" || x === "--command"));
+      if (c < 0 || toks[c + 1] === undefined) break;
+      return unwrap({ words: toks[c + 1]!.split(/\s+/).filter((x) => x !== ""), stdin: cmd.stdin });
+    }
     const w = WRAPPERS.get(name);
     if (w === undefined) break;
     if (name === "xargs") xargs = true;
@@ -249,7 +256,9 @@ export function programOf(run: RunCommand): { stdin: true } | { stdin: false; pr
       const program = run.words[j + 1];
       // `xargs bash -c`: the program is the text xargs reads from the pipe.
       if (program === undefined) return run.xargs ? { stdin: true } : { stdin: false, program: null };
-      return READS_STDIN.test(program) ? { stdin: true } : { stdin: false, program };
+      // `xargs -I{} bash -c {}`: the program is each line read from the pipe.
+      if (READS_STDIN.test(program) || (run.xargs && /^(?:\{\}|%|_|[A-Z]+)$/.test(program))) return { stdin: true };
+      return { stdin: false, program };
     }
     if ((t.startsWith("-") || t.startsWith("+")) && fam !== "source") {
       if (ARG_FLAGS.has(t)) j++;
@@ -268,9 +277,17 @@ export function runsStdin(segment: string, depth = 0): boolean {
   const cmd = firstCommand(segment);
   if (programOf(unwrap(cmd))?.stdin === true) return true;
   // `| if …; then sh; fi`, `| while …; do bash; done`: a compound's body reads the pipe too.
-  if (/\b(?:then|do|else)\b/.test(segment))
-    for (const c of commandsOf(segment).slice(1))
-      if (/^(?:then|do|else)$/.test(c.words[0] ?? "") && programOf(unwrap(c))?.stdin === true) return true;
+  if (/\b(?:then|do|else)\b/.test(segment)) {
+    // `| while read -r l; do eval "$l"; done`: each line read is run.
+    const reads = /\bwhile\s+(?:IFS=\S*\s+)?read\b/.test(segment);
+    for (const c of commandsOf(segment).slice(1)) {
+      const run = unwrap(c);
+      if (!/^(?:then|do|else)$/.test(c.words[0] ?? "") && !reads) continue;
+      const prog = programOf(run);
+      if (prog?.stdin === true) return true;
+      if (reads && (run.words[0] === "eval" || (prog && /\$/.test(prog.program ?? "")))) return true;
+    }
+  }
   // `tee >(sh)`: an output process substitution gets the data on its stdin.
   for (const w of cmd.words) {
     const inner = /^>\((.*)\)$/s.exec(w)?.[1];
