@@ -434,7 +434,6 @@ export function createLemon(options: LemonOptions = {}): Lemon {
           : {}),
         ...(options.toolPolicy !== undefined ? { toolPolicy: options.toolPolicy } : {}),
         ...(options.mcp?.trust !== undefined ? { trust: options.mcp.trust } : {}),
-        refreshIntervalMs: 60_000,
         events: {
           serverState: (e) => hub.emit("mcp.server_state", e),
           toolCall: (e) => hub.emit("mcp.tool_call", e),

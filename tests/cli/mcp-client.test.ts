@@ -4,6 +4,7 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { freePort } from "../core/mcp/client/peers.ts";
 import { sandbox, type Sandbox } from "../support/sandbox.ts";
 
 const EVERYTHING = resolve(import.meta.dir, "../../node_modules/@modelcontextprotocol/server-everything/dist/index.js");
@@ -182,12 +183,25 @@ describe("trust gate and failures", () => {
     const s = (st.json() as { servers: Record<string, { state: string; last_error: string }> }).servers.gone;
     expect(s?.state).toBe("error");
     expect(s?.last_error).toMatch(/^spawn failed/);
-    const url = await box.cli(["mcp", "test", "--url", "http://127.0.0.1:9/mcp", "--json"]);
-    expect(url.code).toBe(1);
-    expect(url.json()).toMatchObject({
-      ok: false,
-      transport: "http",
-      error: { message: expect.stringMatching(/^connection (failed|closed)$/) },
-    });
+    // Refused at connect is `connection failed` (mcp.md §13), over either HTTP transport;
+    // `connection closed` is for a connection that was up.
+    const port = await freePort();
+    for (const transport of ["http", "sse"]) {
+      const url = await box.cli([
+        "mcp",
+        "test",
+        "--url",
+        `http://127.0.0.1:${port}/mcp`,
+        "--transport",
+        transport,
+        "--json",
+      ]);
+      expect(url.code).toBe(1);
+      expect(url.json()).toMatchObject({
+        ok: false,
+        transport,
+        error: { code: "UNAVAILABLE", message: "connection failed" },
+      });
+    }
   }, 30_000);
 });

@@ -13,10 +13,22 @@ export interface McpAppConfig {
   external_discovery?: boolean;
   external_user_discovery?: boolean;
   discovery_home?: string;
+  /** Inventory cache per server, ms (mcp.md §6.4; default 300,000; 0 = re-list on every discovery). */
+  cache_ttl_ms?: number;
+  /** Periodic refresh of stale inventories in long-lived hosts, ms (§6.4; default 60,000; 0 = none). */
+  refresh_interval_ms?: number;
+  /** Text characters per tool result before it is cut (§6.3; default 100,000). */
+  max_result_chars?: number;
   servers?: unknown[];
 }
 
 const BOOL_KEYS = ["disabled", "external_discovery", "external_user_discovery"] as const;
+/** Integer keys with their smallest accepted value: a result cut to nothing would be no result. */
+const INT_KEYS = [
+  ["cache_ttl_ms", 0],
+  ["refresh_interval_ms", 0],
+  ["max_result_chars", 1],
+] as const;
 
 /** Picks the known keys of an `[mcp]` table, reporting (not throwing on) wrong types. */
 export function pickMcpConfig(raw: unknown, file: string, diagnostics: Diagnostic[]): McpAppConfig {
@@ -29,6 +41,15 @@ export function pickMcpConfig(raw: unknown, file: string, diagnostics: Diagnosti
     else
       diagnostics.push(
         diagnostic("warn", "invalid_config", `mcp.${k} must be a boolean`, { path: file, key: `mcp.${k}` }),
+      );
+  }
+  for (const [k, min] of INT_KEYS) {
+    const v = raw[k];
+    if (v === undefined) continue;
+    if (typeof v === "number" && Number.isSafeInteger(v) && v >= min) out[k] = v;
+    else
+      diagnostics.push(
+        diagnostic("warn", "invalid_config", `mcp.${k} must be an integer >= ${min}`, { path: file, key: `mcp.${k}` }),
       );
   }
   if (raw.discovery_home !== undefined) {

@@ -277,8 +277,21 @@ export interface McpClientOptions extends McpConfigOptions {
   trust?: import("./trust.ts").TrustMode;
   approveTrust?: (request: import("./trust.ts").McpTrustRequest) => Promise<boolean>;
   events?: Partial<import("./client/api.ts").McpClientEvents>;
-  /** Periodic refresh of stale inventories (default 60,000 ms for long-lived hosts; 0 = none). */
+  /**
+   * Periodic refresh of stale inventories, ms; 0 = none (the CLI). Default `[mcp]
+   * refresh_interval_ms` (60,000): a host that lives on refreshes.
+   */
   refreshIntervalMs?: number;
+}
+
+/**
+ * The host's `[mcp]` numbers (mcp.md §6.3, §6.4: `cache_ttl_ms`, `refresh_interval_ms`,
+ * `max_result_chars`), module options over config.toml, read once when a client opens.
+ */
+async function hostTuning(ctx: LemonContext, config: McpConfigOptions) {
+  const { resolveSettings } = await import("./settings.ts");
+  const s = await resolveSettings(ctx, config);
+  return { cacheTtlMs: s.cacheTtlMs, refreshIntervalMs: s.refreshIntervalMs, maxResultChars: s.maxResultChars };
 }
 
 /**
@@ -291,12 +304,16 @@ export async function openMcpClient(
 ): Promise<import("./client/api.ts").McpClient> {
   const [{ createMcpClient }, { ensureTrusted }] = await Promise.all([import("./client/api.ts"), import("./trust.ts")]);
   const { approve, toolPolicy, trust, approveTrust, events, refreshIntervalMs, config, readConfigFile } = opts;
+  const cfg: McpConfigOptions = {
+    ...(config !== undefined ? { config } : {}),
+    ...(readConfigFile !== undefined ? { readConfigFile } : {}),
+  };
+  const tuning = await hostTuning(ctx, cfg);
   return createMcpClient({
     ctx,
-    config: {
-      ...(config !== undefined ? { config } : {}),
-      ...(readConfigFile !== undefined ? { readConfigFile } : {}),
-    },
+    config: cfg,
+    cacheTtlMs: tuning.cacheTtlMs,
+    maxResultChars: tuning.maxResultChars,
     trusted: (c, s) =>
       ensureTrusted(c, s, {
         ...(trust !== undefined ? { mode: trust } : {}),
@@ -305,7 +322,7 @@ export async function openMcpClient(
     ...(approve !== undefined ? { approve } : {}),
     ...(toolPolicy !== undefined ? { toolPolicy } : {}),
     ...(events !== undefined ? { events } : {}),
-    refreshIntervalMs: refreshIntervalMs ?? 0,
+    refreshIntervalMs: refreshIntervalMs ?? tuning.refreshIntervalMs,
   });
 }
 
@@ -373,11 +390,13 @@ export async function openMcpSession(
 ): Promise<import("./client/session.ts").McpSession> {
   const { openSession } = await import("./client/session.ts");
   const { approve, toolPolicy, events, config, readConfigFile } = opts;
+  const cfg: McpConfigOptions = {
+    ...(config !== undefined ? { config } : {}),
+    ...(readConfigFile !== undefined ? { readConfigFile } : {}),
+  };
   return openSession(ctx, servers, {
-    config: {
-      ...(config !== undefined ? { config } : {}),
-      ...(readConfigFile !== undefined ? { readConfigFile } : {}),
-    },
+    config: cfg,
+    ...(await hostTuning(ctx, cfg)),
     ...(approve !== undefined ? { approve } : {}),
     ...(toolPolicy !== undefined ? { toolPolicy } : {}),
     ...(events !== undefined ? { events } : {}),

@@ -29,8 +29,16 @@ export interface McpSettings {
   claudeConfigDir: string | null;
   /** The module's `mcp.servers` followed by the `[[mcp.servers]]` tables. */
   configServers: unknown[];
+  /** `[mcp] cache_ttl_ms`, `refresh_interval_ms`, `max_result_chars` (mcp.md §6.3, §6.4). */
+  cacheTtlMs: number;
+  refreshIntervalMs: number;
+  maxResultChars: number;
   diagnostics: Diagnostic[];
 }
+
+export const DEFAULT_CACHE_TTL_MS = 300_000;
+export const DEFAULT_REFRESH_INTERVAL_MS = 60_000;
+export const DEFAULT_MAX_RESULT_CHARS = 100_000;
 
 const TRUE = /^(1|true|yes)$/i;
 const FALSE = /^(0|false|no)$/i;
@@ -91,6 +99,9 @@ export async function resolveSettings(ctx: LemonContext, opts: McpConfigOptions 
     claudeConfigDir,
     // Explicit options win, so their entries claim names before the file's.
     configServers: [...(explicit.servers ?? []), ...(fromFile.servers ?? [])],
+    cacheTtlMs: explicit.cache_ttl_ms ?? fromFile.cache_ttl_ms ?? DEFAULT_CACHE_TTL_MS,
+    refreshIntervalMs: explicit.refresh_interval_ms ?? fromFile.refresh_interval_ms ?? DEFAULT_REFRESH_INTERVAL_MS,
+    maxResultChars: explicit.max_result_chars ?? fromFile.max_result_chars ?? DEFAULT_MAX_RESULT_CHARS,
     diagnostics: file.diagnostics,
   };
 }

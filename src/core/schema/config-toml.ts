@@ -46,6 +46,8 @@ export const ConfigToml = Type.Object({
       external_discovery: Type.Optional(Type.Boolean()),
       external_user_discovery: Type.Optional(Type.Boolean()),
       discovery_home: Type.Optional(Type.String()),
+      cache_ttl_ms: Type.Optional(Type.Integer()),
+      refresh_interval_ms: Type.Optional(Type.Integer()),
       max_result_chars: Type.Optional(Type.Integer()),
       // Entries are MCP server configs, checked by the MCP validation (mcp.md §3.4), not here.
       servers: Type.Optional(Type.Array(Type.Unknown())),

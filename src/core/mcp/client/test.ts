@@ -156,9 +156,11 @@ export async function testServer(
     const reason = typeof e.details?.reason === "string" ? e.details.reason : e.message;
     report.error = { code: e.code, message: reason };
   } finally {
-    if (o.verbose && conn !== null) report.stderr = conn.stderrTail(4096);
     report.timing_ms.total = ms(started);
     if (conn !== null) await conn.close().catch(() => {});
+    // After the close: the worker posts stderr in batches and flushes the rest when the child
+    // exits, so a tail read before it would miss what a fast server just wrote.
+    if (o.verbose && conn !== null) report.stderr = conn.stderrTail(4096);
   }
   return report;
 }
