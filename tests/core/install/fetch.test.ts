@@ -120,7 +120,7 @@ describe("git and github", () => {
 describe("registry and hermes", () => {
   test("answer UNAVAILABLE", async () => {
     expect((await failure(fetchSource(parse("official/a/b"), into(), fast))).message).toBe(
-      "registry sources are not available in this version",
+      "no skills registry configured; set LEMON_SKILLS_REGISTRY_URL or [skills] registry_url",
     );
     const h = await failure(fetchSource(parse("hermes:bundled/x"), into(), fast));
     expect(h.code).toBe("UNAVAILABLE");

@@ -11,6 +11,7 @@ import { checkSchema } from "../../schema/check.ts";
 import { WellKnownIndex, WellKnownSkill } from "../../schema/well-known.ts";
 import { LIMITS } from "../bundle.ts";
 import { bounded } from "./bounded.ts";
+import { cloneRequestOf, fetchRegistryEntry, registryBase, type RegistryHttpOptions } from "../online/registry.ts";
 import { cloneRepo } from "./git.ts";
 import { FILE_CAP, getJson, httpGet } from "./http.ts";
 import type { SourceSpec } from "./source.ts";
@@ -40,7 +41,7 @@ export interface FetchedSource {
   upstreamHash: string | null;
 }
 
-/** Fetch into the private dir `into` (already created, 0700). registry/hermes -> UNAVAILABLE with a clear message. */
+/** Fetch into the private dir `into` (already created, 0700). hermes -> UNAVAILABLE with a clear message. */
 export async function fetchSource(spec: SourceSpec, into: string, opts: FetchOptions): Promise<FetchedSource> {
   switch (spec.kind) {
     case "local": {
@@ -63,10 +64,31 @@ export async function fetchSource(spec: SourceSpec, into: string, opts: FetchOpt
     case "well_known":
       return { root: await fetchWellKnown(spec, into, opts), resolvedCommit: null, upstreamHash: null };
     case "registry":
-      throw new LemonError("UNAVAILABLE", "registry sources are not available in this version");
+      return fetchRegistry(spec, into, opts);
     case "hermes":
       throw new LemonError("UNAVAILABLE", "hermes sources are not available in this version");
   }
+}
+
+/** install.md §4.4: look the entry up, then clone it as §4.2 with its ref, subdir and commit pin. */
+async function fetchRegistry(spec: SourceSpec, into: string, opts: FetchOptions): Promise<FetchedSource> {
+  const base = spec.registryBase ?? registryBase({ env: opts.env });
+  const entry = await fetchRegistryEntry(base, spec.registryRef ?? spec.sourceId, httpOf(opts));
+  const { dir, commit } = await cloneRepo(
+    { ...cloneRequestOf(entry), subdir: entry.subdir, display: spec.display },
+    into,
+    opts,
+  );
+  return { root: await applySubdir(dir, entry.subdir, spec.display), resolvedCommit: commit, upstreamHash: commit };
+}
+
+/** The HTTP client options a fetch passes on (no token: only GitHub origins ever get one). */
+export function httpOf(opts: FetchOptions): RegistryHttpOptions {
+  return {
+    ...(opts.fetch ? { fetch: opts.fetch } : {}),
+    ...(opts.signal ? { signal: opts.signal } : {}),
+    ...(opts.retryDelaysMs ? { retryDelaysMs: opts.retryDelaysMs } : {}),
+  };
 }
 
 /**

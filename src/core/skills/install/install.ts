@@ -22,6 +22,7 @@ import { auditRecordOf, putAuditRecord } from "./audit-record.ts";
 import { assertWritableRoot, destinationRoot, INSTALL_KEY, occupied, type AgentLabel } from "./destination.ts";
 import { fetchSource, type FetchedSource } from "./fetch.ts";
 import { findSkills, selectSkill, type FoundSkill } from "./select.ts";
+import { registryBaseFor } from "../online/registry.ts";
 import { parseSource, type SourceSpec } from "./source.ts";
 import { decide, recordFor } from "./record.ts";
 import { recoverInterrupted, recoverScope } from "./recovery.ts";
@@ -268,8 +269,10 @@ export async function installSkill(ctx: LemonContext, req: InstallRequest): Prom
     ...(req.path !== undefined ? { path: req.path } : {}),
   });
   // Parsed now, fetched by a later version: say so before anyone is asked to approve anything.
-  if (spec.kind === "registry" || spec.kind === "hermes")
+  if (spec.kind === "hermes")
     throw new LemonError("UNAVAILABLE", `${spec.kind} sources are not available in this version`);
+  // No registry configured: UNAVAILABLE before anyone is asked to approve anything.
+  if (spec.kind === "registry") spec.registryBase = await registryBaseFor(ctx);
   if (req.list === true) return listSource(ctx, spec);
   const scope: Scope = req.global ? "global" : "project";
   const destRoot = destinationRoot(ctx, scope, req.agent);

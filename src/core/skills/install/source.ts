@@ -35,6 +35,8 @@ export interface SourceSpec {
   wellKnown?: { origin: string; name: string };
   hermes?: { collection: "bundled" | "optional"; segments: string[] };
   registryRef?: string;
+  /** registry: the resolved base URL (install.md §4.4), set by the caller before fetching; else the env is read. */
+  registryBase?: string;
 }
 
 export interface ParseSourceOptions {

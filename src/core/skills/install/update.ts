@@ -17,6 +17,7 @@ import { installedIdentity, readLockForWrite, recordOf, updateLockfile, type Loc
 import { requestApproval, type Approver } from "./approval.ts";
 import { bounded } from "./bounded.ts";
 import { stageAndActivate } from "./install.ts";
+import { registryBaseFor } from "../online/registry.ts";
 import { specFromRecord, type SourceSpec } from "./source.ts";
 import { occupied, recordedRoot } from "./destination.ts";
 import { recoverInterrupted } from "./recovery.ts";
@@ -95,6 +96,7 @@ async function query(ctx: LemonContext, key: string, rec: LockRecord | null, req
     env: ctx.env,
     ...(req.ref !== undefined ? { ref: req.ref } : {}),
   });
+  if (spec.kind === "registry") spec.registryBase = await registryBaseFor(ctx);
   const installed = installedIdentity(rec);
   // A commit pin names its own identity: nothing to ask, and never moved without --ref.
   const pinned = spec.pinned && req.ref === undefined;

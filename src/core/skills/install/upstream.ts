@@ -10,7 +10,8 @@ import { join } from "node:path";
 import { LemonError, notFound } from "../../errors.ts";
 import { randomHex } from "../../fsx/atomic.ts";
 import { computeBundleHash } from "../bundle.ts";
-import { fetchSource, type FetchOptions } from "./fetch.ts";
+import { cloneRequestOf, fetchRegistryEntry, registryBase } from "../online/registry.ts";
+import { fetchSource, httpOf, type FetchOptions } from "./fetch.ts";
 import { remoteCommit } from "./git.ts";
 import { findSkills } from "./select.ts";
 import type { SourceSpec } from "./source.ts";
@@ -40,7 +41,8 @@ async function skillDirOf(root: string, key: string): Promise<string> {
 /**
  * git/github: the commit the spec's ref (or HEAD) names on the remote, an annotated tag peeled;
  * a commit pin is its own identity. local: the bundle hash of the source skill directory.
- * well_known: the bundle hash of a fresh download. registry/hermes: UNAVAILABLE, like install.
+ * well_known: the bundle hash of a fresh download. registry: the entry's commit, or its ref's
+ * commit now. hermes: UNAVAILABLE, like install.
  */
 export async function upstreamIdentity(spec: SourceSpec, opts: UpstreamOptions): Promise<string> {
   switch (spec.kind) {
@@ -65,6 +67,13 @@ export async function upstreamIdentity(spec: SourceSpec, opts: UpstreamOptions):
       } finally {
         await rm(into, { recursive: true, force: true });
       }
+    }
+    case "registry": {
+      // The entry is asked again: the registry may have moved it to another commit or ref.
+      const base = spec.registryBase ?? registryBase({ env: opts.env });
+      const entry = await fetchRegistryEntry(base, spec.registryRef ?? spec.sourceId, httpOf(opts));
+      const clone = cloneRequestOf(entry);
+      return clone.pinned && clone.ref !== null ? clone.ref : remoteCommit(clone.url, clone.ref, opts);
     }
     default:
       throw new LemonError("UNAVAILABLE", `${spec.kind} sources are not available in this version`);
