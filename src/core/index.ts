@@ -17,6 +17,7 @@ import type { UsageRow } from "./skills/usage/report.ts";
 import type { Scope } from "./paths.ts";
 import type { AuditReport } from "./skills/audit/engine.ts";
 import type { SearchResult } from "./skills/search/search.ts";
+import type { DiscoveryResponse } from "./skills/online/discover.ts";
 import type { ApprovalRequest } from "./skills/install/approval.ts";
 import { lifecycleChecks } from "./skills/install/checks.ts";
 import type { InstallOptions, InstallResult, UpdateOptions } from "./skills/install/api.ts";
@@ -104,11 +105,19 @@ export interface SkillsApi {
   audit(target: string, opts?: { cwd?: string; force?: boolean }): Promise<AuditReport>;
   /** The skills most relevant to a request (skills.md §7.1); `maxResults` default 3, at most 50. */
   findRelevant(query: string, opts?: { cwd?: string; maxResults?: number; refresh?: boolean }): Promise<SkillEntry[]>;
-  /** Local results of `findRelevant` (default 5); online sources are not available in this version. */
+  /**
+   * Local results of `findRelevant` (`maxLocal` default 5) plus online discovery (`maxOnline`
+   * default 5) unless `online: false`; a failing online source is a warning.
+   */
   search(
     query: string,
     opts?: { cwd?: string; maxLocal?: number; maxOnline?: number; online?: boolean },
   ): Promise<SearchResult>;
+  /**
+   * Online discovery (install.md §11): GitHub topic search, the registry and the
+   * `[skills.discovery] well_known` indexes at once; `max` default 10. Fails only on bad arguments.
+   */
+  discover(query: string, opts?: { max?: number }): Promise<DiscoveryResponse>;
   /**
    * Installs a skill from a source (install.md §5): global scope unless `global: false`, root of
    * `agent` (default `lemon`). Approvals go to createLemon's `approve` unless `approve: true`.
@@ -238,6 +247,11 @@ export function createLemon(options: LemonOptions = {}): Lemon {
         ...(options.config?.skills !== undefined ? { config: options.config.skills } : {}),
       }),
     ));
+  // Discovery's sources come from the env and [skills]; its code loads on first use.
+  const discoverOnline = async (q: string, max: number | undefined) => {
+    const [m, settings] = await Promise.all([import("./skills/online/discover.ts"), skillsSettings()]);
+    return m.discover(q, max, m.discoverConfig(context.env, settings));
+  };
   const hub = instanceEvents(context, { eventLog: async () => (await skillsSettings()).eventLog });
   const curator = curatorWiring(
     context,
@@ -326,8 +340,15 @@ export function createLemon(options: LemonOptions = {}): Lemon {
     ),
     search: method(
       query("skills.search", { maxLocal: "number", maxOnline: "number", online: "boolean" }),
-      async (q, o) => (await reg()).search(q, o),
+      async (q, o) => {
+        const { combinedSearch } = await import("./skills/search/search.ts");
+        return combinedSearch(q, o ?? {}, {
+          local: async (maxLocal) => (await (await reg()).search(q, { ...o, maxLocal })).local,
+          online: (maxOnline) => discoverOnline(q, maxOnline),
+        });
+      },
     ),
+    discover: method(query("skills.discover", { max: "number" }), (q, o) => discoverOnline(q, o?.max)),
     install: method(lifecycleChecks.install, async (src, o) => (await reg()).install(src, o)),
     listSource: method(lifecycleChecks.listSource, async (src, o) => (await reg()).listSource(src, o)),
     update: method(lifecycleChecks.update, async (k, o) => (await reg()).update(k, o)),
@@ -670,6 +691,7 @@ export type {
   Shadowed,
 } from "./mcp/index.ts";
 export type { SearchResult, SearchWarning } from "./skills/search/search.ts";
+export type { DiscoveryResponse, DiscoveryResult, DiscoveryWarning } from "./skills/online/discover.ts";
 export type { ApprovalRequest, Approver } from "./skills/install/approval.ts";
 export type {
   InstallOptions,

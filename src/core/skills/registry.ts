@@ -29,7 +29,7 @@ import type {
 } from "./install/api.ts";
 import { everyRecord, toggleSkill, type ToggleOptions, type ToggleResult } from "./toggle.ts";
 import { RelevanceEngine, type FindRelevantOptions } from "./search/relevance.ts";
-import { ONLINE_SEARCH_UNAVAILABLE, type SearchOptions, type SearchResult } from "./search/search.ts";
+import type { SearchOptions, SearchResult } from "./search/search.ts";
 
 // The catalog (scan, SKILL.md parsing, TypeBox), settings, lint and messages load on first use:
 // `findRelevant` against a current snapshot needs none of them, and it runs on every agent turn.
@@ -360,11 +360,10 @@ export class SkillRegistry {
     return this.relevance().findRelevant(ctx, query, { ...opts, refresh });
   }
 
-  /** Local and online search (skills.md §7.4); the online part is not built yet. */
+  /** The local half of search (skills.md §7.4); createLemon's `skills.search` adds discovery. */
   async search(query: string, opts: SearchOptions = {}): Promise<SearchResult> {
     const local = await this.findRelevant(query, { maxResults: opts.maxLocal ?? 5, cwd: opts.cwd, tools: opts.tools });
-    const warnings = opts.online === false ? [] : [{ source: "online", message: ONLINE_SEARCH_UNAVAILABLE }];
-    return { local, online: [], warnings };
+    return { local, online: [], warnings: [] };
   }
 
   /** Stops the snapshot worker, waits for snapshot writes in flight and drops mapped snapshots. */

@@ -31,6 +31,8 @@ export interface SkillsSettings {
   eventLog: boolean;
   httpTimeoutMs: number;
   registryUrl: string | null;
+  /** `[skills.discovery] well_known`: origins searched by online discovery (install.md §11). */
+  wellKnown: string[];
   curator: CuratorSettings;
 }
 
@@ -87,6 +89,8 @@ const amount = (v: unknown): number | undefined =>
 const positiveInt = (v: unknown): number | undefined =>
   typeof v === "number" && Number.isSafeInteger(v) && v > 0 ? v : undefined;
 const text = (v: unknown): string | undefined => (typeof v === "string" && v.trim() !== "" ? v : undefined);
+const strings = (v: unknown): string[] | undefined =>
+  Array.isArray(v) && v.every((x) => typeof x === "string") ? [...v] : undefined;
 
 /** The first valid value among the layers (option first, then file), else the default. */
 function pick<T>(layers: Table[], key: string, valid: (v: unknown) => T | undefined, fallback: T): T {
@@ -120,6 +124,12 @@ export function settingsFrom(layers: Table[]): SkillsSettings {
     eventLog: pick(layers, "event_log", bool, false),
     httpTimeoutMs: pick(layers, "http_timeout_ms", positiveInt, DEFAULT_HTTP_TIMEOUT_MS),
     registryUrl: pick<string | null>(layers, "registry_url", text, null),
+    wellKnown: pick(
+      layers.map((l) => sub(l, "discovery")),
+      "well_known",
+      strings,
+      [],
+    ),
     curator: {
       enabled: pick(cur, "enabled", bool, DEFAULT_CURATOR.enabled),
       intervalHours: pick(cur, "interval_hours", amount, DEFAULT_CURATOR.intervalHours),

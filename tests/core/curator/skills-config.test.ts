@@ -15,8 +15,23 @@ describe("loadSkillsSettings", () => {
       eventLog: false,
       httpTimeoutMs: 10000,
       registryUrl: null,
+      wellKnown: [],
       curator: { ...DEFAULT_CURATOR },
     });
+  });
+
+  test("[skills.discovery] well_known: a list of strings, the option over the file; anything else is ignored", async () => {
+    await using box = await sandbox();
+    await box.write(`${box.agentDir}/config.toml`, '[skills.discovery]\nwell_known = ["https://a.example"]\n');
+    const ctx = ctxOf(box);
+    expect((await loadSkillsSettings(ctx, { readConfigFile: true })).wellKnown).toEqual(["https://a.example"]);
+    const opt = await loadSkillsSettings(ctx, {
+      readConfigFile: true,
+      config: { discovery: { well_known: ["https://b.example"] } },
+    });
+    expect(opt.wellKnown).toEqual(["https://b.example"]);
+    await box.write(`${box.agentDir}/config.toml`, "[skills.discovery]\nwell_known = [1, 2]\n");
+    expect((await loadSkillsSettings(ctx, { readConfigFile: true })).wellKnown).toEqual([]);
   });
 
   test("reads [skills] and [skills.curator] from config.toml; the option wins key by key", async () => {

@@ -122,9 +122,13 @@ describe("registry and hermes", () => {
     expect((await failure(fetchSource(parse("official/a/b"), into(), fast))).message).toBe(
       "no skills registry configured; set LEMON_SKILLS_REGISTRY_URL or [skills] registry_url",
     );
-    const h = await failure(fetchSource(parse("hermes:bundled/x"), into(), fast));
-    expect(h.code).toBe("UNAVAILABLE");
-    expect(h.message).toBe("hermes sources are not available in this version");
+    // Hermes is fetched (tests/core/skills/online/hermes.test.ts); a checkout that is not there fails.
+    const none = join(tmpdir(), "lemon-no-hermes-checkout");
+    const h = await failure(
+      fetchSource(parse("hermes:bundled/x"), into(), { ...fast, env: { ...env, LEMON_HERMES_REPO: none } }),
+    );
+    expect(h.code).toBe("NOT_FOUND");
+    expect(h.message).toBe(`LEMON_HERMES_REPO is not a directory: ${none}`);
   });
 });
 

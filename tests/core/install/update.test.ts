@@ -201,7 +201,7 @@ describe("update of a git skill (file://)", () => {
     expect(rec.checked_at).not.toBeNull();
   });
 
-  test("no record: NOT_FOUND; a draft's record: cannot be updated; hermes: not in this version", async () => {
+  test("no record: NOT_FOUND; a draft's record: cannot be updated; hermes without its checkout: NOT_FOUND", async () => {
     await using box = await sandbox();
     const err = await rejects(updateSkill(ctxOf(box), "ghost", req()));
     expect([err.code, err.message]).toEqual(["NOT_FOUND", "Skill 'ghost' has no install record; nothing to update"]);
@@ -219,8 +219,10 @@ describe("update of a git skill (file://)", () => {
       "INVALID_REQUEST",
       "Skill 'drafty' cannot be updated from its source",
     ]);
+    const none = join(box.root, "no-checkout");
+    box.env.LEMON_HERMES_REPO = none;
     const hermes = await rejects(updateSkill(ctxOf(box), "arxiv", req({ check: true })));
-    expect([hermes.code, hermes.message]).toEqual(["UNAVAILABLE", "hermes sources are not available in this version"]);
+    expect([hermes.code, hermes.message]).toEqual(["NOT_FOUND", `LEMON_HERMES_REPO is not a directory: ${none}`]);
   });
 });
 

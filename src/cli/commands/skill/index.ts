@@ -20,7 +20,7 @@ export default defineGroup({
     relevant: { load: lazy(() => import("./relevant.ts")) },
     prompt: { load: lazy(() => import("./prompt.ts")) },
     search: { load: lazy(() => import("./search.ts")) },
-    discover: { unavailable: "Search online skill sources" },
+    discover: { load: lazy(() => import("./discover.ts")) },
     hermes: { unavailable: "Browse and install Hermes skills" },
     install: { load: lazy(() => import("./install.ts")) },
     update: { load: lazy(() => import("./update.ts")) },

@@ -1,26 +1,24 @@
 /**
  * @module cli/commands/skill/search
  * `lemon skill search <query> [--max-local N] [--max-online N] [--no-online]` (cli.md §2.9).
- * Online search is not built yet: the online section says so (a warning on stderr, `warnings` in
- * JSON) instead of claiming that nothing was found.
+ * Local relevance and online discovery side by side; a failed online source is a warning on
+ * stderr (`warnings` in JSON), so an empty online section next to warnings reads as "these
+ * sources could not be asked", not as "nothing exists".
  */
 import { defineCommand } from "../../command.ts";
 import { toolsFlag } from "../../args.ts";
 import { cliLemon } from "../../context.ts";
-import { info, printJson } from "../../output.ts";
+import { printJson } from "../../output.ts";
 import { relevantTable } from "./relevant.ts";
+import { onlineTable, printWarnings } from "./discover.ts";
 
 export default defineCommand({
   name: "search",
-  description: "Search local skills (online sources are not available in this version)",
+  description: "Search local skills and online sources",
   args: [{ name: "query", description: "What to look for (several words allowed)", required: true, variadic: true }],
   flags: {
     "max-local": { type: "integer", description: "Most local results (default 5)", value: "n" },
-    "max-online": {
-      type: "integer",
-      description: "Most online results (no effect: online search is not available yet)",
-      value: "n",
-    },
+    "max-online": { type: "integer", description: "Most online results (default 5, at most 100)", value: "n" },
     online: { type: "boolean", defaultOn: true, description: "Local skills only" },
     ...toolsFlag,
   },
@@ -34,12 +32,12 @@ export default defineCommand({
       });
       if (flags.json)
         return printJson(io, { ok: true, query: args.query, local: r.local, online: r.online, warnings: r.warnings });
-      for (const w of r.warnings) info(io, flags.quiet, `warn: ${w.source}: ${w.message}`);
+      printWarnings(io, flags.quiet, r.warnings);
       io.out("Local skills\n");
       io.out(r.local.length === 0 ? "No local skills found.\n" : relevantTable(r.local));
       if (!flags.online) return;
       io.out("\nOnline skills\n");
-      io.out(r.warnings.length > 0 ? "Not available in this version.\n" : "No online skills found.\n");
+      io.out(r.online.length === 0 ? "No online skills found.\n" : onlineTable(r.online));
     } finally {
       await lemon.close();
     }

@@ -13,6 +13,8 @@ import { LIMITS } from "../bundle.ts";
 import { bounded } from "./bounded.ts";
 import { cloneRequestOf, fetchRegistryEntry, registryBase, type RegistryHttpOptions } from "../online/registry.ts";
 import { cloneRepo } from "./git.ts";
+import { fetchHermes } from "../online/hermes-fetch.ts";
+import type { HermesOptions } from "../online/hermes.ts";
 import { FILE_CAP, getJson, httpGet } from "./http.ts";
 import type { SourceSpec } from "./source.ts";
 
@@ -66,7 +68,7 @@ export async function fetchSource(spec: SourceSpec, into: string, opts: FetchOpt
     case "registry":
       return fetchRegistry(spec, into, opts);
     case "hermes":
-      throw new LemonError("UNAVAILABLE", "hermes sources are not available in this version");
+      return fetchHermes(spec, into, hermesOptions(opts));
   }
 }
 
@@ -178,4 +180,16 @@ async function fetchWellKnown(spec: SourceSpec, into: string, opts: FetchOptions
     await writeFile(file, res.body, { flag: "wx", mode: 0o600 });
   });
   return root;
+}
+
+/** What a Hermes download takes from a fetch: no cache (an install always asks for the tree anew). */
+export function hermesOptions(opts: FetchOptions): HermesOptions {
+  return {
+    env: opts.env,
+    agentDir: null,
+    ...(opts.fetch ? { fetch: opts.fetch } : {}),
+    ...(opts.signal ? { signal: opts.signal } : {}),
+    ...(opts.retryDelaysMs ? { retryDelaysMs: opts.retryDelaysMs } : {}),
+    ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
+  };
 }

@@ -28,6 +28,10 @@ export interface HttpOptions {
   token?: { value: string; origins: string[] };
   /** Waits between attempts (default 500 ms then 1,500 ms); tests shorten them. */
   retryDelaysMs?: number[];
+  /** Sent as If-None-Match; a 304 answer is then returned (empty body) instead of failing. */
+  etag?: string;
+  /** Told of every request sent, redirects and retries included (benchmarks count them). */
+  onRequest?: (url: string) => void;
 }
 
 export interface HttpResponse {
@@ -74,6 +78,21 @@ export function retryAfterMs(value: string | null, now = Date.now()): number | n
 
 export function exceeds(max: number): LemonError {
   return new LemonError("OPERATION_FAILED", `response exceeds ${max} bytes`);
+}
+
+/**
+ * A rate-limit answer (429, or GitHub's 403 with X-RateLimit-Remaining: 0): the wait until it
+ * resets in ms (Retry-After, else X-RateLimit-Reset), or -1 when the answer says nothing; null
+ * when the answer is no rate limit.
+ */
+export function rateLimitWaitMs(status: number, headers: Headers, now = Date.now()): number | null {
+  if (status !== 429 && !(status === 403 && headers.get("x-ratelimit-remaining") === "0")) return null;
+  const ra = headers.get("retry-after")?.trim() ?? "";
+  if (/^\d+$/.test(ra)) return Number.parseInt(ra, 10) * 1000;
+  if (ra !== "" && !Number.isNaN(Date.parse(ra))) return Math.max(0, Date.parse(ra) - now);
+  const reset = headers.get("x-ratelimit-reset")?.trim() ?? "";
+  if (/^\d+$/.test(reset)) return Math.max(0, Number.parseInt(reset, 10) * 1000 - now);
+  return -1;
 }
 
 /** Reads a body chunk by chunk and stops at the cap instead of buffering it whole. */
@@ -125,6 +144,8 @@ async function attempt(url: string, opts: HttpOptions): Promise<HttpResponse> {
     const headers: Record<string, string> = { "User-Agent": `lemon/${VERSION}`, ...(opts.headers ?? {}) };
     if (opts.token && origin === firstOrigin && opts.token.origins.includes(origin))
       headers.Authorization = `Bearer ${opts.token.value}`;
+    if (opts.etag !== undefined && hop === 0) headers["If-None-Match"] = opts.etag;
+    opts.onRequest?.(current);
     const timeout = AbortSignal.timeout(timeoutMs);
     const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
     let res: Response;
@@ -150,6 +171,20 @@ async function attempt(url: string, opts: HttpOptions): Promise<HttpResponse> {
         throw new LemonError("OPERATION_FAILED", `refusing redirect to ${next.protocol} from ${redactUrl(current)}`);
       current = next.href;
       continue;
+    }
+    const limited = rateLimitWaitMs(res.status, res.headers);
+    // A reset further away than a retry may wait fails at once with its time: never spin on it.
+    if (limited !== null && limited > RETRY_AFTER_CAP_MS) {
+      await res.body?.cancel();
+      const at = new Date(Date.now() + limited).toISOString().replace(/\.\d{3}Z$/, "Z");
+      throw new LemonError("OPERATION_FAILED", `rate limited by ${origin}; the limit resets at ${at}`);
+    }
+    if (limited !== null && res.status === 403) {
+      await res.body?.cancel();
+      throw new Retryable(
+        new LemonError("OPERATION_FAILED", `rate limited by ${origin}`),
+        limited < 0 ? null : limited,
+      );
     }
     if (res.status === 429 || res.status >= 500) {
       await res.body?.cancel();
@@ -177,6 +212,7 @@ export async function httpGet(url: string, opts: HttpOptions): Promise<HttpRespo
   for (let i = 0; ; i++) {
     try {
       const res = await attempt(url, opts);
+      if (res.status === 304 && opts.etag !== undefined) return res;
       if (res.status === 404) throw notFound(`${redactUrl(res.url)} not found (HTTP 404)`);
       if (res.status < 200 || res.status >= 300)
         throw new LemonError("OPERATION_FAILED", `HTTP ${res.status} from ${redactUrl(res.url)}`);

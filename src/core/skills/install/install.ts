@@ -268,9 +268,6 @@ export async function installSkill(ctx: LemonContext, req: InstallRequest): Prom
     ...(req.ref !== undefined ? { ref: req.ref } : {}),
     ...(req.path !== undefined ? { path: req.path } : {}),
   });
-  // Parsed now, fetched by a later version: say so before anyone is asked to approve anything.
-  if (spec.kind === "hermes")
-    throw new LemonError("UNAVAILABLE", `${spec.kind} sources are not available in this version`);
   // No registry configured: UNAVAILABLE before anyone is asked to approve anything.
   if (spec.kind === "registry") spec.registryBase = await registryBaseFor(ctx);
   if (req.list === true) return listSource(ctx, spec);

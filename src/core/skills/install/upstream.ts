@@ -11,8 +11,9 @@ import { LemonError, notFound } from "../../errors.ts";
 import { randomHex } from "../../fsx/atomic.ts";
 import { computeBundleHash } from "../bundle.ts";
 import { cloneRequestOf, fetchRegistryEntry, registryBase } from "../online/registry.ts";
-import { fetchSource, httpOf, type FetchOptions } from "./fetch.ts";
+import { fetchSource, hermesOptions, httpOf, type FetchOptions } from "./fetch.ts";
 import { remoteCommit } from "./git.ts";
+import { hermesUpstream } from "../online/hermes-fetch.ts";
 import { findSkills } from "./select.ts";
 import type { SourceSpec } from "./source.ts";
 
@@ -75,6 +76,8 @@ export async function upstreamIdentity(spec: SourceSpec, opts: UpstreamOptions):
       const clone = cloneRequestOf(entry);
       return clone.pinned && clone.ref !== null ? clone.ref : remoteCommit(clone.url, clone.ref, opts);
     }
+    case "hermes":
+      return hermesUpstream(spec, hermesOptions(opts));
     default:
       throw new LemonError("UNAVAILABLE", `${spec.kind} sources are not available in this version`);
   }

@@ -1,33 +1,54 @@
 /**
  * @module skills/search/search
- * `skills.search` (skills.md §7.4): local results from `findRelevant`; the online part
- * (install.md §11) is not built yet, so `online` is empty and a warning says so unless the
- * caller turned online search off.
+ * `skills.search` (skills.md §7.4, install.md §11): local results from `findRelevant` and online
+ * discovery, run at the same time. The two halves never fail each other: an online source that
+ * fails is a warning, and `online: false` skips the network entirely.
  */
 import type { SkillEntry } from "../entry.ts";
-
-export const ONLINE_SEARCH_UNAVAILABLE =
-  "online skill search is not available in this version; showing local results only";
+import {
+  normaliseDiscoverMax,
+  type DiscoveryResponse,
+  type DiscoveryResult,
+  type DiscoveryWarning,
+} from "../online/discover.ts";
+import { flattenLine } from "../../text.ts";
 
 export interface SearchOptions {
   cwd?: string;
   /** Local results (default 5; same rules as findRelevant's maxResults). */
   maxLocal?: number;
-  /** Online results (default 5); accepted, unused until online search exists. */
+  /** Online results (default 5; a positive integer, at most 100). */
   maxOnline?: number;
   /** Search online sources too (default true). */
   online?: boolean;
   tools?: readonly string[] | null;
 }
 
-export interface SearchWarning {
-  source: string;
-  message: string;
-}
+export type SearchWarning = DiscoveryWarning;
 
 export interface SearchResult {
   local: SkillEntry[];
-  /** DiscoveryResult objects (install.md §11) once online search exists. */
-  online: Record<string, unknown>[];
+  online: DiscoveryResult[];
   warnings: SearchWarning[];
+}
+
+export const DEFAULT_MAX_ONLINE = 5;
+
+/** Both halves concurrently; a blank query has nothing to send online, so it stays local. */
+export async function combinedSearch(
+  query: string,
+  opts: SearchOptions,
+  halves: {
+    local: (maxLocal: number) => Promise<SkillEntry[]>;
+    online: (maxOnline: number) => Promise<DiscoveryResponse>;
+  },
+): Promise<SearchResult> {
+  // Checked even when online is off: a bad argument is an error whatever else is asked.
+  const maxOnline = normaliseDiscoverMax(opts.maxOnline ?? DEFAULT_MAX_ONLINE, "maxOnline");
+  const goOnline = opts.online !== false && flattenLine(query) !== "";
+  const [local, online] = await Promise.all([
+    halves.local(opts.maxLocal ?? 5),
+    goOnline ? halves.online(maxOnline) : null,
+  ]);
+  return { local, online: online?.results ?? [], warnings: online?.warnings ?? [] };
 }
