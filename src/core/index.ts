@@ -17,6 +17,7 @@ import type { UsageRow } from "./skills/usage/report.ts";
 import type { Scope } from "./paths.ts";
 import type { AuditReport } from "./skills/audit/engine.ts";
 import type { SearchResult } from "./skills/search/search.ts";
+import type { HermesCatalog } from "./skills/online/hermes.ts";
 import type { DiscoveryResponse } from "./skills/online/discover.ts";
 import type { ApprovalRequest } from "./skills/install/approval.ts";
 import { lifecycleChecks } from "./skills/install/checks.ts";
@@ -131,6 +132,18 @@ export interface SkillsApi {
   updateMany(keys: string[] | "all", opts?: UpdateOptions): Promise<UpdateItem[]>;
   /** Removes a skill lemon installed (install.md §10). */
   uninstall: SkillRegistry["uninstall"];
+  /**
+   * The Hermes catalog (install.md §4.5): remote through the GitHub API (ETags cached in the agent
+   * dir) or the checkout `LEMON_HERMES_REPO` names; `collection` default `all`, `details` fetches
+   * each SKILL.md's name and description. `onProgress` gets a line per ten details fetched.
+   */
+  hermesCatalog(opts?: {
+    query?: string;
+    category?: string;
+    collection?: "bundled" | "optional" | "all";
+    details?: boolean;
+    onProgress?: (line: string) => void;
+  }): Promise<HermesCatalog>;
   /**
    * The usage report rows of a scope (skills.md §12.3; default global); the day limits default
    * to `[skills.curator]`. An invalid sidecar reads as no rows and is reported as a diagnostic.
@@ -354,6 +367,33 @@ export function createLemon(options: LemonOptions = {}): Lemon {
     update: method(lifecycleChecks.update, async (k, o) => (await reg()).update(k, o)),
     updateMany: method(lifecycleChecks.updateMany, async (keys, o) => (await reg()).updateMany(keys, o)),
     uninstall: method(lifecycleChecks.uninstall, async (k, o) => (await reg()).uninstall(k, o)),
+    hermesCatalog: method(
+      (o?: unknown) =>
+        checkOptions(
+          o,
+          {
+            query: "string",
+            category: "string",
+            collection: ["bundled", "optional", "all"],
+            details: "boolean",
+            onProgress: "function",
+          },
+          "skills.hermesCatalog",
+        ),
+      async (o) => {
+        const [{ hermesCatalog }, settings] = await Promise.all([
+          import("./skills/online/hermes.ts"),
+          skillsSettings(),
+        ]);
+        const { onProgress, ...query } = o ?? {};
+        return hermesCatalog(query, {
+          env: context.env,
+          agentDir: context.agentDir,
+          timeoutMs: settings.httpTimeoutMs,
+          ...(onProgress ? { onProgress } : {}),
+        });
+      },
+    ),
     usageReport: method(
       (o?: unknown) =>
         checkOptions(
@@ -664,6 +704,7 @@ export type {
   CuratorRunEvent,
 } from "./skills/usage/events.ts";
 export type { UsageRow } from "./skills/usage/report.ts";
+export type { HermesCatalog, HermesEntry } from "./skills/online/hermes.ts";
 export type {
   ContentBlock,
   JsonSchemaObject,

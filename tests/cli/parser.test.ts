@@ -150,7 +150,7 @@ describe("help comes from the definitions", () => {
     const skill = (await box.cli(["skill", "--help"])).stdout;
     expect(skill).toContain("USAGE lemon skill <command> [OPTIONS]");
     expect(skill).toMatch(/inspect, info +Show everything/);
-    for (const missing of ["hermes", "draft"]) expect(skill).not.toMatch(new RegExp(`^  ${missing} `, "m"));
+    for (const missing of ["draft"]) expect(skill).not.toMatch(new RegExp(`^  ${missing} `, "m"));
     expect((await box.cli(["mcp", "--help"])).stdout).not.toMatch(/^ {2}login /m);
   });
 });
@@ -161,7 +161,6 @@ describe("commands the contract has and this version does not (issue 10 §5)", (
     const cases: [string[], string][] = [
       [["mcp", "login", "git"], "mcp login"],
       [["mcp", "serve", "--http", "8080"], "mcp serve"],
-      [["skill", "hermes"], "skill hermes"],
       [["blueprints"], "blueprints"],
       [["automations", "list"], "automations"],
     ];

@@ -21,7 +21,7 @@ export default defineGroup({
     prompt: { load: lazy(() => import("./prompt.ts")) },
     search: { load: lazy(() => import("./search.ts")) },
     discover: { load: lazy(() => import("./discover.ts")) },
-    hermes: { unavailable: "Browse and install Hermes skills" },
+    hermes: { load: lazy(() => import("./hermes.ts")) },
     install: { load: lazy(() => import("./install.ts")) },
     update: { load: lazy(() => import("./update.ts")) },
     remove: { load: lazy(() => import("./remove.ts")), aliases: ["uninstall"] },
