@@ -330,3 +330,35 @@ describe("install and update", () => {
     expect(nf.message).toBe("registry skill 'acme/devops/none' not found");
   });
 });
+
+describe("CLI", () => {
+  test("skill install of a registry ref: --list, then a JSON install (community: not the official namespace)", async () => {
+    await using box = await sandbox();
+    const ref = "acme/devops/k8s-rollout";
+    const reg = registry({ [ref]: entryFor(ref, { subdir: "skills" }) });
+    try {
+      const env = { LEMON_SKILLS_REGISTRY_URL: reg.url };
+      const list = await box.cli(["skill", "install", ref, "--list", "--json"], { env });
+      expect(list.code).toBe(0);
+      expect((list.json().skills as { key: string }[]).map((s) => s.key).sort()).toEqual(["k8s-rollout", "other"]);
+      const out = await box.cli(["skill", "install", ref, "--skill", "k8s-rollout", "--approve", "--json"], { env });
+      expect(out.code).toBe(0);
+      expect(out.json()).toMatchObject({
+        ok: true,
+        action: "installed",
+        skill: { key: "k8s-rollout", trust_level: "community" },
+      });
+      const none = await box.cli(["skill", "install", "acme/devops/missing", "--approve", "--json"], { env });
+      expect(none.code).toBe(1);
+      expect(none.json().error).toMatchObject({
+        code: "NOT_FOUND",
+        message: "registry skill 'acme/devops/missing' not found",
+      });
+      const unset = await box.cli(["skill", "install", ref, "--approve"]);
+      expect(unset.code).toBe(1);
+      expect(unset.stderr).toContain(NO_REGISTRY);
+    } finally {
+      reg.stop();
+    }
+  });
+});
