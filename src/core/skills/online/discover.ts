@@ -125,39 +125,6 @@ export function checkWellKnownOrigin(raw: string): string {
   return u.origin;
 }
 
-interface RateLimit {
-  status: number;
-  remaining: string | null;
-  reset: string | null;
-}
-
-/** A fetch that remembers the rate-limit headers of a 403/429, which httpGet's error drops. */
-function watchRateLimit(base: typeof globalThis.fetch): {
-  fetch: typeof globalThis.fetch;
-  last: () => RateLimit | null;
-} {
-  let last: RateLimit | null = null;
-  const wrapped = (async (input: string | URL | Request, init?: RequestInit) => {
-    const res = await base(input, init);
-    if (res.status === 403 || res.status === 429)
-      last = {
-        status: res.status,
-        remaining: res.headers.get("x-ratelimit-remaining"),
-        reset: res.headers.get("x-ratelimit-reset"),
-      };
-    return res;
-  }) as typeof globalThis.fetch;
-  return { fetch: wrapped, last: () => last };
-}
-
-function rateLimitMessage(rl: RateLimit | null): string | null {
-  if (rl === null || (rl.status === 403 && rl.remaining !== "0")) return null;
-  const reset = rl.reset !== null && /^\d{1,12}$/.test(rl.reset) ? new Date(Number(rl.reset) * 1000) : null;
-  return reset && !Number.isNaN(reset.getTime())
-    ? `GitHub API rate limit exceeded; resets at ${reset.toISOString()}`
-    : "GitHub API rate limit exceeded";
-}
-
 function httpOpts(cfg: DiscoverConfig, more: Partial<HttpOptions> = {}): Omit<HttpOptions, "maxBytes"> {
   return {
     timeoutMs: cfg.timeoutMs,
@@ -178,22 +145,15 @@ const originOf = (u: string): string | null => {
 async function searchGitHub(query: string, cfg: DiscoverConfig): Promise<DiscoveryResult[]> {
   const q = `topic:lemon-skill ${query} in:name,description,readme`;
   const params = new URLSearchParams({ q, sort: "stars", order: "desc", per_page: "10" });
-  const watch = watchRateLimit(cfg.fetch ?? globalThis.fetch);
   const origins = [originOf(cfg.githubApi), originOf(cfg.githubRaw)].filter((o): o is string => o !== null);
-  let doc: unknown;
-  try {
-    doc = await getJson(
-      `${cfg.githubApi}/search/repositories?${params}`,
-      httpOpts(cfg, {
-        fetch: watch.fetch,
-        headers: { Accept: "application/vnd.github+json", "X-GitHub-Api-Version": "2022-11-28" },
-        ...(cfg.githubToken ? { token: { value: cfg.githubToken, origins } } : {}),
-      }),
-    );
-  } catch (e) {
-    const limited = rateLimitMessage(watch.last());
-    throw limited ? new LemonError("OPERATION_FAILED", limited) : e;
-  }
+  // A rate limit that resets later than a retry may wait fails at once, naming the reset (http.ts).
+  const doc = await getJson(
+    `${cfg.githubApi}/search/repositories?${params}`,
+    httpOpts(cfg, {
+      headers: { Accept: "application/vnd.github+json", "X-GitHub-Api-Version": "2022-11-28" },
+      ...(cfg.githubToken ? { token: { value: cfg.githubToken, origins } } : {}),
+    }),
+  );
   const bad = checkSchema(GitHubRepoSearch, doc);
   if (bad) throw new LemonError("OPERATION_FAILED", `invalid GitHub search response: ${bad}`);
   const needle = query.toLowerCase();

@@ -99,6 +99,10 @@ test("three sources merged: scores of §11, sorted by score then id, cut to max"
     { name: "k8s-rollout", description: "From the web", files: ["SKILL.md", "scripts/run.sh"] },
     { name: "other", description: "unrelated", files: ["SKILL.md"] },
     { name: "k8s-rollout-evil", files: ["SKILL.md", "../escape"] },
+    { name: "k8s-rollout-abs", files: ["SKILL.md", "/etc/passwd"] },
+    { name: "k8s-rollout-bs", files: ["SKILL.md", "a\\..\\b"] },
+    { name: "k8s-rollout-nul", files: ["SKILL.md", "a\u0000b"] },
+    { name: "k8s-rollout-many", files: ["SKILL.md", ...Array.from({ length: 2000 }, (_, i) => `f${i}`)] },
     { name: "k8s-rollout-nomd", files: ["README.md"] },
     { name: "k8s-rollout/x", files: ["SKILL.md"] },
   ]);
@@ -226,7 +230,10 @@ test("GitHub rate limit: one request, the warning names the reset time", async (
   );
   const r = await discover("deploy", 10, cfg({ githubApi: gh.origin }));
   expect(r.warnings).toEqual([
-    { source: "github", message: `GitHub API rate limit exceeded; resets at ${new Date(reset * 1000).toISOString()}` },
+    {
+      source: "github",
+      message: `rate limited by ${gh.origin}; the limit resets at ${new Date(reset * 1000).toISOString().replace(".000Z", "Z")}`,
+    },
   ]);
   expect(gh.seen.length).toBe(1);
   // A plain 403 (no exhausted limit) is an HTTP failure, not a rate limit.
