@@ -171,6 +171,35 @@ describe("search", () => {
   });
 });
 
+describe("HTTP behaviour", () => {
+  test("a redirect to another origin is followed without credentials; a loop stops; 429 is retried", async () => {
+    const ref = "acme/devops/k8s-rollout";
+    const target = registry({ [ref]: entryFor(ref) });
+    let limited = 0;
+    const front = staticServer({
+      [`/skills/${ref}`]: () =>
+        new Response(null, { status: 302, headers: { location: `${target.url}/skills/${ref}` } }),
+      "/loop/skills/acme/devops/k8s-rollout": (req) =>
+        new Response(null, { status: 302, headers: { location: new URL(req.url).pathname } }),
+      "/busy/skills/acme/devops/k8s-rollout": () =>
+        limited++ === 0
+          ? new Response("slow down", { status: 429, headers: { "retry-after": "0" } })
+          : Response.json(entryFor(ref)),
+    });
+    try {
+      expect((await fetchRegistryEntry(front.url, ref, fast)).ref).toBe(ref);
+      expect(target.seen.map((x) => x.auth)).toEqual([null]);
+      const loop = await failure(fetchRegistryEntry(`${front.url}/loop`, ref, fast));
+      expect(loop.message).toBe(`too many redirects from ${front.url}/loop/skills/${ref}`);
+      expect((await fetchRegistryEntry(`${front.url}/busy`, ref, fast)).ref).toBe(ref);
+      expect(limited).toBe(2);
+    } finally {
+      front.stop();
+      target.stop();
+    }
+  });
+});
+
 describe("entries", () => {
   test("404, a missing clone URL and every invalid git field have their exact errors", async () => {
     const ref = "acme/devops/k8s-rollout";
