@@ -296,3 +296,33 @@ test("invalid arguments fail; no registry configured means no registry request a
   const r = await discover("x", 500, cfg({ githubApi: gh.origin }));
   expect(r).toEqual({ results: [], warnings: [] });
 });
+
+test("module: skills.discover and skills.search read the env and config.skills (discovery.well_known, registry_url)", async () => {
+  const { createLemon } = await import("../../../../src/core/index.ts");
+  const { sandbox } = await import("../../../support/sandbox.ts");
+  await using box = await sandbox();
+  const gh = githubApi([repo("acme/deploy", 3, "deploy it")]);
+  const reg = registry([{ ref: "acme/ops/deploy", description: "deploy from the registry" }]);
+  const wk = wellKnown([{ name: "deploy", files: ["SKILL.md"] }]);
+  await using lemon = createLemon({
+    cwd: box.project,
+    env: { ...box.env, LEMON_GITHUB_API_URL: gh.origin, LEMON_GITHUB_RAW_URL: "http://127.0.0.1:9" },
+    curator: false,
+    config: { skills: { registry_url: reg.origin, discovery: { well_known: [wk.origin] } } },
+  });
+  const d = await lemon.skills.discover("deploy", { max: 2 });
+  expect(d.results.map((r) => r.id)).toEqual(["acme/ops/deploy", "gh:acme/deploy"]);
+  expect(d.warnings).toEqual([]);
+  const s = await lemon.skills.search("deploy", { maxOnline: 1 });
+  expect(s.online.map((r) => r.id)).toEqual(["acme/ops/deploy"]);
+  const before = gh.seen.length;
+  expect((await lemon.skills.search("deploy", { online: false })).online).toEqual([]);
+  expect(gh.seen.length).toBe(before);
+  for (const call of [
+    () => lemon.skills.discover("deploy", { max: 0 }),
+    () => lemon.skills.discover("deploy", { max: "3" as unknown as number }),
+    () => lemon.skills.discover(7 as unknown as string),
+    () => lemon.skills.search("deploy", { maxOnline: -1 }),
+  ])
+    await expect(call()).rejects.toMatchObject({ code: "INVALID_PARAMS" });
+});
