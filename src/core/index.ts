@@ -263,7 +263,7 @@ export function createLemon(options: LemonOptions = {}): Lemon {
   // Discovery's sources come from the env and [skills]; its code loads on first use.
   const discoverOnline = async (q: string, max: number | undefined) => {
     const [m, settings] = await Promise.all([import("./skills/online/discover.ts"), skillsSettings()]);
-    return m.discover(q, max, m.discoverConfig(context.env, settings));
+    return m.discover(q, max, m.discoverConfig(context.env, settings, options.config?.skills?.registry_url));
   };
   const hub = instanceEvents(context, { eventLog: async () => (await skillsSettings()).eventLog });
   const curator = curatorWiring(

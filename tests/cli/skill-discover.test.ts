@@ -71,7 +71,11 @@ async function online(): Promise<Online> {
   box.env.LEMON_GITHUB_RAW_URL = "http://127.0.0.1:9";
   box.env.LEMON_SKILLS_REGISTRY_URL = reg.origin;
   box.env.GITHUB_TOKEN = "ghp_topsecret";
-  await box.write(join(box.agentDir, "config.toml"), `[skills.discovery]\nwell_known = ["${wk.origin}"]\n`);
+  // The env's registry wins over the file's (install.md §4.4); the file's would fail.
+  await box.write(
+    join(box.agentDir, "config.toml"),
+    `[skills]\nregistry_url = "http://127.0.0.1:9"\n\n[skills.discovery]\nwell_known = ["${wk.origin}"]\n`,
+  );
   await box.skill("g", "helm-charts", { name: "helm-charts", description: "Scaffold Helm charts for Kubernetes." });
   return { box, gh, reg, wk };
 }

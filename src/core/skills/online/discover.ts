@@ -69,11 +69,13 @@ const trimSlash = (s: string) => s.replace(/\/+$/, "");
 export function discoverConfig(
   env: Readonly<Record<string, string | undefined>>,
   settings: { registryUrl: string | null; wellKnown: readonly string[]; httpTimeoutMs: number },
+  registryOption?: string,
 ): DiscoverConfig {
   const token = env.GITHUB_TOKEN?.trim();
   return {
-    // install.md §4.4: the env over `[skills] registry_url`.
-    registryUrl: envValue(env, "LEMON_SKILLS_REGISTRY_URL") ?? settings.registryUrl,
+    // install.md §4.4: the module option (createLemon's config.skills.registry_url), else the env,
+    // else `[skills] registry_url` of the file.
+    registryUrl: registryOption?.trim() || envValue(env, "LEMON_SKILLS_REGISTRY_URL") || settings.registryUrl,
     wellKnown: settings.wellKnown,
     githubApi: trimSlash(env.LEMON_GITHUB_API_URL?.trim() || GITHUB_API),
     githubRaw: trimSlash(env.LEMON_GITHUB_RAW_URL?.trim() || GITHUB_RAW),

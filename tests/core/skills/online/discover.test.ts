@@ -306,7 +306,13 @@ test("module: skills.discover and skills.search read the env and config.skills (
   const wk = wellKnown([{ name: "deploy", files: ["SKILL.md"] }]);
   await using lemon = createLemon({
     cwd: box.project,
-    env: { ...box.env, LEMON_GITHUB_API_URL: gh.origin, LEMON_GITHUB_RAW_URL: "http://127.0.0.1:9" },
+    // The module option wins over the env (install.md §4.4), which wins over the file.
+    env: {
+      ...box.env,
+      LEMON_GITHUB_API_URL: gh.origin,
+      LEMON_GITHUB_RAW_URL: "http://127.0.0.1:9",
+      LEMON_SKILLS_REGISTRY_URL: "http://127.0.0.1:9",
+    },
     curator: false,
     config: { skills: { registry_url: reg.origin, discovery: { well_known: [wk.origin] } } },
   });
