@@ -106,6 +106,22 @@ describe.skipIf(!HAS)("lemon skill hermes", () => {
     expect(again.json()).toMatchObject({ ok: false, error: { code: "CONFLICT" } });
   });
 
+  test("on a terminal the listing ends with a multi-select; picked rows are installed after their approvals", async () => {
+    await using box = await sandbox();
+    const env = { LEMON_GITHUB_API_URL: hub.url, LEMON_GITHUB_RAW_URL: hub.rawUrl };
+    const none = await box.cli(["skill", "hermes"], { env, answers: [""] });
+    expect(none.code).toBe(0);
+    expect(none.stdout).toContain("hermes:bundled/research/arxiv");
+    expect(none.stderr).toBe("Install which? Row numbers (1-3) or ids, comma separated; empty for none: ");
+    // Row 2 and an id without its prefix; a wrong pick is asked again; each install asks [y/N].
+    const r = await box.cli(["skill", "hermes"], { env, answers: ["9", "2, optional/accelerate", "y", "y", "y", "y"] });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain("not in the list: 9");
+    expect(r.stdout).toMatch(/Installed 'arxiv' \(official, audit (pass|warn)\)/);
+    expect(r.stdout).toMatch(/Installed 'accelerate' \(official, audit (pass|warn)\)/);
+    expect(existsSync(join(box.agentDir, "skill", "arxiv", "SKILL.md"))).toBe(true);
+  });
+
   test("argument errors exit 2", async () => {
     await using box = await sandbox();
     const bad = await run(box, ["--collection", "extra"]);

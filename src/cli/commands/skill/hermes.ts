@@ -3,14 +3,16 @@
  * `lemon skill hermes [QUERY] [--category C] [--collection bundled|optional|all] [--details]
  * [--install ID …] [--local] [--approve]` (cli.md §2.11, install.md §4.5): the Hermes catalog,
  * remote or from `LEMON_HERMES_REPO`, and with `--install` (repeatable, or comma separated) an
- * install of each id through the normal sequence. Installs stop at the first failure; those done
- * before it stay installed and are listed.
+ * install of each id through the normal sequence. On a terminal without `--install` the listing
+ * ends with a multi-select prompt (row numbers or ids) whose picks are installed the same way.
+ * Installs stop at the first failure; those done before it stay installed and are listed.
  */
-import { cell, type InstallResult } from "../../../core/index.ts";
+import { cell, type HermesEntry, type InstallResult } from "../../../core/index.ts";
 import { usageError } from "../../args.ts";
 import { abortedOr, cliApprover } from "../../approve.ts";
 import { defineCommand } from "../../command.ts";
 import { cliLemon } from "../../context.ts";
+import type { CliIo } from "../../io.ts";
 import { formatTable, info, printJson, truncate } from "../../output.ts";
 import { progress } from "../../progress.ts";
 
@@ -18,6 +20,38 @@ const COLLECTIONS = ["bundled", "optional", "all"] as const;
 
 /** An id as typed: `hermes:` may be left out (`optional/research/arxiv`). */
 const hermesId = (id: string) => (id.startsWith("hermes:") ? id : `hermes:${id}`);
+
+function printTable(io: CliIo, skills: readonly HermesEntry[], details: boolean): void {
+  const headers = details ? ["ID", "CATEGORY", "DESCRIPTION"] : ["ID", "CATEGORY"];
+  io.out(
+    formatTable(
+      headers,
+      skills.map((s) => (details ? [s.id, s.category, truncate(s.description, 70)] : [s.id, s.category])),
+    ),
+  );
+}
+
+/**
+ * The terminal's multi-select: ids or 1-based row numbers of the table just printed, comma or
+ * space separated; an empty answer installs nothing. Anything else is asked again, at most 3 times.
+ */
+async function pick(io: CliIo, skills: readonly HermesEntry[]): Promise<string[]> {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    io.err(`Install which? Row numbers (1-${skills.length}) or ids, comma separated; empty for none: `);
+    const answer = (await io.readLine?.())?.trim() ?? "";
+    if (answer === "") return [];
+    const chosen: string[] = [];
+    let bad: string | null = null;
+    for (const word of answer.split(/[\s,]+/).filter((w) => w !== "")) {
+      const row = /^\d+$/.test(word) ? skills[Number(word) - 1] : skills.find((s) => s.id === hermesId(word));
+      if (row === undefined) bad = word;
+      else if (!chosen.includes(row.id)) chosen.push(row.id);
+    }
+    if (bad === null) return chosen;
+    io.err(`not in the list: ${cell(bad)}\n`);
+  }
+  return [];
+}
 
 export default defineCommand({
   name: "hermes",
@@ -63,6 +97,12 @@ export default defineCommand({
         .finally(() => bar.done());
       for (const w of cat.warnings) info(io, flags.quiet, `warn: ${w}`);
       const installed: InstallResult[] = [];
+      const picking = ids.length === 0 && !flags.json && io.interactive === true && cat.skills.length > 0;
+      if (picking) {
+        printTable(io, cat.skills, flags.details);
+        ids.push(...(await pick(io, cat.skills)));
+        if (ids.length === 0) return;
+      }
       if (ids.length > 0) {
         const approver = cliApprover(io, flags);
         for (const id of ids) {
@@ -97,13 +137,7 @@ export default defineCommand({
         });
       if (ids.length > 0) return;
       if (cat.skills.length === 0) return io.out("No Hermes skills found.\n");
-      const headers = flags.details ? ["ID", "CATEGORY", "DESCRIPTION"] : ["ID", "CATEGORY"];
-      io.out(
-        formatTable(
-          headers,
-          cat.skills.map((s) => (flags.details ? [s.id, s.category, truncate(s.description, 70)] : [s.id, s.category])),
-        ),
-      );
+      printTable(io, cat.skills, flags.details);
     } finally {
       await lemon.close();
     }

@@ -187,6 +187,45 @@ describe.skipIf(!HAS)("remote catalog", () => {
     }
   });
 
+  test("a hanging server times out with [skills] http_timeout_ms; a redirect elsewhere gets no token", async () => {
+    await using box = await sandbox();
+    await using slow = createLemon({
+      cwd: box.project,
+      env: envOf(box),
+      curator: false,
+      config: { skills: { http_timeout_ms: 300 } },
+    });
+    hub.intercept = (_req, path) => (path.includes("/commits/") ? new Promise<Response>(() => {}) : null);
+    try {
+      const e = await rejection(slow.skills.hermesCatalog());
+      expect(e.code).toBe("TIMEOUT");
+      expect(e.message).toBe(`request to ${hub.url}/repos/NousResearch/hermes-agent/commits/main timed out after 300 ms`);
+    } finally {
+      hub.intercept = null;
+    }
+    const seen: (string | null)[] = [];
+    const other = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch(req) {
+        seen.push(req.headers.get("authorization"));
+        return Response.json({ sha: "0".repeat(40) });
+      },
+    });
+    hub.intercept = (_req, path) =>
+      path.includes("/commits/")
+        ? new Response(null, { status: 302, headers: { location: `http://127.0.0.1:${other.port}/elsewhere` } })
+        : null;
+    try {
+      await using lemon = lemonOf(box, { GITHUB_TOKEN: "ghp_secret" });
+      await rejection(lemon.skills.hermesCatalog());
+      expect(seen).toEqual([null]);
+    } finally {
+      hub.intercept = null;
+      other.stop(true);
+    }
+  });
+
   test("a truncated tree adds the warning", async () => {
     await using box = await sandbox();
     await using lemon = lemonOf(box, { LEMON_HERMES_REF: "HEAD" });
