@@ -142,7 +142,8 @@ export function createMcpClient(o: McpClientOptions): McpClient {
     },
     async callServerTool(server, raw, args, c = {}) {
       if (await disabled()) throw new LemonError("UNAVAILABLE", MCP_DISABLED);
-      const view = await host.view(cwdOf(c), false, c.global === true ? "global" : "project");
+      // Only this server is started (cli.md §3.6b); the project's others stay as they are.
+      const view = await host.view(cwdOf(c), false, c.global === true ? "global" : "project", server);
       const slot = host.slot(view, server);
       if (slot === undefined) throw notFound(`MCP server '${server}' not found`);
       if (slot.gate === "untrusted") {

@@ -105,6 +105,16 @@ export function connectError(reason: CloseReason): LemonError {
 export async function connectServer(server: ConnectableServer, opts: ConnectOptions): Promise<ServerConnection> {
   if (opts.signal?.aborted) throw connectError("connection failed");
   if (server.type !== "stdio" && server.server.entry.oauth !== undefined) throw connectError("authorization required");
-  const { openSession } = await import("./transport/session.ts");
-  return openSession(server, opts);
+  if (server.type !== "stdio") return (await import("./transport/session.ts")).openSession(server, opts);
+  // The child starts before the SDK loads (stdio.ts needs none of it): the two overlap.
+  const { startStdio } = await import("./transport/stdio.ts");
+  const started = startStdio(server, opts);
+  let session: typeof import("./transport/session.ts");
+  try {
+    session = await import("./transport/session.ts");
+  } catch (err) {
+    await started.transport.close().catch(() => {});
+    throw err;
+  }
+  return session.openSession(server, opts, started);
 }

@@ -111,21 +111,26 @@ export class McpHost {
     };
   }
 
-  /** The project's view, discovered now when missing, stale (cache TTL) or `refresh` is asked. */
-  async view(cwd: string, refresh = false, scope: Scope = "project"): Promise<ProjectView> {
+  /**
+   * The project's view, discovered now when missing, stale (cache TTL) or `refresh` is asked.
+   * Every server of it is connected, or only the one named `only` (`mcp call NAME`, cli.md §3.6b).
+   */
+  async view(cwd: string, refresh = false, scope: Scope = "project", only?: string): Promise<ProjectView> {
     // The global scope (`mcp call --global`) is a view of its own: the user's servers only.
     const key = `${scope}\0${cwd}`;
     const cur = this.#views.get(key);
-    if (!refresh && cur && this.#now() - cur.readAt < this.cacheTtlMs) {
-      await this.#connectAll(cur);
-      return cur;
+    let view: ProjectView;
+    if (!refresh && cur && this.#now() - cur.readAt < this.cacheTtlMs) view = cur;
+    else {
+      let p = this.#loading.get(key);
+      if (p === undefined) {
+        p = this.#discover(cwd, scope, key).finally(() => this.#loading.delete(key));
+        this.#loading.set(key, p);
+      }
+      view = await p;
     }
-    let p = this.#loading.get(key);
-    if (p === undefined) {
-      p = this.#discover(cwd, scope, key).finally(() => this.#loading.delete(key));
-      this.#loading.set(key, p);
-    }
-    return p;
+    await this.#connectAll(view, only);
+    return view;
   }
 
   /** Slot of one server by name in the project (for `mcp call` / `refresh(name)`). */
@@ -189,15 +194,14 @@ export class McpHost {
       readAt: this.#now(),
     };
     this.#views.set(viewKey, view);
-    await this.#connectAll(view);
     return view;
   }
 
-  async #connectAll(view: ProjectView): Promise<void> {
+  async #connectAll(view: ProjectView, only?: string): Promise<void> {
     await Promise.all(
       view.slots.map(async (s) => {
         const l = s.link;
-        if (l === null) return;
+        if (l === null || (only !== undefined && s.server.name !== only)) return;
         await l.ensure();
         if (l.conn !== null && this.#now() - l.listedAt >= this.cacheTtlMs) await l.relist().catch(() => {});
       }),

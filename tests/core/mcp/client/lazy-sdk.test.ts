@@ -28,8 +28,15 @@ describe("the SDK is lazy", () => {
     expect(users.filter((f) => !f.startsWith("src/core/mcp/client/transport/"))).toEqual([]);
   });
 
-  test("connect.ts reaches the session only through import()", () => {
+  test("connect.ts reaches the transports only through import()", () => {
+    // stdio.ts first (it starts the child and needs no SDK), then the session with the SDK.
     const edges = importsOf("src/core/mcp/client/connect.ts").filter((e) => e.to.includes("/transport/"));
-    expect(edges.map((e) => e.kind)).toEqual(["dynamic"]);
+    expect(edges.map((e) => e.kind)).toEqual(["dynamic", "dynamic"]);
+  });
+
+  test("the stdio transport's own module loads no SDK code (types only)", () => {
+    const g = staticGraph("src/core/mcp/client/transport/stdio.ts");
+    const via = g.packages.get(SDK);
+    expect(via === undefined ? null : chain(g, via)).toBeNull();
   });
 });

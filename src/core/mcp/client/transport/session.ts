@@ -67,12 +67,24 @@ function logLine(params: { level: string; logger?: string; data?: unknown }): st
   return `[log ${params.level}]${params.logger ? ` ${params.logger}:` : ""} ${data ?? ""}\n`;
 }
 
-export async function openSession(server: ConnectableServer, opts: ConnectOptions): Promise<ServerConnection> {
+/**
+ * Handshake and the connection's methods. `started` is a stdio transport that connect.ts began
+ * while this module loaded; every other transport is made here.
+ */
+export async function openSession(
+  server: ConnectableServer,
+  opts: ConnectOptions,
+  started?: { transport: LemonTransport; ring: TextRing },
+): Promise<ServerConnection> {
   const entry = server.server.entry;
   const readyMs = opts.timeoutMs ?? entry.ready_timeout_ms ?? DEFAULT_READY_TIMEOUT_MS;
   const listTimeout = opts.requestTimeoutMs ?? entry.timeout_ms ?? DEFAULT_REQUEST_TIMEOUT_MS;
-  const ring = new TextRing();
-  const transport = transportFor(server, opts, ring, readyMs);
+  const ring = started?.ring ?? new TextRing();
+  const transport = started?.transport ?? transportFor(server, opts, ring, readyMs);
+  if (opts.signal?.aborted) {
+    await transport.close().catch(() => {});
+    throw connectError("connection failed");
+  }
 
   const client = new Client({ name: "lemon", version: VERSION }, { capabilities: { roots: { listChanged: false } } });
   const root = { uri: pathToFileURL(opts.cwd).href, name: basename(opts.cwd) };

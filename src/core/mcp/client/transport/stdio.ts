@@ -10,7 +10,7 @@ import { isAbsolute, resolve } from "node:path";
 import type { LemonContext } from "../../../context.ts";
 import { mcpStdioWorker, type WorkerLocation } from "../../../workers/spec.ts";
 import type { McpServerConfig } from "../../types.ts";
-import { connectError, type CloseReason } from "../connect.ts";
+import { connectError, type CloseReason, type ConnectableServer, type ConnectOptions } from "../connect.ts";
 import {
   SHUTDOWN_KILL_AFTER_MS,
   SHUTDOWN_TERM_AFTER_MS,
@@ -18,7 +18,7 @@ import {
   type StdioSpawnSpec,
   type ToWorker,
 } from "./protocol.ts";
-import type { TextRing } from "./ring.ts";
+import { TextRing } from "./ring.ts";
 import { childEnv } from "./spawn.ts";
 
 /** The spawn spec of an expanded stdio entry; `cwd` resolves against the project directory C. */
@@ -43,6 +43,9 @@ export class WorkerTransport implements Transport {
 
   private worker: Worker | null = null;
   private done = false;
+  private starting: Promise<void> | null = null;
+  /** Messages that arrived before the SDK client attached (a server that speaks first). */
+  private early: JSONRPCMessage[] = [];
   private exited: Promise<void>;
   private markExited!: () => void;
 
@@ -56,7 +59,22 @@ export class WorkerTransport implements Transport {
     });
   }
 
+  /** The SDK's start: the worker may be running already (`prestart`); what it heard is handed on. */
   start(): Promise<void> {
+    const p = this.prestart();
+    const held = this.early;
+    this.early = [];
+    for (const m of held) this.onmessage?.(m);
+    return p;
+  }
+
+  /** Starts the worker and the child once, before the SDK client exists if need be. */
+  prestart(): Promise<void> {
+    this.starting ??= this.spawn();
+    return this.starting;
+  }
+
+  private spawn(): Promise<void> {
     return new Promise((resolveStart, rejectStart) => {
       let started = false;
       let worker: Worker;
@@ -69,8 +87,10 @@ export class WorkerTransport implements Transport {
       this.worker = worker;
       worker.onmessage = (ev: MessageEvent<FromWorker>) => {
         const m = ev.data;
-        if (m.type === "message") this.onmessage?.(m.message as JSONRPCMessage);
-        else if (m.type === "stderr") this.ring.push(m.text);
+        if (m.type === "message") {
+          if (this.onmessage) this.onmessage(m.message as JSONRPCMessage);
+          else this.early.push(m.message as JSONRPCMessage);
+        } else if (m.type === "stderr") this.ring.push(m.text);
         else if (m.type === "spawned") {
           started = true;
           resolveStart();
@@ -108,7 +128,10 @@ export class WorkerTransport implements Transport {
     if (!this.done && this.worker) {
       this.post({ type: "close" });
       const budget = SHUTDOWN_TERM_AFTER_MS + SHUTDOWN_KILL_AFTER_MS + 1_000;
-      await Promise.race([this.exited, new Promise((r) => setTimeout(r, budget))]);
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([this.exited, new Promise((r) => (timer = setTimeout(r, budget)))]);
+      // A pending budget timer would keep the process alive for 6 s after the child is gone.
+      clearTimeout(timer);
     }
     this.finish();
   }
@@ -126,4 +149,19 @@ export class WorkerTransport implements Transport {
     this.markExited();
     this.onclose?.();
   }
+}
+
+/**
+ * A stdio server's transport, started at once: the child's start-up then overlaps the loading
+ * of the session module and the SDK (a cold `lemon mcp call` would otherwise pay both in turn).
+ */
+export function startStdio(
+  server: ConnectableServer,
+  opts: ConnectOptions,
+): { transport: WorkerTransport; ring: TextRing } {
+  const ring = new TextRing();
+  const transport = new WorkerTransport(stdioSpec(server.server.entry, opts.ctx, opts.cwd), ring);
+  // A failure is reported again by the SDK's start(); here it must not go unhandled.
+  transport.prestart().catch(() => {});
+  return { transport, ring };
 }
