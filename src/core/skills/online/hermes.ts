@@ -110,7 +110,8 @@ const invalidAnswer = (what: string) => new LemonError("OPERATION_FAILED", `inva
 /** The ref's commit sha; with a cache, a conditional request whose 304 reuses the cached sha. */
 export async function resolveCommit(r: Remote, cache: HermesCache | null, learnt: HermesCache | null): Promise<string> {
   const url = `${r.api}/repos/${HERMES_REPO}/commits/${encodePath(r.ref)}`;
-  const cached = cache?.commits[r.ref];
+  // Own keys only: a ref named like an Object.prototype member must not read or set one.
+  const cached = cache && Object.hasOwn(cache.commits, r.ref) ? cache.commits[r.ref] : undefined;
   const usable = cached !== undefined && cached.url === url ? cached : undefined;
   const res = await httpGet(url, { ...r.http, maxBytes: JSON_CAP, ...(usable ? { etag: usable.etag } : {}) });
   if (res.status === 304 && usable) return usable.sha;
@@ -123,7 +124,7 @@ export async function resolveCommit(r: Remote, cache: HermesCache | null, learnt
   if (checkSchema(GitHubCommit, doc) !== null) throw invalidAnswer(`commit '${r.ref}'`);
   const sha = (doc as GitHubCommit).sha;
   const etag = res.headers.get("etag");
-  if (learnt && etag !== null && etag.length <= 256)
+  if (learnt && etag !== null && etag.length <= 256 && r.ref !== "__proto__")
     learnt.commits[r.ref] = { url, etag, sha, at: new Date().toISOString() };
   return sha;
 }
@@ -224,7 +225,7 @@ export async function hermesCatalog(q: CatalogQuery, opts: HermesOptions): Promi
   const cache = opts.agentDir !== null ? await readCache(opts.agentDir) : null;
   const learnt = opts.agentDir !== null ? emptyCache() : null;
   const commit = await resolveCommit(r, cache, learnt);
-  let tree = cache?.trees[commit];
+  let tree = cache && Object.hasOwn(cache.trees, commit) ? cache.trees[commit] : undefined;
   if (tree === undefined) {
     const t = await fetchTree(r, commit);
     const entries = t.entries.filter((e) => e.path.startsWith("skills/") || e.path.startsWith("optional-skills/"));
@@ -250,7 +251,7 @@ async function remoteDetails(
   let done = 0;
   await bounded(entries, DETAILS_AT_ONCE, async (e) => {
     const sha = e.sha ?? "";
-    const hit = cache?.details[sha];
+    const hit = cache && Object.hasOwn(cache.details, sha) ? cache.details[sha] : undefined;
     if (hit) {
       e.name = hit.name || e.key;
       e.description = hit.description;

@@ -199,7 +199,9 @@ describe.skipIf(!HAS)("remote catalog", () => {
     try {
       const e = await rejection(slow.skills.hermesCatalog());
       expect(e.code).toBe("TIMEOUT");
-      expect(e.message).toBe(`request to ${hub.url}/repos/NousResearch/hermes-agent/commits/main timed out after 300 ms`);
+      expect(e.message).toBe(
+        `request to ${hub.url}/repos/NousResearch/hermes-agent/commits/main timed out after 300 ms`,
+      );
     } finally {
       hub.intercept = null;
     }
@@ -299,6 +301,46 @@ describe.skipIf(!HAS)("install by download", () => {
       expect(existsSync(join(box.agentDir, "skill", "github-issues"))).toBe(false);
       expect(existsSync(join(box.agentDir, "skills.lock.json"))).toBe(false);
     } finally {
+      hub.rawOverride.clear();
+    }
+  });
+
+  test("a tree entry whose path escapes the skill refuses the install; an oversized file fails at its cap", async () => {
+    await using box = await sandbox();
+    await using lemon = lemonOf(box);
+    const head = await git(work, "rev-parse", "HEAD");
+    const blob = await git(work, "rev-parse", "HEAD:skills/research/arxiv/SKILL.md");
+    const real = (await (
+      await fetch(`${hub.url}/repos/NousResearch/hermes-agent/git/trees/${head}?recursive=1`)
+    ).json()) as {
+      tree: unknown[];
+    };
+    const withEntry = (entry: Record<string, unknown>) => (_req: Request, path: string) =>
+      path.includes("/git/trees/") ? Response.json({ sha: head, truncated: false, tree: [...real.tree, entry] }) : null;
+    hub.intercept = withEntry({
+      path: "skills/research/arxiv/../../../evil",
+      mode: "100644",
+      type: "blob",
+      sha: blob,
+      size: 1,
+    });
+    try {
+      const e = await rejection(lemon.skills.install("hermes:bundled/research/arxiv", { approve: true }));
+      expect(e.code).toBe("OPERATION_FAILED");
+      expect(e.message).toBe('invalid path "../../../evil" in the hermes tree');
+      hub.intercept = withEntry({
+        path: "skills/research/arxiv/big.bin",
+        mode: "100644",
+        type: "blob",
+        sha: blob,
+        size: 1,
+      });
+      hub.rawOverride.set("skills/research/arxiv/big.bin", new Uint8Array(16 * 1024 * 1024 + 1));
+      const big = await rejection(lemon.skills.install("hermes:bundled/research/arxiv", { approve: true }));
+      expect(big.message).toBe(`response exceeds ${16 * 1024 * 1024} bytes`);
+      expect(existsSync(join(box.agentDir, "skill", "arxiv"))).toBe(false);
+    } finally {
+      hub.intercept = null;
       hub.rawOverride.clear();
     }
   });
