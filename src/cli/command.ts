@@ -23,6 +23,8 @@ export interface FlagSpec {
   readonly defaultOn?: boolean;
   /** The values a string flag accepts. */
   readonly choices?: readonly string[];
+  /** Parsed but left out of help: a contract option whose feature is not built (it answers UNAVAILABLE). */
+  readonly hidden?: boolean;
 }
 
 export interface ArgSpec {

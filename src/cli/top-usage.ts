@@ -1,8 +1,9 @@
 /**
  * @module cli/top-usage
  * The top-level usage page, alone in a dependency-free module: `main.ts` prints it for a bare
- * `--help` without loading the CLI proper (hot path); `run.ts` prints the same text. A test
- * checks it names every top-level command and common flag.
+ * `--help` without loading the CLI proper (hot path); `run.ts` prints the same text. Tests
+ * check it names every common flag and every built top-level command with its group's own
+ * description (tests/cli/mcp-help.test.ts), so the two cannot drift apart.
  */
 export const TOP_DESCRIPTION = "lemon — skills and MCP toolkit for coding agents";
 
@@ -12,8 +13,9 @@ USAGE lemon <command> [OPTIONS]
 
 COMMANDS
 
-  skill    Find, inspect, lint, enable and disable agent skills (SKILL.md)
-  mcp      Configure MCP servers: lemon's own files and imports from other tools
+  skill    Find, install, update and remove agent skills; inspect, lint, audit and curate them
+  mcp      Configure, trust, test and call MCP servers; list their tools and status
+  tool     Invoke an agent tool (read_skill, skill_manage)
   version  Print the version
   help     Show usage for a command: lemon help <command> …
 

@@ -32,10 +32,12 @@ function flagNames(name: string, f: FlagSpec): string {
 }
 
 function flagTable(flags: Readonly<Record<string, FlagSpec>>): string {
-  const rows = Object.entries(flags).map(([name, f]) => {
-    const extra = f.type === "list" ? " (repeatable)" : f.choices !== undefined ? ` (${f.choices.join(", ")})` : "";
-    return [flagNames(name, f), f.description + extra];
-  });
+  const rows = Object.entries(flags)
+    .filter(([, f]) => f.hidden !== true)
+    .map(([name, f]) => {
+      const extra = f.type === "list" ? " (repeatable)" : f.choices !== undefined ? ` (${f.choices.join(", ")})` : "";
+      return [flagNames(name, f), f.description + extra];
+    });
   return formatRows(rows, "  ");
 }
 
@@ -58,7 +60,7 @@ export function renderUsage(
         "  ",
       )}`,
     );
-  if (Object.keys(node.flags).length > 0) parts.push(`OPTIONS\n\n${flagTable(node.flags)}`);
+  if (Object.values(node.flags).some((f) => f.hidden !== true)) parts.push(`OPTIONS\n\n${flagTable(node.flags)}`);
   parts.push(`COMMON OPTIONS\n\n${flagTable(COMMON_FLAGS)}`);
   return parts.join("\n");
 }

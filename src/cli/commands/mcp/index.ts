@@ -1,13 +1,13 @@
 /**
  * @module cli/commands/mcp
  * `lemon mcp …` (cli.md §3): one lazily loaded file per subcommand. Rows marked unavailable are
- * the contract's commands this version does not build (no MCP client yet).
+ * the contract's commands this version does not build (OAuth login, serve).
  */
 import { defineGroup, lazy } from "../../command.ts";
 
 export default defineGroup({
   name: "mcp",
-  description: "Configure MCP servers: lemon's own files and imports from other tools",
+  description: "Configure, trust, test and call MCP servers; list their tools and status",
   commands: {
     list: { load: lazy(() => import("./list.ts")) },
     get: { load: lazy(() => import("./get.ts")) },

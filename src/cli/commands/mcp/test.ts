@@ -3,7 +3,8 @@
  * `lemon mcp test NAME [--global] [--list-tools] [--verbose]` / `test --url URL [--transport
  * http|sse]` (cli.md §3.5, check-style): an isolated connection, the handshake and listings, the
  * report, close; never a tool call. A project entry must be trusted (a terminal user may confirm).
- * OAuth is not built yet: such servers report `authorization required`.
+ * OAuth is not built yet: such servers report `authorization required`, and the OAuth options
+ * answer UNAVAILABLE. `--list-tools` prints the counted remote tools and the utilities apart.
  */
 import { cell, LemonError, stripAnsi } from "../../../core/index.ts";
 import { mcpTest, type McpTestReport } from "../../../core/mcp/index.ts";
@@ -27,6 +28,7 @@ function human(r: McpTestReport, verbose: boolean): string {
   ]);
   if (r.error) rows.push(["error", `${r.error.code}: ${r.error.message}`]);
   for (const name of r.tools ?? []) rows.push(["tool", name]);
+  for (const name of r.utilities ?? []) rows.push(["utility", name]);
   lines.push(formatRows(rows, "  "));
   if (verbose && r.stderr)
     lines.push(
@@ -46,12 +48,25 @@ export default defineCommand({
     ...globalFlag,
     url: { type: "string", description: "Test an endpoint directly", value: "url" },
     transport: { type: "string", description: "Transport of --url: http (default) or sse", value: "http|sse" },
-    "list-tools": { type: "boolean", description: "Also print the published tool names" },
+    "list-tools": { type: "boolean", description: "Also print the published tool and utility names" },
     verbose: { type: "boolean", description: "Add the last 4 KiB of server stderr (human output)" },
-    "no-browser": { type: "boolean", description: "OAuth: print the authorization URL instead of opening it" },
-    "headless-auth": { type: "boolean", description: "OAuth: follow the authorization redirect without a browser" },
+    // The contract's OAuth options (cli.md §3.5): parsed so they answer UNAVAILABLE, but not
+    // offered in help while OAuth login is not built.
+    "no-browser": {
+      type: "boolean",
+      description: "OAuth: print the authorization URL instead of opening it",
+      hidden: true,
+    },
+    "headless-auth": {
+      type: "boolean",
+      description: "OAuth: follow the authorization redirect without a browser",
+      hidden: true,
+    },
   },
   async run({ flags, args, io }) {
+    for (const flag of ["no-browser", "headless-auth"] as const)
+      if (flags[flag])
+        throw new LemonError("UNAVAILABLE", `'lemon mcp test --${flag}' is not available in this version`);
     if (flags.url === undefined && args.name === undefined)
       throw new LemonError("INVALID_PARAMS", "NAME or --url is required");
     if (flags.transport !== undefined && flags.transport !== "http" && flags.transport !== "sse")

@@ -7,7 +7,7 @@ import { defineGroup, lazy } from "../../command.ts";
 
 export default defineGroup({
   name: "skill",
-  description: "Find, inspect, lint, enable and disable agent skills",
+  description: "Find, install, update and remove agent skills; inspect, lint, audit and curate them",
   commands: {
     list: { load: lazy(() => import("./list.ts")) },
     browse: { load: lazy(() => import("./browse.ts")) },

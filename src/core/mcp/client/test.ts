@@ -24,7 +24,13 @@ export interface McpTestReport {
   protocol_version: string | null;
   capabilities: { tools: boolean; resources: boolean; prompts: boolean } | null;
   counts: { tools: number; resources: number; prompts: number };
+  /** With `listTools`: the published names of the `counts.tools` remote tools, in server order. */
   tools?: string[];
+  /**
+   * With `listTools`: the published utility names (mcp.md §6.2). Apart from `tools` because they
+   * are lemon's, over the resources and prompts, so `tools` has exactly `counts.tools` names.
+   */
+  utilities?: string[];
   timing_ms: { connect: number; initialize: number; list: number; total: number };
   error: { code: string; message: string } | null;
   /** Last bytes of server stderr, for `--verbose` human output only (never in JSON). */
@@ -149,7 +155,10 @@ export async function testServer(
     };
     const inv = publish(fake, conn.capabilities, tools ?? empty, resources ?? empty, prompts ?? empty);
     report.counts = { tools: inv.byRaw.size, resources: inv.resources, prompts: inv.prompts };
-    if (o.listTools) report.tools = inv.tools.map((x) => x.name);
+    if (o.listTools) {
+      report.tools = inv.tools.filter((x) => x.utility === null).map((x) => x.name);
+      report.utilities = inv.tools.filter((x) => x.utility !== null).map((x) => x.name);
+    }
     report.ok = true;
   } catch (err) {
     const e = LemonError.is(err) ? err : new LemonError("OPERATION_FAILED", "connection failed");
