@@ -15,13 +15,13 @@
  */
 import { realpathSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { expandUserPath, type LemonContext } from "../context.ts";
+import type { LemonContext } from "../context.ts";
 import { diagnostic, type Diagnostic } from "../diagnostics.ts";
-import { scopePathsFor, type Scope } from "../paths.ts";
+import type { Scope } from "../paths.ts";
 import type { SecurityOverride } from "../schema/lockfile.ts";
 import { NO_PROVENANCE, type Provenance } from "./entry.ts";
 import { readLockfileSync, type LockAgent, type LockDoc, type LockRead, type LockRecord } from "./lockfile.ts";
-import { GLOBAL_ROOTS } from "./roots.ts";
+import { labelRoot } from "./roots.ts";
 import { fingerprintOf } from "./fingerprint.ts";
 import type { SkillCandidate } from "./scan.ts";
 
@@ -36,7 +36,7 @@ export type Locate = (agent: LockAgent) => string | null;
  * Where each label's root of a scope really is (install.md §4.8, as the installer places skills):
  * `lemon` is `A/skill` or `P/skill`; another tool's project root is `C/.<tool>/skills` (not the
  * same root of a parent directory); its global root honours the `skillRoots` option and the
- * override variable. Compared by real path, so a root that discovery keeps under another label
+ * override variable, and is none while isolation hides it. Compared by real path, so a root that discovery keeps under another label
  * (`~/.claude/skills` linked to `~/.agents/skills`) is still the recorded location. Each label
  * costs one realpath, and only when a record names it.
  */
@@ -44,23 +44,11 @@ export function rootLocator(ctx: LemonContext, scope: Scope): Locate {
   const memo = new Map<LockAgent, string | null>();
   return (agent) => {
     if (!memo.has(agent)) {
-      const path = agentRootPath(ctx, scope, agent);
+      const path = labelRoot(ctx, scope, agent).path;
       memo.set(agent, path === null ? null : realOrSelf(path));
     }
     return memo.get(agent) ?? null;
   };
-}
-
-function agentRootPath(ctx: LemonContext, scope: Scope, agent: LockAgent): string | null {
-  if (agent === "lemon") return scopePathsFor(ctx, scope).skillRoot;
-  if (scope === "project") return join(ctx.cwd, `.${agent}`, "skills");
-  const g = GLOBAL_ROOTS.find((r) => r.label === agent);
-  if (g === undefined) return null;
-  const opt = ctx.skillRoots[agent];
-  if (opt !== undefined) return opt === null || opt === "" ? null : expandUserPath(ctx, opt);
-  const env = ctx.env[g.env];
-  if (env !== undefined) return env === "" ? null : expandUserPath(ctx, env);
-  return join(ctx.homeDir, g.rel);
 }
 
 function realOrSelf(p: string): string {

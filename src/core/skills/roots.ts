@@ -64,16 +64,41 @@ function real(p: string): { realPath: string; exists: boolean } {
   }
 }
 
+/** A label a skill can be installed under (install.md §4.8): lemon's own root or another tool's. */
+export type InstallLabel = "lemon" | GlobalRootLabel;
+
+/** A label's root in one scope, or why there is none: its override is "" / null, or isolation hides it. */
+export type LabelRoot = { path: string; none: null } | { path: null; none: "switched_off" | "isolated" };
+
+/**
+ * The root discovery reads for `label` in `scope`, and so the one `--agent <label>` installs
+ * into: the single place that decides it, so lemon never installs where it would not list. In
+ * the project scope that is the root at `C` itself (its parents' roots belong to their own
+ * directories); in the global scope the `skillRoots` option, else the override variable, else
+ * the home root unless LEMON_HOME / LEMON_AGENT_DIR isolate lemon from it.
+ */
+export function labelRoot(
+  ctx: LemonContext,
+  scope: Scope,
+  label: InstallLabel,
+  paths: LemonPaths = resolvePaths(ctx),
+): LabelRoot {
+  if (label === "lemon") return { path: paths[scope].skillRoot, none: null };
+  if (scope === "project") return { path: join(ctx.cwd, PROJECT_DIRS.find(([l]) => l === label)![1]), none: null };
+  const g = GLOBAL_ROOTS.find((r) => r.label === label)!;
+  const opt = ctx.skillRoots[label];
+  const env = ctx.env[g.env];
+  const set = opt !== undefined ? opt : env;
+  if (set === null || set === "") return { path: null, none: "switched_off" };
+  if (set !== undefined) return { path: expandUserPath(ctx, set), none: null };
+  return ctx.isolated ? { path: null, none: "isolated" } : { path: join(ctx.homeDir, g.rel), none: null };
+}
+
 function globalRootPaths(ctx: LemonContext, paths: LemonPaths): { label: RootLabel; path: string }[] {
-  const out: { label: RootLabel; path: string }[] = [{ label: "lemon", path: paths.global.skillRoot }];
-  for (const g of GLOBAL_ROOTS) {
-    const opt = ctx.skillRoots[g.label];
-    const env = ctx.env[g.env];
-    let path: string | null;
-    if (opt !== undefined) path = opt === null || opt === "" ? null : expandUserPath(ctx, opt);
-    else if (env !== undefined) path = env === "" ? null : expandUserPath(ctx, env);
-    else path = ctx.isolated ? null : join(ctx.homeDir, g.rel);
-    if (path !== null) out.push({ label: g.label, path });
+  const out: { label: RootLabel; path: string }[] = [];
+  for (const label of ["lemon", ...GLOBAL_ROOTS.map((g) => g.label)] as const) {
+    const r = labelRoot(ctx, "global", label, paths);
+    if (r.path !== null) out.push({ label, path: r.path });
   }
   return out;
 }

@@ -1,30 +1,21 @@
 /**
  * @module skills/install/destination
  * Where an install lands (install.md §4.8): the lemon root of the scope, or with `--agent` the
- * root another tool reads, moved by its skills.md §2.1 override in the global scope. In the
+ * root another tool reads, exactly as discovery resolves it (skills.md §2.1, `labelRoot`). In the
  * project scope every root must resolve inside the real path of `C`, so a committed symlink
  * (`.claude -> ~/.ssh`) can never redirect a write.
  */
 import { lstat, readdir } from "node:fs/promises";
-import { join } from "node:path";
-import { expandUserPath, type LemonContext } from "../../context.ts";
+import type { LemonContext } from "../../context.ts";
 import { conflict, invalidParams, LemonError } from "../../errors.ts";
 import { confinedTarget, resolveWriteTarget } from "../../fsx/atomic.ts";
-import { scopePathsFor, type Scope } from "../../paths.ts";
+import type { Scope } from "../../paths.ts";
 import type { LockRecord } from "../lockfile.ts";
-import { GLOBAL_ROOTS } from "../roots.ts";
+import { GLOBAL_ROOTS, labelRoot } from "../roots.ts";
 
 /** `--agent` labels (install.md §4.8); the lock records the one used. */
 export const AGENT_LABELS = ["lemon", "agents", "claude", "codex", "omp"] as const;
 export type AgentLabel = (typeof AGENT_LABELS)[number];
-
-/** Project-scope roots per label (skills.md §2.1); they have no override. */
-const PROJECT_ROOTS: Record<Exclude<AgentLabel, "lemon">, string> = {
-  agents: ".agents/skills",
-  omp: ".omp/skills",
-  claude: ".claude/skills",
-  codex: ".codex/skills",
-};
 
 /** install.md §4.8 key rule. */
 export const INSTALL_KEY = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
@@ -36,30 +27,24 @@ export function parseAgent(agent: unknown): AgentLabel {
 }
 
 /**
- * The directory the skill's directory goes into. Global roots honour the `skillRoots` option, then
- * the override variable; one switched off (null or "") makes the label UNAVAILABLE. Unlike
- * discovery, an isolated context (LEMON_HOME set) still installs into the tool's own home root:
- * that tool reads it whether or not this lemon instance does.
+ * The directory the skill's directory goes into: the root discovery reads for the label in this
+ * context ({@link labelRoot}), so an install is always listed. A label with no root there is
+ * UNAVAILABLE: switched off by its override (null or ""), or, with LEMON_HOME / LEMON_AGENT_DIR
+ * set, another tool's home root that this lemon does not read until its override names it.
  */
 export function destinationRoot(ctx: LemonContext, scope: Scope, agent: AgentLabel): string {
-  if (agent === "lemon") return scopePathsFor(ctx, scope).skillRoot;
-  if (scope === "project") return join(ctx.cwd, PROJECT_ROOTS[agent]);
-  const g = GLOBAL_ROOTS.find((r) => r.label === agent)!;
-  const opt = ctx.skillRoots[agent];
-  const env = ctx.env[g.env];
-  const off = () =>
-    new LemonError("UNAVAILABLE", `--agent ${agent} is not available: its skill root is switched off`, {
+  const r = labelRoot(ctx, scope, agent);
+  if (r.path !== null) return r.path;
+  const g = GLOBAL_ROOTS.find((x) => x.label === agent)!;
+  if (r.none === "switched_off")
+    throw new LemonError("UNAVAILABLE", `--agent ${agent} is not available: its skill root is switched off`, {
       hint: `${g.env} (or the skillRoots.${agent} option) is set to the empty string`,
     });
-  if (opt !== undefined) {
-    if (opt === null || opt === "") throw off();
-    return expandUserPath(ctx, opt);
-  }
-  if (env !== undefined) {
-    if (env === "") throw off();
-    return expandUserPath(ctx, env);
-  }
-  return join(ctx.homeDir, g.rel);
+  throw new LemonError(
+    "UNAVAILABLE",
+    `--agent ${agent} is not available: lemon is isolated (LEMON_HOME or LEMON_AGENT_DIR) and does not read ~/${g.rel}`,
+    { hint: `set ${g.env}=~/${g.rel} (or the skillRoots.${agent} option) to read and install there` },
+  );
 }
 
 /** The root a record's skill lives in: its `agent` root of the scope (install.md §4.8), lemon's without one. */
