@@ -11,7 +11,7 @@ import { LemonError, invalidParams, toLemonError } from "../../errors.ts";
 import { checkSchema, isValid } from "../../schema/check.ts";
 import { GitHubRepoItem, GitHubRepoSearch } from "../../schema/discovery.ts";
 import { WellKnownIndex, WellKnownSkill } from "../../schema/well-known.ts";
-import { clampChars, flattenLine, redactUrl, sanitizeMessage, stripAnsi } from "../../text.ts";
+import { charCount, clampChars, flattenLine, redactUrl, sanitizeMessage, stripAnsi } from "../../text.ts";
 import { getJson, type HttpOptions } from "../install/http.ts";
 import { parseSource, type SourceKind } from "../install/source.ts";
 import { badWellKnownPath } from "../install/fetch.ts";
@@ -55,6 +55,8 @@ export interface DiscoverConfig {
 }
 
 export const DEFAULT_DISCOVER_MAX = 10;
+/** Longer queries are refused: GitHub's search caps `q` at 256 characters, and no hit needs more. */
+export const MAX_DISCOVER_QUERY_CHARS = 200;
 /** No source answers more than this many usable hits in one request; a larger max only costs. */
 export const MAX_DISCOVER_RESULTS = 100;
 const GITHUB_API = "https://api.github.com";
@@ -266,6 +268,8 @@ export async function discover(
 ): Promise<DiscoveryResponse> {
   const q = flattenLine(query);
   if (q === "") throw invalidParams("query must not be empty");
+  if (charCount(q) > MAX_DISCOVER_QUERY_CHARS)
+    throw invalidParams(`query must be at most ${MAX_DISCOVER_QUERY_CHARS} characters`);
   const limit = normaliseDiscoverMax(max);
   const warnings: DiscoveryWarning[] = [];
   const jobs: { source: string; run: () => Promise<DiscoveryResult[]> }[] = [

@@ -2,16 +2,18 @@
  * @module skills/search/search
  * `skills.search` (skills.md §7.4, install.md §11): local results from `findRelevant` and online
  * discovery, run at the same time. The two halves never fail each other: an online source that
- * fails is a warning, and `online: false` skips the network entirely.
+ * fails is a warning, a query too long for online sources is a warning, and `online: false`
+ * skips the network entirely.
  */
 import type { SkillEntry } from "../entry.ts";
 import {
+  MAX_DISCOVER_QUERY_CHARS,
   normaliseDiscoverMax,
   type DiscoveryResponse,
   type DiscoveryResult,
   type DiscoveryWarning,
 } from "../online/discover.ts";
-import { flattenLine } from "../../text.ts";
+import { charCount, flattenLine } from "../../text.ts";
 
 export interface SearchOptions {
   cwd?: string;
@@ -45,10 +47,19 @@ export async function combinedSearch(
 ): Promise<SearchResult> {
   // Checked even when online is off: a bad argument is an error whatever else is asked.
   const maxOnline = normaliseDiscoverMax(opts.maxOnline ?? DEFAULT_MAX_ONLINE, "maxOnline");
-  const goOnline = opts.online !== false && flattenLine(query) !== "";
+  const q = flattenLine(query);
+  // A local request may be a whole paragraph; online sources only take a short query.
+  const tooLong = charCount(q) > MAX_DISCOVER_QUERY_CHARS;
+  const goOnline = opts.online !== false && q !== "" && !tooLong;
   const [local, online] = await Promise.all([
     halves.local(opts.maxLocal ?? 5),
     goOnline ? halves.online(maxOnline) : null,
   ]);
-  return { local, online: online?.results ?? [], warnings: online?.warnings ?? [] };
+  const warnings = online?.warnings ?? [];
+  if (opts.online !== false && tooLong)
+    warnings.push({
+      source: "online",
+      message: `query longer than ${MAX_DISCOVER_QUERY_CHARS} characters; online sources were not asked`,
+    });
+  return { local, online: online?.results ?? [], warnings };
 }

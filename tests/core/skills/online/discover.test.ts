@@ -332,3 +332,25 @@ test("module: skills.discover and skills.search read the env and config.skills (
   ])
     await expect(call()).rejects.toMatchObject({ code: "INVALID_PARAMS" });
 });
+
+test("a query over 200 characters: discover refuses it, search stays local with a warning", async () => {
+  const long = "deploy ".repeat(40);
+  await expect(discover(long, 10, cfg({}))).rejects.toThrow("query must be at most 200 characters");
+  const { combinedSearch } = await import("../../../../src/core/skills/search/search.ts");
+  let asked = false;
+  const r = await combinedSearch(
+    long,
+    {},
+    {
+      local: async () => [],
+      online: async () => {
+        asked = true;
+        return { results: [], warnings: [] };
+      },
+    },
+  );
+  expect(asked).toBe(false);
+  expect(r.warnings).toEqual([
+    { source: "online", message: "query longer than 200 characters; online sources were not asked" },
+  ]);
+});
