@@ -209,7 +209,9 @@ describe("inspect and check report drift", () => {
     await using box = await sandbox();
     const { lock, managed } = await fixture(box);
     let r = await box.cli(["skill", "check"]);
-    expect(r.stdout).toContain("updates: unknown, never checked (run 'lemon skill update --check' to look upstream)");
+    expect(r.stdout).toContain(
+      "updates: unknown, never checked (run 'lemon skill update --all --check' to look upstream, with --local for project installs)",
+    );
     expect(r.code).toBe(1); // evil is blocked
     writeLock(lock, {
       managed: { ...managed, checked_at: "2026-02-01T00:00:00Z", latest_upstream_hash: "2".repeat(40) },

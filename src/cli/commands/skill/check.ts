@@ -17,7 +17,7 @@ function updatesLine(checks: readonly SkillCheck[]): string {
   if (managed.length === 0) return "updates: unknown (no skill here has an install record)";
   const available = managed.filter((c) => c.update_available === true).length;
   const unchecked = managed.filter((c) => c.update_available === null).length;
-  const look = "run 'lemon skill update --check' to look upstream";
+  const look = "run 'lemon skill update --all --check' to look upstream, with --local for project installs";
   if (unchecked === managed.length) return `updates: unknown, never checked (${look})`;
   const rest = unchecked > 0 ? `; ${unchecked} never checked (${look})` : "";
   return `updates: ${available} available as of the last check${rest}`;
