@@ -375,3 +375,26 @@ describe.skipIf(!HAS)("local checkout (LEMON_HERMES_REPO)", () => {
     expect(link.message).toContain("symlink_not_allowed");
   });
 });
+
+describe.skipIf(!HAS)("update", () => {
+  test("a new commit that changes the skill's tree is an update; one that does not is up to date", async () => {
+    await using box = await sandbox();
+    await using lemon = lemonOf(box);
+    await lemon.skills.install("hermes:bundled/media/gif-search", { approve: true });
+    await Bun.write(join(work, "skills/github/github-issues/NOTES.md"), "elsewhere\n");
+    await git(work, "add", "-A");
+    await git(work, "commit", "-q", "-m", "another skill changes");
+    expect((await lemon.skills.update("gif-search", { check: true })).status).toBe("up_to_date");
+    await Bun.write(join(work, "skills/media/gif-search/NOTES.md"), "new file\n");
+    await git(work, "add", "-A");
+    await git(work, "commit", "-q", "-m", "gif-search changes");
+    const tree = await git(work, "rev-parse", "HEAD:skills/media/gif-search");
+    expect(await lemon.skills.update("gif-search", { check: true })).toMatchObject({
+      status: "update_available",
+      to: tree,
+    });
+    const u = await lemon.skills.update("gif-search", { approve: true });
+    expect(u).toMatchObject({ status: "updated", to: tree });
+    expect(readFileSync(join(box.agentDir, "skill", "gif-search", "NOTES.md"), "utf8")).toBe("new file\n");
+  });
+});
