@@ -1,7 +1,9 @@
 /**
  * @module cli/commands/mcp/tools
  * `lemon mcp tools [NAME]` (cli.md §3.7): the published tools of the project (or of one server),
- * `NAME  LABEL  SERVER`; JSON `{"ok":true,"tools":[{name,label,server,description}]}`.
+ * `NAME  LABEL  SERVER`; JSON `{"ok":true,"tools":[{name,label,server,description}]}`. With NAME
+ * only that server is started, and one that cannot list says why (unknown: NOT_FOUND; untrusted:
+ * FORBIDDEN with the trust hint; down: UNAVAILABLE) rather than printing an empty list.
  */
 import { cell } from "../../../core/index.ts";
 import { defineCommand } from "../../command.ts";
@@ -15,8 +17,7 @@ export default defineCommand({
   async run({ flags, args, io }) {
     const client = await cliMcpClient(io, flags);
     try {
-      const all = await client.published();
-      const tools = args.name === undefined ? all : all.filter((t) => t.server === args.name);
+      const tools = await client.published(args.name !== undefined ? { server: args.name } : {});
       const rows = tools.map((t) => ({ name: t.name, label: t.label, server: t.server, description: t.description }));
       if (flags.json) return printJson(io, { ok: true, tools: rows });
       if (rows.length === 0) {

@@ -21,7 +21,8 @@ import {
   type McpCallDetails,
 } from "./call.ts";
 import { McpHost, type HostOptions } from "./host.ts";
-import type { PublishedTool } from "./inventory.ts";
+import type { Inventory, PublishedTool } from "./inventory.ts";
+import type { Link } from "./link.ts";
 import { buildStatus, emptyStatus, type McpStatus } from "./status.ts";
 
 export interface McpClientEvents {
@@ -59,8 +60,11 @@ export interface McpClient {
   ): Promise<ToolResult<McpCallDetails>>;
   status(opts?: { cwd?: string }): Promise<McpStatus>;
   refresh(serverName?: string, opts?: { cwd?: string }): Promise<void>;
-  /** Published tools with their server (for `mcp tools`). */
-  published(opts?: { cwd?: string }): Promise<PublishedTool[]>;
+  /**
+   * Published tools with their server (for `mcp tools`). With `server`, only that server is
+   * started and a server that cannot list says why (NOT_FOUND, FORBIDDEN untrusted, …).
+   */
+  published(opts?: { cwd?: string; server?: string }): Promise<PublishedTool[]>;
   close(): Promise<void>;
 }
 
@@ -121,6 +125,7 @@ export function createMcpClient(o: McpClientOptions): McpClient {
       return [...view.names.values()].map(({ tool }) => definition(tool, cwd));
     },
     async published(opts = {}) {
+      if (opts.server !== undefined) return [...(await connectedOne(opts.server, opts)).inventory.tools];
       if (await disabled()) return [];
       const view = await host.view(cwdOf(opts));
       return [...view.names.values()].map((n) => n.tool);
@@ -141,20 +146,8 @@ export function createMcpClient(o: McpClientOptions): McpClient {
       });
     },
     async callServerTool(server, raw, args, c = {}) {
-      if (await disabled()) throw new LemonError("UNAVAILABLE", MCP_DISABLED);
-      // Only this server is started (cli.md §3.6b); the project's others stay as they are.
-      const view = await host.view(cwdOf(c), false, c.global === true ? "global" : "project", server);
-      const slot = host.slot(view, server);
-      if (slot === undefined) throw notFound(`MCP server '${server}' not found`);
-      if (slot.gate === "untrusted") {
-        const { untrustedMessage } = await import("../trust.ts");
-        throw new LemonError("FORBIDDEN", untrustedMessage(server));
-      }
-      if (slot.gate === "needs_auth") throw new LemonError("UNAUTHORIZED", "authorization required");
-      if (slot.gate === "disabled") throw notConnected(server);
-      const link = slot.link;
-      if (link === null || link.conn === null || link.inventory === null) throw notConnected(server);
-      const tool = link.inventory.byRaw.get(raw) ?? link.inventory.tools.find((t) => t.utility === raw);
+      const { link, inventory } = await connectedOne(server, c);
+      const tool = inventory.byRaw.get(raw) ?? inventory.tools.find((t) => t.utility === raw);
       if (tool === undefined) {
         // A remote tool the filters hide is blocked, not missing: say why.
         const { toolAllowed } = await import("./inventory.ts");
@@ -175,6 +168,30 @@ export function createMcpClient(o: McpClientOptions): McpClient {
     },
     close: () => host.close(),
   };
+
+  /**
+   * One server by name, connected with only it started (cli.md §3.6b, §3.7 `tools NAME`): the
+   * project's other servers stay as they are. Says why when it cannot be used.
+   */
+  async function connectedOne(
+    server: string,
+    c: { cwd?: string; global?: boolean },
+  ): Promise<{ link: Link; inventory: Inventory }> {
+    if (await disabled()) throw new LemonError("UNAVAILABLE", MCP_DISABLED);
+    const view = await host.view(cwdOf(c), false, c.global === true ? "global" : "project", server);
+    const slot = host.slot(view, server);
+    if (slot === undefined) throw notFound(`MCP server '${server}' not found`);
+    if (slot.gate === "untrusted") {
+      const { untrustedMessage } = await import("../trust.ts");
+      throw new LemonError("FORBIDDEN", untrustedMessage(server));
+    }
+    if (slot.gate === "needs_auth") throw new LemonError("UNAUTHORIZED", "authorization required");
+    const link = slot.link;
+    const inventory = link?.inventory ?? null;
+    if (slot.gate === "disabled" || link === null || link.conn === null || inventory === null)
+      throw notConnected(server);
+    return { link, inventory };
+  }
 
   function definition(tool: PublishedTool, cwd: string): ToolDefinition {
     return {
