@@ -283,6 +283,7 @@ export function createLemon(options: LemonOptions = {}): Lemon {
         new m.SkillRegistry(context, {
           ...(options.readConfigFile !== undefined ? { readConfigFile: options.readConfigFile } : {}),
           ...(options.approve !== undefined ? { approve: options.approve } : {}),
+          ...(options.config?.skills !== undefined ? { skillsConfig: options.config.skills } : {}),
           events: { wants: (t) => hub.wants(t), emit: (t, e) => hub.emit(t, e) },
         }),
     ));

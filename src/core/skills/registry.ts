@@ -20,6 +20,7 @@ import { checkReport, inspection, type CheckReport, type SkillInspection } from 
 import type { ScopeLock } from "./provenance.ts";
 import type { SkillRoot } from "./roots.ts";
 import type { ApprovalRequest } from "./install/approval.ts";
+import type { DeepPartialSkills } from "./skills-config.ts";
 import type {
   InstallOptions,
   LifecycleEvents,
@@ -122,6 +123,8 @@ export interface RegistryOptions {
   approve?: (request: ApprovalRequest) => Promise<boolean>;
   /** Where `skill.install` / `skill.update` / `skill.uninstall` events go (the instance's hub). */
   events?: LifecycleEvents;
+  /** createLemon's `config.skills`: a registry URL given there wins over the env (install.md §4.4). */
+  skillsConfig?: DeepPartialSkills;
 }
 
 const shadowedOf = (d: Discovery): ShadowedSkill[] =>
@@ -154,16 +157,27 @@ export class SkillRegistry {
   readonly #readConfigFile: boolean;
   readonly #approve: RegistryOptions["approve"];
   readonly #events: RegistryOptions["events"];
+  readonly #skillsConfig: RegistryOptions["skillsConfig"];
 
   constructor(ctx: LemonContext, opts: RegistryOptions = {}) {
     this.#ctx = ctx;
     this.#readConfigFile = opts.readConfigFile !== false;
     this.#approve = opts.approve;
     this.#events = opts.events;
+    this.#skillsConfig = opts.skillsConfig;
   }
 
   // Install, update and uninstall (install.md §5, §9, §10) live in install/api.ts.
-  #host = () => ({ ctx: this.#ctx, approve: this.#approve, registry: this, events: this.#events });
+  #host = () => ({
+    ctx: this.#ctx,
+    approve: this.#approve,
+    registry: this,
+    events: this.#events,
+    online: {
+      readConfigFile: this.#readConfigFile,
+      ...(this.#skillsConfig !== undefined ? { config: this.#skillsConfig } : {}),
+    },
+  });
   install = async (source: string, o?: InstallOptions) => (await lifecycle()).install(this.#host(), source, o);
   listSource = async (source: string, o?: ListSourceOptions) => (await lifecycle()).listSource(this.#host(), source, o);
   update = async (key: string, o?: UpdateOptions) => (await lifecycle()).update(this.#host(), key, o);

@@ -7,11 +7,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createContext, type LemonContext } from "../../../src/core/context.ts";
 import { LemonError } from "../../../src/core/errors.ts";
+import { createLemon } from "../../../src/core/index.ts";
 import {
   fetchRegistryEntry,
   NO_REGISTRY,
   registryBase,
-  registryBaseFor,
+  registryFor,
   searchRegistry,
 } from "../../../src/core/skills/online/registry.ts";
 import { installSkill, type InstallRequest } from "../../../src/core/skills/install/install.ts";
@@ -109,8 +110,42 @@ describe("base URL", () => {
     expect(bad.code).toBe("INVALID_REQUEST");
     await using box = await sandbox();
     await box.write(join(box.agentDir, "config.toml"), '[skills]\nregistry_url = "https://cfg.example/r"\n');
-    expect(await registryBaseFor(ctxOf(box))).toBe("https://cfg.example/r");
-    expect(await registryBaseFor(ctxOf(box, env))).toBe("https://env.example/api");
+    expect((await registryFor(ctxOf(box))).base).toBe("https://cfg.example/r");
+    expect((await registryFor(ctxOf(box, env))).base).toBe("https://env.example/api");
+  });
+});
+
+describe("base URL through createLemon", () => {
+  test("config.skills.registry_url wins over the env; readConfigFile: false ignores the file; http_timeout_ms applies", async () => {
+    await using box = await sandbox();
+    const ref = "acme/devops/k8s-rollout";
+    const reg = registry({ [ref]: entryFor(ref) });
+    const hang = hangServer();
+    try {
+      const env = { ...box.env, LEMON_SKILLS_REGISTRY_URL: hang.url };
+      await using viaOption = createLemon({
+        cwd: box.project,
+        env,
+        curator: false,
+        config: { skills: { registry_url: reg.url } },
+      });
+      expect((await viaOption.skills.install(ref, { approve: true })).lock.source_kind).toBe("registry");
+      await box.write(join(box.agentDir, "config.toml"), `[skills]\nregistry_url = "${reg.url}"\n`);
+      await using noFile = createLemon({ cwd: box.project, env: box.env, curator: false, readConfigFile: false });
+      const none = await failure(noFile.skills.install(ref, { approve: true, force: true }));
+      expect([none.code, none.message]).toEqual(["UNAVAILABLE", NO_REGISTRY]);
+      await using slow = createLemon({
+        cwd: box.project,
+        env,
+        curator: false,
+        config: { skills: { http_timeout_ms: 100 } },
+      });
+      const t = await failure(slow.skills.install(ref, { approve: true, force: true }));
+      expect(t.code).toBe("TIMEOUT");
+    } finally {
+      reg.stop();
+      hang.stop();
+    }
   });
 });
 

@@ -13,6 +13,7 @@ import type { Finding, Verdict } from "../../schema/finding.ts";
 import { toEntry, type SkillEntry } from "../entry.ts";
 import type { LockRecord } from "../lockfile.ts";
 import type { SkillRegistry } from "../registry.ts";
+import type { RegistryConfigSource } from "../online/registry.ts";
 import { eventTs, type SkillLifecycleEvent } from "../usage/events.ts";
 import type { ApprovalRequest, Approver } from "./approval.ts";
 import { parseAgent, type AgentLabel } from "./destination.ts";
@@ -60,6 +61,8 @@ export interface LifecycleHost {
   approve: ((request: ApprovalRequest) => Promise<boolean>) | undefined;
   registry: SkillRegistry;
   events: LifecycleEvents | undefined;
+  /** Where a registry source's base URL and timeout come from (install.md §4.4). */
+  online?: RegistryConfigSource;
 }
 
 /**
@@ -147,6 +150,7 @@ export async function install(host: LifecycleHost, source: string, opts: Install
       onKey: (k) => {
         key = k;
       },
+      ...online(host),
       ...pick(opts),
     });
     if (out.kind !== "activated") throw new LemonError("OPERATION_FAILED", "install returned a listing");
@@ -182,6 +186,7 @@ export async function listSource(
     approve: false,
     force: false,
     list: true,
+    ...online(host),
     ...pick(opts),
   });
   if (out.kind !== "list") throw new LemonError("OPERATION_FAILED", "listing installed a skill");
@@ -216,8 +221,11 @@ export interface UpdateOptions {
   onNotice?: (line: string) => void;
 }
 
+const online = (host: LifecycleHost) => (host.online !== undefined ? { registryConfig: host.online } : {});
+
 function updateRequest(host: LifecycleHost, opts: UpdateOptions) {
   return {
+    ...online(host),
     global: opts.global !== false,
     approve: approverOf(host, opts.approve),
     force: opts.force === true,

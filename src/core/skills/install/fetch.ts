@@ -75,7 +75,8 @@ export async function fetchSource(spec: SourceSpec, into: string, opts: FetchOpt
 /** install.md §4.4: look the entry up, then clone it as §4.2 with its ref, subdir and commit pin. */
 async function fetchRegistry(spec: SourceSpec, into: string, opts: FetchOptions): Promise<FetchedSource> {
   const base = spec.registryBase ?? registryBase({ env: opts.env });
-  const entry = await fetchRegistryEntry(base, spec.registryRef ?? spec.sourceId, httpOf(opts));
+  const timeout = spec.registryTimeoutMs !== undefined ? { timeoutMs: spec.registryTimeoutMs } : {};
+  const entry = await fetchRegistryEntry(base, spec.registryRef ?? spec.sourceId, { ...httpOf(opts), ...timeout });
   const { dir, commit } = await cloneRepo(
     { ...cloneRequestOf(entry), subdir: entry.subdir, display: spec.display },
     into,

@@ -9,7 +9,7 @@
 import { existsSync } from "node:fs";
 import { basename, join } from "node:path";
 import type { LemonContext } from "../../context.ts";
-import { conflict, invalidParams, invalidRequest, LemonError } from "../../errors.ts";
+import { conflict, invalidParams, invalidRequest } from "../../errors.ts";
 import { isoSeconds, makeDir } from "../../fsx/atomic.ts";
 import { scopePathsFor, type Scope } from "../../paths.ts";
 import type { Finding, Verdict } from "../../schema/finding.ts";
@@ -22,7 +22,7 @@ import { auditRecordOf, putAuditRecord } from "./audit-record.ts";
 import { assertWritableRoot, destinationRoot, INSTALL_KEY, occupied, type AgentLabel } from "./destination.ts";
 import { fetchSource, type FetchedSource } from "./fetch.ts";
 import { findSkills, selectSkill, type FoundSkill } from "./select.ts";
-import { registryBaseFor } from "../online/registry.ts";
+import { resolveRegistrySpec, type RegistryConfigSource } from "../online/registry.ts";
 import { parseSource, type SourceSpec } from "./source.ts";
 import { decide, recordFor } from "./record.ts";
 import { recoverInterrupted, recoverScope } from "./recovery.ts";
@@ -50,6 +50,8 @@ export interface InstallRequest {
   onNotice?: (line: string) => void;
   /** Told the key as soon as it is known (before approvals), for events about a failed install. */
   onKey?: (key: string) => void;
+  /** The instance's registry settings (createLemon `config.skills`, readConfigFile). */
+  registryConfig?: RegistryConfigSource;
 }
 
 /** `install --list`: the skills of the source (cli.md §2.12). */
@@ -269,7 +271,7 @@ export async function installSkill(ctx: LemonContext, req: InstallRequest): Prom
     ...(req.path !== undefined ? { path: req.path } : {}),
   });
   // No registry configured: UNAVAILABLE before anyone is asked to approve anything.
-  if (spec.kind === "registry") spec.registryBase = await registryBaseFor(ctx);
+  await resolveRegistrySpec(ctx, spec, req.registryConfig);
   if (req.list === true) return listSource(ctx, spec);
   const scope: Scope = req.global ? "global" : "project";
   const destRoot = destinationRoot(ctx, scope, req.agent);

@@ -37,6 +37,8 @@ export interface SourceSpec {
   registryRef?: string;
   /** registry: the resolved base URL (install.md §4.4), set by the caller before fetching; else the env is read. */
   registryBase?: string;
+  /** registry: `[skills] http_timeout_ms` for the entry lookup, set with `registryBase`. */
+  registryTimeoutMs?: number;
 }
 
 export interface ParseSourceOptions {

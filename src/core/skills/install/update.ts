@@ -17,7 +17,7 @@ import { installedIdentity, readLockForWrite, recordOf, updateLockfile, type Loc
 import { requestApproval, type Approver } from "./approval.ts";
 import { bounded } from "./bounded.ts";
 import { stageAndActivate } from "./install.ts";
-import { registryBaseFor } from "../online/registry.ts";
+import { resolveRegistrySpec, type RegistryConfigSource } from "../online/registry.ts";
 import { specFromRecord, type SourceSpec } from "./source.ts";
 import { occupied, recordedRoot } from "./destination.ts";
 import { recoverInterrupted } from "./recovery.ts";
@@ -57,6 +57,8 @@ export interface UpdateRequest {
   onNotice?: (line: string) => void;
   /** Remote checks in flight at once for several keys (default UPDATE_CONCURRENCY). */
   concurrency?: number;
+  /** The instance's registry settings (createLemon `config.skills`, readConfigFile). */
+  registryConfig?: RegistryConfigSource;
 }
 
 /** Bound of parallel upstream queries of `update --all` / `--check`. */
@@ -96,7 +98,7 @@ async function query(ctx: LemonContext, key: string, rec: LockRecord | null, req
     env: ctx.env,
     ...(req.ref !== undefined ? { ref: req.ref } : {}),
   });
-  if (spec.kind === "registry") spec.registryBase = await registryBaseFor(ctx);
+  await resolveRegistrySpec(ctx, spec, req.registryConfig);
   const installed = installedIdentity(rec);
   // A commit pin names its own identity: nothing to ask, and never moved without --ref.
   const pinned = spec.pinned && req.ref === undefined;

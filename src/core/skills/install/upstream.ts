@@ -72,7 +72,8 @@ export async function upstreamIdentity(spec: SourceSpec, opts: UpstreamOptions):
     case "registry": {
       // The entry is asked again: the registry may have moved it to another commit or ref.
       const base = spec.registryBase ?? registryBase({ env: opts.env });
-      const entry = await fetchRegistryEntry(base, spec.registryRef ?? spec.sourceId, httpOf(opts));
+      const timeout = spec.registryTimeoutMs !== undefined ? { timeoutMs: spec.registryTimeoutMs } : {};
+      const entry = await fetchRegistryEntry(base, spec.registryRef ?? spec.sourceId, { ...httpOf(opts), ...timeout });
       const clone = cloneRequestOf(entry);
       return clone.pinned && clone.ref !== null ? clone.ref : remoteCommit(clone.url, clone.ref, opts);
     }

@@ -9,6 +9,7 @@
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { LemonContext } from "../../context.ts";
+import type { DeepPartialSkills } from "../skills-config.ts";
 import { envValue } from "../../context.ts";
 import { LemonError, notFound } from "../../errors.ts";
 import { readRegularFile } from "../../fsx/regular-file.ts";
@@ -16,7 +17,7 @@ import { checkSchema } from "../../schema/check.ts";
 import { RegistryEntry, RegistryHit, RegistrySearch } from "../../schema/registry.ts";
 import { clampChars, flattenLine, redactUrl, stripAnsi } from "../../text.ts";
 import { exceeds, getJson, JSON_CAP } from "../install/http.ts";
-import { parseSource, validRef, validSubdir } from "../install/source.ts";
+import { parseSource, type SourceSpec, validRef, validSubdir } from "../install/source.ts";
 
 export const NO_REGISTRY = "no skills registry configured; set LEMON_SKILLS_REGISTRY_URL or [skills] registry_url";
 const INVALID_ENTRY = "registry entry is invalid";
@@ -99,13 +100,40 @@ export function registryBase(from: {
   return normalizeRegistryBase(raw);
 }
 
-/** The base for an instance: env first, then `[skills] registry_url` of `A/config.toml`. */
-export async function registryBaseFor(ctx: LemonContext, option?: string | null): Promise<string> {
-  if (option != null || envValue(ctx.env, "LEMON_SKILLS_REGISTRY_URL") !== undefined)
-    return registryBase({ option: option ?? null, env: ctx.env });
-  const { loadSkillsSettings } = await import("../skills-config.ts");
-  const settings = await loadSkillsSettings(ctx, { readConfigFile: true });
-  return registryBase({ env: ctx.env, config: settings.registryUrl });
+/** Where an instance's registry settings come from: createLemon's `config.skills` and whether `A/config.toml` is read. */
+export interface RegistryConfigSource {
+  readConfigFile?: boolean;
+  config?: DeepPartialSkills;
+}
+
+/** A resolved registry: its base URL and the per-request timeout of `[skills] http_timeout_ms`. */
+export interface RegistryTarget {
+  base: string;
+  timeoutMs: number;
+}
+
+/**
+ * The registry of an instance (install.md §4.4): `config.skills.registry_url` given to
+ * createLemon, else `LEMON_SKILLS_REGISTRY_URL`, else `registry_url` of `A/config.toml` (unless
+ * the instance does not read the file). None: UNAVAILABLE before anything is asked.
+ */
+export async function registryFor(ctx: LemonContext, from: RegistryConfigSource = {}): Promise<RegistryTarget> {
+  const { loadSkillsSettings, settingsFrom } = await import("../skills-config.ts");
+  const option = settingsFrom(from.config === undefined ? [] : [from.config]).registryUrl;
+  const merged = await loadSkillsSettings(ctx, {
+    readConfigFile: from.readConfigFile !== false,
+    ...(from.config !== undefined ? { config: from.config } : {}),
+  });
+  const file = from.readConfigFile === false ? null : merged.registryUrl;
+  return { base: registryBase({ option, env: ctx.env, config: file }), timeoutMs: merged.httpTimeoutMs };
+}
+
+/** Sets a registry spec's base and timeout from the instance (a no-op for other kinds). */
+export async function resolveRegistrySpec(ctx: LemonContext, spec: SourceSpec, from?: RegistryConfigSource) {
+  if (spec.kind !== "registry") return;
+  const target = await registryFor(ctx, from);
+  spec.registryBase = target.base;
+  spec.registryTimeoutMs = target.timeoutMs;
 }
 
 /** One JSON document of the API; a `file:` base reads `<dir>/<rel>` (a query is ignored there). */
