@@ -9,7 +9,9 @@
  *    handshake, listings) beside the floor: a plain SDK client (StdioClientTransport) doing the
  *    same handshake and listings. Alternating runs; target: lemon's median ≤ floor + 50 ms.
  * 2. Discovery across N (default 8) stdio servers: lemon's getTools over N configurations beside
- *    the slowest single server of the same run; target ≤ slowest + 100 ms.
+ *    the slowest single server of the same run; target ≤ slowest + 100 ms. Two more floors show
+ *    what the machine itself costs: N plain SDK clients started together, and N bare server
+ *    processes started together and sent one `initialize` each (no client code at all).
  * 3. A tool-call round trip (`echo`) through the worker beside a direct SDK call in this process;
  *    target ≤ 1 ms extra at p50.
  *
@@ -67,6 +69,22 @@ async function sdkSession(): Promise<Client> {
     new StdioClientTransport({ command: process.execPath, args: [EVERYTHING, "stdio"], stderr: "ignore" }),
   );
   return client;
+}
+
+/** One bare server process: spawn, one `initialize`, the first answer line. No client library. */
+async function rawStart(): Promise<void> {
+  const p = Bun.spawn([process.execPath, EVERYTHING, "stdio"], { stdin: "pipe", stdout: "pipe", stderr: "ignore" });
+  const init = {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bench", version: "0" } },
+  };
+  p.stdin.write(`${JSON.stringify(init)}\n`);
+  await p.stdin.flush();
+  await p.stdout.getReader().read();
+  p.kill("SIGKILL");
+  await p.exited;
 }
 
 async function sdkTest(): Promise<number> {
@@ -128,14 +146,18 @@ try {
   );
   const sdkParallel = performance.now() - s0;
   await Promise.all(sdks.map((c) => c.close()));
+  const r0 = performance.now();
+  await Promise.all(names.map(() => rawStart()));
+  const rawParallel = performance.now() - r0;
   console.log(`2. discovery across ${o.servers} stdio servers (${tools.length} tools published)`);
   console.log(`   lemon getTools, parallel   ${f(parallel)}`);
   console.log(
     `   floor: slowest single      ${f(slowest)}  (singles ${singles.map((s) => s.toFixed(0)).join(", ")} ms)`,
   );
   console.log(`   floor: ${o.servers} SDK clients, parallel ${f(sdkParallel)}`);
+  console.log(`   floor: ${o.servers} bare servers to initialize, parallel ${f(rawParallel)}`);
   console.log(
-    `   over the slowest ${(parallel - slowest).toFixed(1)} ms (target <= 100 ms); over ${o.servers} parallel SDK clients ${(parallel - sdkParallel).toFixed(1)} ms\n`,
+    `   over the slowest ${(parallel - slowest).toFixed(1)} ms (target <= 100 ms); over ${o.servers} parallel SDK clients ${(parallel - sdkParallel).toFixed(1)} ms; over ${o.servers} bare servers ${(parallel - rawParallel).toFixed(1)} ms\n`,
   );
 
   // 3. Call round trip: lemon (worker) vs the SDK in this process.
