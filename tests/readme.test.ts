@@ -1,9 +1,13 @@
 // Keeps the README honest: every `npx lemon …` command in its sh blocks runs, in document order,
 // in one sandbox holding a copy of the example project (plus an MCP server imported from another
-// tool, as the examples assume), and must exit 0; the TypeScript examples run as written.
+// tool, as the examples assume), and must exit 0; the TypeScript examples run as written. The copy
+// holds the bundled example skills only, so what a user's own run of the README left in the clone
+// never changes these tests, and the examples that write must leave the clone's skills alone.
 import { describe, expect, test } from "bun:test";
-import { cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { copyExampleSkills, EXAMPLE_SKILLS } from "../scripts/bench/example-project.ts";
+import { TARGETS } from "../scripts/targets.ts";
 import { sandbox, type Sandbox } from "./support/sandbox.ts";
 
 const REPO = resolve(import.meta.dir, "..");
@@ -49,7 +53,7 @@ function lemonCommands(): string[][] {
 }
 
 async function project(box: Sandbox) {
-  cpSync(join(REPO, ".lemon", "skill"), join(box.project, ".lemon", "skill"), { recursive: true });
+  copyExampleSkills(box.project);
   // "Connecting MCP servers" starts server-everything from the project's node_modules.
   symlinkSync(join(REPO, "node_modules"), join(box.project, "node_modules"));
   await box.write(
@@ -58,18 +62,74 @@ async function project(box: Sandbox) {
   );
 }
 
+/** The README's scratch project line (`demo=$(mktemp -d) && …`), run as written in `cwd`; its path. */
+function scratchProject(box: Sandbox, cwd: string): string {
+  const line = blocks("sh")
+    .flatMap((b) => b.split("\n"))
+    .find((l) => l.startsWith("demo="));
+  expect(line).toBeDefined();
+  const r = Bun.spawnSync(["sh", "-c", `${line}\nprintf %s "$demo"`], {
+    cwd,
+    env: { PATH: process.env.PATH, TMPDIR: box.root },
+  });
+  expect([r.exitCode, r.stderr.toString()]).toEqual([0, ""]);
+  return r.stdout.toString();
+}
+
 describe("README", () => {
   const commands = lemonCommands();
-  test("every documented lemon command runs in order and exits 0", async () => {
+  test("every documented lemon command runs in order and exits 0; the clone's skills stay as shipped", async () => {
     expect(commands.length).toBeGreaterThan(20);
     await using box = await sandbox();
     await project(box);
-    for (const argv of commands) {
+    const demo = scratchProject(box, box.project);
+    for (const argv of commands.map((a) => a.map((w) => (w === "$demo" ? demo : w)))) {
       const r = await box.cli(argv);
       if (r.code !== 0) throw new Error(`lemon ${argv.join(" ")} → exit ${r.code}: ${r.stderr}`);
     }
     // The MCP section starts server-everything five times.
+    expect(readdirSync(join(box.project, ".lemon", "skill")).sort()).toEqual([...EXAMPLE_SKILLS]);
+    expect(existsSync(join(box.project, ".lemon", "skills.usage.json"))).toBe(false);
+    expect(existsSync(join(demo, ".lemon", "skill", "bun-json-roundtrip", "SKILL.md"))).toBe(true);
   }, 60_000);
+
+  test("the example project the tests copy is the git-tracked one, and only that", async () => {
+    await using box = await sandbox();
+    await project(box);
+    expect(readdirSync(join(box.project, ".lemon", "skill")).sort()).toEqual([...EXAMPLE_SKILLS]);
+    // A clone (not an unpacked package): the list names exactly the tracked skills.
+    const git = Bun.spawnSync(["git", "ls-files", "-z", ".lemon/skill"], { cwd: REPO });
+    if (git.exitCode !== 0) return;
+    const tracked = new Set(
+      git.stdout
+        .toString()
+        .split("\0")
+        .filter((f) => f !== "")
+        .map((f) => f.split("/")[2]!),
+    );
+    expect([...tracked].sort()).toEqual([...EXAMPLE_SKILLS]);
+  });
+
+  test("the crontab lines run the compiled binary, per scope, and exit 0", async () => {
+    await using box = await sandbox();
+    await project(box);
+    const lines = blocks("crontab")
+      .flatMap((b) => b.split("\n"))
+      .filter((l) => l.trim() !== "" && !l.startsWith("#"));
+    expect(lines.length).toBe(2);
+    const scopes: string[] = [];
+    for (const line of lines) {
+      const w = words(line);
+      // Five schedule fields, then an absolute path to a binary build.ts writes (never a bare `lemon`).
+      const bin = w[5]!;
+      expect(TARGETS.map((t) => `/path/to/clone/dist/lemon-${t.name}/${t.exe}`)).toContain(bin);
+      const argv = [...w.slice(6).map((x) => (x === "/path/to/project" ? box.project : x)), "--json"];
+      const r = await box.cli(argv);
+      expect({ line, code: r.code }).toEqual({ line, code: 0 });
+      scopes.push(argv.includes("--local") ? "project" : "global");
+    }
+    expect(scopes).toEqual(["global", "project"]);
+  });
 
   test("the TypeScript examples run as written", async () => {
     await using box = await sandbox();

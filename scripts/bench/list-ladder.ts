@@ -17,6 +17,7 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { hostTarget } from "../targets.ts";
+import { copyExampleSkills } from "./example-project.ts";
 import { buildHello, buildListFloor, buildProgram } from "./hello.ts";
 import { pct, spawnSample, type Sample } from "./measure.ts";
 
@@ -58,10 +59,13 @@ const scratch = mkdtempSync(join(tmpdir(), "lemon-bench-ladder-"));
 try {
   const home = join(scratch, "home");
   mkdirSync(home, { recursive: true });
+  // The bundled example skills only, so leftovers in the clone's .lemon/ never change the ladder.
+  const example = join(scratch, "example");
+  const exampleSkills = copyExampleSkills(example);
   const env = { PATH: process.env.PATH ?? "", HOME: home, USERPROFILE: home, NO_COLOR: "1" };
   const steps: [string, string[]][] = [
     ["hello-world", [buildHello(scratch)]],
-    ["floor: read + Bun.YAML + JSON", [buildListFloor(scratch, join(REPO, ".lemon", "skill"))]],
+    ["floor: read + Bun.YAML + JSON", [buildListFloor(scratch, exampleSkills)]],
     [
       "import core",
       [
@@ -89,12 +93,12 @@ try {
     ["lemon skill list --json", [o.bin ?? lemonBinary(join(scratch, "dist")), "skill", "list", "--json"]],
   ];
   for (const [name, argv] of steps) {
-    const r = spawnSample(argv, REPO, env, true);
+    const r = spawnSample(argv, example, env, true);
     if (!r.ok) fail(`${name} failed: ${r.stderr.trim().split("\n")[0] ?? ""}`);
   }
   const samples = new Map<string, Sample[]>(steps.map(([n]) => [n, []]));
   for (let i = 0; i < o.runs; i++)
-    for (const [name, argv] of steps) samples.get(name)!.push(spawnSample(argv, REPO, env, false).sample);
+    for (const [name, argv] of steps) samples.get(name)!.push(spawnSample(argv, example, env, false).sample);
 
   const t = hostTarget();
   const where = `${t.name}, Bun ${Bun.version}, ${o.runs} runs`;

@@ -23,6 +23,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { hostTarget } from "../targets.ts";
 import { CORPUS_HINT, findCorpus, requireCorpus } from "./corpus.ts";
+import { copyExampleSkills } from "./example-project.ts";
 import { buildHello, buildListFloor } from "./hello.ts";
 import { gnuTime, pct, peakRssMb, spawnSample, type Run, type Sample } from "./measure.ts";
 
@@ -88,7 +89,6 @@ function measure(c: Case, capture: boolean): Run {
 const LIST = "skill list --json (example project)";
 /** Appended to the names of the baseline binary's cases. */
 const BASELINE = " ·base";
-const EXAMPLE_SKILLS = join(REPO, ".lemon", "skill");
 const LIST_FLOOR = "  floor: read+parse its SKILL.md";
 
 function pad(s: string, n: number, right = false): string {
@@ -103,6 +103,9 @@ async function main(): Promise<void> {
     const hello = buildHello(scratch);
     const home = join(scratch, "home");
     const empty = join(scratch, "empty");
+    // A copy of the bundled example skills only: leftovers in the clone's .lemon/ never count.
+    const example = join(scratch, "example");
+    const exampleSkills = copyExampleSkills(example);
     mkdirSync(home, { recursive: true });
     mkdirSync(empty, { recursive: true });
     const base = { PATH: process.env.PATH ?? "", HOME: home, USERPROFILE: home, NO_COLOR: "1" };
@@ -119,7 +122,7 @@ async function main(): Promise<void> {
       return [
         { name: `--version${tag}`, argv: [bin, "--version"], cwd: empty, env: () => base },
         { name: `--help${tag}`, argv: [bin, "--help"], cwd: empty, env: () => base },
-        { name: `${LIST}${tag}`, argv: list, cwd: REPO, env: () => base },
+        { name: `${LIST}${tag}`, argv: list, cwd: example, env: () => base },
         ...(o.corpus
           ? [
               {
@@ -144,7 +147,7 @@ async function main(): Promise<void> {
       ...(o.baseline ? lemonCases(o.baseline, BASELINE) : []),
     ];
     // The floor right under the listing it bounds.
-    const floor = { name: LIST_FLOOR, argv: [buildListFloor(scratch, EXAMPLE_SKILLS)], cwd: REPO, env: () => base };
+    const floor = { name: LIST_FLOOR, argv: [buildListFloor(scratch, exampleSkills)], cwd: example, env: () => base };
     cases.splice(cases.findIndex((c) => c.name === LIST) + 1, 0, floor);
     if (!o.corpus) console.error(CORPUS_HINT);
 

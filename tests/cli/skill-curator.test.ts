@@ -2,7 +2,7 @@
 // line run twice at once as real processes (exactly one pass runs).
 import { describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, readFileSync, readdirSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { sandbox, type Sandbox } from "../support/sandbox.ts";
 
 const REPO = join(import.meta.dir, "..", "..");
@@ -71,6 +71,10 @@ describe("lemon skill curator (cli.md §2.17)", () => {
     expect(prompt.join("\n")).toContain("- narrow (state: stale; idle days: 40; stale candidate)");
     expect(h.stderr).toBe("review required: see the report's candidates\n");
     expect(JSON.parse(readFileSync(path!, "utf8")).summary).toBe(summary);
+    // The README's promise: the printed path is run.json's, and REPORT.md sits beside it.
+    const report = readFileSync(join(dirname(path!), "REPORT.md"), "utf8");
+    expect(report).toStartWith("# Curator run\n");
+    expect(report).toContain(`- Summary: ${summary}\n`);
 
     const again = await box.cli(["skill", "curator", "run", "--auto", "--json"]);
     expect(again.code).toBe(0);
