@@ -93,12 +93,9 @@ export async function localCatalog(
       const e = makeEntry(collection, segs, path, sha, null);
       if (!keep(e)) continue;
       if (details && read.ok) {
-        const text = decodeUtf8(read.bytes);
-        if (text !== null) {
-          const d = await detailsOf(text);
-          e.name = d.name || e.key;
-          e.description = d.description;
-        }
+        const d = await detailsOf(read.bytes);
+        e.name = d.name || e.key;
+        e.description = d.description;
       }
       skills.push(e);
     }

@@ -9,7 +9,8 @@ import { envValue } from "../../context.ts";
 import { invalidParams, LemonError } from "../../errors.ts";
 import { checkSchema } from "../../schema/check.ts";
 import { GitHubCommit, GitHubTree, type GitHubTreeEntry, type HermesCache } from "../../schema/hermes.ts";
-import { parseSkillText, MAX_SKILL_FILE_BYTES } from "../frontmatter.ts";
+import { MAX_SKILL_FILE_BYTES } from "../frontmatter.ts";
+import { parseSkillBytes } from "../skill-file.ts";
 import { bounded } from "../install/bounded.ts";
 import { getJson, httpGet, JSON_CAP, type HttpOptions } from "../install/http.ts";
 import { validRef } from "../install/source.ts";
@@ -178,12 +179,12 @@ export function gitBlobId(bytes: Uint8Array, like: string): string {
   return hasher.update(`blob ${bytes.byteLength}\0`).update(bytes).digest("hex");
 }
 
-/** name/description from SKILL.md text; anything unreadable leaves them empty. */
-export async function detailsOf(text: string): Promise<{ name: string; description: string }> {
-  const parsed = await parseSkillText(text);
-  if (!parsed.ok) return { name: "", description: "" };
+/** name/description through the one SKILL.md reader; a file it refuses leaves them empty. */
+export async function detailsOf(bytes: Uint8Array): Promise<{ name: string; description: string }> {
+  const read = await parseSkillBytes(bytes);
+  if (!read.ok) return { name: "", description: "" };
   const str = (v: unknown) => (typeof v === "string" ? v.trim().replace(/\s+/g, " ").slice(0, 1024) : "");
-  return { name: str(parsed.data.name), description: str(parsed.data.description) };
+  return { name: str(read.manifest.name), description: str(read.manifest.description) };
 }
 
 function filtered(entries: HermesEntry[], q: CatalogQuery, details: boolean): HermesEntry[] {
@@ -260,9 +261,8 @@ async function remoteDetails(
         const url = `${r.raw}/${HERMES_REPO}/${commit}/${encodePath(e.path)}/SKILL.md`;
         const res = await httpGet(url, { ...r.http, headers: {}, maxBytes: MAX_SKILL_FILE_BYTES });
         // Bytes that are not the tree's blob are not this skill's: its details stay empty.
-        const text = gitBlobId(res.body, sha) === sha ? decodeUtf8(res.body) : null;
-        if (text !== null) {
-          const d = await detailsOf(text);
+        if (gitBlobId(res.body, sha) === sha) {
+          const d = await detailsOf(res.body);
           e.name = d.name || e.key;
           e.description = d.description;
           if (learnt) learnt.details[sha] = d;
