@@ -32,6 +32,41 @@ export interface HttpOptions {
   etag?: string;
   /** Told of every request sent, redirects and retries included (benchmarks count them). */
   onRequest?: (url: string) => void;
+  /** The environment whose HTTP(S)_PROXY / NO_PROXY route each request (see proxyFor). */
+  env?: Readonly<Record<string, string | undefined>>;
+}
+
+const envOf = (env: Readonly<Record<string, string | undefined>>, name: string) => {
+  const v = env[name.toLowerCase()] ?? env[name.toUpperCase()];
+  return v === undefined || v.trim() === "" ? undefined : v.trim();
+};
+
+/**
+ * The proxy a request to `url` goes through: HTTPS_PROXY for https, HTTP_PROXY for http (either
+ * case), unless NO_PROXY names the host (`*`, a host, or a domain suffix, with or without a
+ * leading dot, optionally with `:port`). Undefined when none applies or the proxy URL is unusable.
+ */
+export function proxyFor(url: string, env: Readonly<Record<string, string | undefined>>): string | undefined {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return undefined;
+  }
+  const proxy = envOf(env, u.protocol === "https:" ? "https_proxy" : "http_proxy");
+  if (proxy === undefined || !/^https?:\/\//i.test(proxy)) return undefined;
+  const host = u.hostname.replace(/^\[|\]$/g, "").toLowerCase();
+  const port = u.port || (u.protocol === "https:" ? "443" : "80");
+  for (const raw of (envOf(env, "no_proxy") ?? "").split(/[\s,]+/)) {
+    const item = raw.toLowerCase();
+    if (item === "") continue;
+    if (item === "*") return undefined;
+    const m = /^\[?([^\]]*?)\]?(?::(\d+))?$/.exec(item);
+    const name = (m?.[1] ?? item).replace(/^\*?\./, "");
+    if (m?.[2] !== undefined && m[2] !== port) continue;
+    if (host === name || host.endsWith(`.${name}`)) return undefined;
+  }
+  return proxy;
 }
 
 export interface HttpResponse {
@@ -150,7 +185,11 @@ async function attempt(url: string, opts: HttpOptions): Promise<HttpResponse> {
     const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
     let res: Response;
     try {
-      res = await doFetch(current, { method: "GET", headers, redirect: "manual", signal });
+      const proxy = opts.env ? proxyFor(current, opts.env) : undefined;
+      // `proxy` is Bun's fetch option; other runtimes ignore it.
+      const init: RequestInit & { proxy?: string } = { method: "GET", headers, redirect: "manual", signal };
+      if (proxy !== undefined) init.proxy = proxy;
+      res = await doFetch(current, init);
     } catch {
       if (opts.signal?.aborted) throw new LemonError("OPERATION_FAILED", "request aborted");
       // Not retried: the timeout already bounds the wait, three of them would not.

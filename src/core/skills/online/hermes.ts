@@ -102,6 +102,7 @@ export function remoteOf(opts: HermesOptions): Remote {
     ...(opts.retryDelaysMs ? { retryDelaysMs: opts.retryDelaysMs } : {}),
     ...(opts.signal ? { signal: opts.signal } : {}),
     ...(opts.onRequest ? { onRequest: opts.onRequest } : {}),
+    env: opts.env,
   };
   return { api, raw, ref, http };
 }

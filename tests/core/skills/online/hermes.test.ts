@@ -8,6 +8,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createLemon, LemonError, type Lemon } from "../../../../src/core/index.ts";
+import { proxyFor } from "../../../../src/core/skills/install/http.ts";
 import { CORPUS_DIR, corpusAvailable } from "../../../support/corpus.ts";
 import { git } from "../../../support/git-repos.ts";
 import { githubServer, hermesRepo, type GitHubServer } from "../../../support/github-server.ts";
@@ -226,6 +227,46 @@ describe.skipIf(!HAS)("remote catalog", () => {
       hub.intercept = null;
       other.stop(true);
     }
+  });
+
+  test("HTTP_PROXY routes the requests (absolute-form to the proxy); NO_PROXY exempts hosts", async () => {
+    await using box = await sandbox();
+    const seen: string[] = [];
+    const proxy = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      async fetch(req) {
+        const u = new URL(req.url);
+        seen.push(u.host);
+        const res = await fetch(`${hub.url}${u.pathname}${u.search}`, { headers: req.headers });
+        return new Response(await res.arrayBuffer(), { status: res.status, headers: res.headers });
+      },
+    });
+    try {
+      await using lemon = lemonOf(box, {
+        HTTP_PROXY: `http://127.0.0.1:${proxy.port}`,
+        LEMON_GITHUB_API_URL: "http://hermes-api.invalid",
+        LEMON_GITHUB_RAW_URL: "http://hermes-raw.invalid/raw",
+      });
+      const cat = await lemon.skills.hermesCatalog({ details: true, category: "research" });
+      expect(cat.skills[0]?.description).not.toBe("");
+      expect(new Set(seen)).toEqual(new Set(["hermes-api.invalid", "hermes-raw.invalid"]));
+    } finally {
+      proxy.stop(true);
+    }
+    const env = {
+      https_proxy: "http://p:3128",
+      HTTP_PROXY: "http://p:3128",
+      NO_PROXY: "localhost,.corp.example,[::1],10.0.0.1:8080",
+    };
+    expect(proxyFor("https://api.github.com/x", env)).toBe("http://p:3128");
+    expect(proxyFor("http://localhost:9/x", env)).toBeUndefined();
+    expect(proxyFor("https://git.corp.example/x", env)).toBeUndefined();
+    expect(proxyFor("http://[::1]:5/x", env)).toBeUndefined();
+    expect(proxyFor("http://10.0.0.1:8080/x", env)).toBeUndefined();
+    expect(proxyFor("http://10.0.0.1:9090/x", env)).toBe("http://p:3128");
+    expect(proxyFor("https://api.github.com/x", { ...env, no_proxy: "*" })).toBeUndefined();
+    expect(proxyFor("https://api.github.com/x", {})).toBeUndefined();
   });
 
   test("a truncated tree adds the warning", async () => {
