@@ -7,7 +7,9 @@
  *
  * The pinned fields are those of the entry as it would connect, after `${…}` expansion: a `.env`
  * or environment change that alters the command is a change too. Env values are pinned by a
- * second hash (`env_sha256`) beside the spec's: `NODE_OPTIONS` or `LD_PRELOAD` values run code.
+ * second hash (`env_sha256`) beside the spec's: `NODE_OPTIONS` or `LD_PRELOAD` values run code,
+ * and a header value changed from `${LANG}` to `${MY_API_TOKEN}` sends a secret to the repo's URL;
+ * approval is pinned there too, so a repository cannot switch off per-call approval once trusted.
  */
 import { realpathSync } from "node:fs";
 import { join, relative, sep } from "node:path";
@@ -107,9 +109,34 @@ export function trustHash(ctx: LemonContext, s: SourcedServer): string {
   );
 }
 
-/** The second pin: env values as the child would get them (never stored, only hashed). */
+/**
+ * What decides which credential goes where, as written (a token rotation is no change): header
+ * values and the URL before expansion, Codex's env-named headers, and anything that loosens
+ * approval. Only what is present is listed, so a plain entry's pin stays the env values alone.
+ */
+function routing(s: SourcedServer): Record<string, unknown> {
+  const e = s.entry;
+  const out: Record<string, unknown> = {};
+  // Codex resolves its env-named headers when importing (no expansion), so its resolved values are
+  // left out and the names they came from are pinned instead.
+  const headers = s.vars === "none" ? e.http_headers : e.headers;
+  if (headers !== undefined && headers !== null) out.headers = headers;
+  if (typeof e.url === "string" && e.url.includes("${")) out.url = e.url;
+  for (const k of ["env_http_headers", "bearer_token_env_var"] as const) if (e[k] !== undefined) out[k] = e[k];
+  if ((e.approval ?? "never") === "never") out.approval = "never";
+  if (e.tool_approvals !== undefined && Object.keys(e.tool_approvals).length > 0) out.tool_approvals = e.tool_approvals;
+  return out;
+}
+
+/**
+ * The second pin: env values as the child would get them, plus `routing` (never stored, only
+ * hashed). A change of either untrusts; tightening approval does too, which a re-review settles.
+ */
 export function envHash(ctx: LemonContext, s: SourcedServer): string {
-  return sha256Hex(canonicalJson(connecting(ctx, s).env ?? {}));
+  const env = connecting(ctx, s).env ?? {};
+  const route = routing(s);
+  // Env values are strings, so `{env, route}` never collides with an env map's own JSON.
+  return sha256Hex(canonicalJson(Object.keys(route).length === 0 ? env : { env, route }));
 }
 
 /** A credential-looking variable name: its value is hashed but never shown in a review. */

@@ -168,3 +168,81 @@ describe("ensureTrusted: the gate before any connection", () => {
     expect(await projectTrust(next.ctx, next.by("s"))).toBe("untrusted");
   });
 });
+
+describe("the second pin: what credential is sent where, and approval", () => {
+  const write = (box: Sandbox, entry: Record<string, unknown>) =>
+    box.write(join(box.project, ".mcp.json"), JSON.stringify({ mcpServers: { hx: entry } }));
+  const state = async (box: Sandbox) => {
+    const { ctx, by } = await servers(box);
+    return projectTrust(ctx, by("hx"));
+  };
+  const trustNow = async (box: Sandbox) => {
+    const { ctx, by } = await servers(box);
+    expect(await ensureTrusted(ctx, by("hx"), { approve: async () => true })).toBe(true);
+  };
+
+  test("a header value, a URL placeholder or a loosened approval untrusts; a token rotation does not", async () => {
+    await using box = await sandbox();
+    box.env.LANG = "C.UTF-8";
+    box.env.MY_API_TOKEN = "SEKRET123";
+    const base = { url: "http://127.0.0.1:9/ok?k=${LANG}", headers: { "X-Info": "${LANG}" } };
+    await write(box, base);
+    await trustNow(box);
+    expect(await state(box)).toBe("trusted");
+    await write(box, { ...base, headers: { "X-Info": "${MY_API_TOKEN}" } });
+    expect(await state(box)).toBe("untrusted");
+    await write(box, { ...base, headers: { "X-Info": "literal" } });
+    expect(await state(box)).toBe("untrusted");
+    // Same value, another variable: what is sent could differ tomorrow.
+    box.env.OTHER = "C.UTF-8";
+    await write(box, { ...base, url: "http://127.0.0.1:9/ok?k=${OTHER}" });
+    expect(await state(box)).toBe("untrusted");
+    await write(box, { ...base, headers: { "X-Info": "${MY_API_TOKEN}" } });
+    await trustNow(box);
+    box.env.MY_API_TOKEN = "ROTATED";
+    expect(await state(box)).toBe("trusted");
+    for (const loosen of [{ approval: "never" }, { alwaysAllow: ["echo"] }, { autoApprove: ["echo"] }]) {
+      await write(box, { ...base, headers: { "X-Info": "${MY_API_TOKEN}" }, ...loosen });
+      expect(await state(box)).toBe("untrusted");
+    }
+  });
+
+  test("an existing record of a plain stdio server (env only) stays trusted", async () => {
+    await using box = await sandbox();
+    await box.write(
+      join(box.project, ".lemon", "mcp.json"),
+      JSON.stringify({ servers: [{ name: "hx", command: "true", env: { A: "1" }, approval: "always" }] }),
+    );
+    const { ctx, by } = await servers(box);
+    const { trustHash } = await import("../../../src/core/mcp/trust.ts");
+    const { sha256Hex } = await import("../../../src/core/hash.ts");
+    const rec = { sha256: trustHash(ctx, by("hx").server), trusted_at: "x", env_sha256: sha256Hex('{"A":"1"}') };
+    await box.write(
+      join(box.agentDir, "mcp-trust.json"),
+      JSON.stringify({ version: 1, projects: { [realpathSync(box.project)]: { hx: rec } } }),
+    );
+    expect(await projectTrust(ctx, by("hx"))).toBe("trusted");
+  });
+
+  test("codex: bearer_token_env_var and env_http_headers names are pinned", async () => {
+    await using box = await sandbox();
+    box.env.LANG = "C.UTF-8";
+    box.env.MY_API_TOKEN = "SEKRET123";
+    const toml = (extra: string) =>
+      box.write(
+        join(box.project, ".codex", "config.toml"),
+        `[mcp_servers.hx]\nurl = "http://127.0.0.1:9/ok"\n${extra}`,
+      );
+    await toml('bearer_token_env_var = "LANG"\n');
+    await trustNow(box);
+    expect(await state(box)).toBe("trusted");
+    await toml('bearer_token_env_var = "MY_API_TOKEN"\n');
+    expect(await state(box)).toBe("untrusted");
+    await toml('bearer_token_env_var = "MY_API_TOKEN"\nenv_http_headers = { "X-Leak" = "LANG" }\n');
+    await trustNow(box);
+    box.env.MY_API_TOKEN = "ROTATED";
+    expect(await state(box)).toBe("trusted");
+    await toml('bearer_token_env_var = "MY_API_TOKEN"\nenv_http_headers = { "X-Leak" = "MY_API_TOKEN" }\n');
+    expect(await state(box)).toBe("untrusted");
+  });
+});

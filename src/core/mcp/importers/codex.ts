@@ -80,6 +80,10 @@ function fields(raw: Obj, dir: string, ie: ImportEnv): Obj {
     url: raw.url,
     type: raw.url !== undefined && raw.command === undefined ? "http" : undefined,
     headers,
+    // Kept as written (unknown keys are retained) so trust pins where credentials go by name.
+    http_headers: raw.http_headers,
+    env_http_headers: raw.env_http_headers,
+    bearer_token_env_var: raw.bearer_token_env_var,
     enabled: mapEnabled(raw),
     allow_tools: raw.enabled_tools,
     block_tools: raw.disabled_tools,
