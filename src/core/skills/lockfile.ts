@@ -298,7 +298,7 @@ export function updateAvailable(rec: LockRecord): { value: boolean | null; reaso
   const installed = installedIdentity(rec);
   if (installed === null) return { value: null, reason: "the install record has no upstream identity" };
   if (rec.latest_upstream_hash === null) {
-    return { value: null, reason: "never checked; run `lemon skill update --check`" };
+    return { value: null, reason: "never checked; run `lemon skill update <key> --check` (or --all --check)" };
   }
   return { value: rec.latest_upstream_hash !== installed, reason: null };
 }
