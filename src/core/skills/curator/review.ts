@@ -14,38 +14,7 @@ import { isoSeconds } from "../../fsx/atomic.ts";
 import { holdPath, releasePath } from "../../fsx/cleanup.ts";
 import type { ReviewSubmission } from "../../schema/curator.ts";
 import type { AgentConfig } from "../skills-config.ts";
-
-const POSIX_SAFE = ["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "TZ"];
-const WINDOWS_SAFE = [
-  "APPDATA",
-  "COMSPEC",
-  "HOMEDRIVE",
-  "HOMEPATH",
-  "LOCALAPPDATA",
-  "PATH",
-  "PATHEXT",
-  "PROCESSOR_ARCHITECTURE",
-  "PROGRAMDATA",
-  "PROGRAMFILES",
-  "SYSTEMDRIVE",
-  "SYSTEMROOT",
-  "TEMP",
-  "TMP",
-  "USERNAME",
-  "USERPROFILE",
-  "WINDIR",
-];
-const NETWORK_SAFE = [
-  "HTTP_PROXY",
-  "HTTPS_PROXY",
-  "NO_PROXY",
-  "http_proxy",
-  "https_proxy",
-  "no_proxy",
-  "NODE_EXTRA_CA_CERTS",
-  "SSL_CERT_FILE",
-  "SSL_CERT_DIR",
-];
+import { childEnv } from "../../child-env.ts";
 
 /** The default time an agent gets for a review, as an automation job's default (install.md §13.1). */
 export const REVIEW_TIMEOUT_MS = 300_000;
@@ -54,16 +23,7 @@ const KILL_GRACE_MS = 5_000;
 
 /** The child env of an agent command (mcp.md §5.1 safe set ∪ env_vars ∪ env). */
 export function agentEnv(ctx: LemonContext, agent: AgentConfig, extra: Record<string, string>): Record<string, string> {
-  const out: Record<string, string> = {};
-  const copy = (name: string) => {
-    const v = ctx.env[name];
-    // A value starting with `()` is a shell function export (Shellshock): never passed on.
-    if (v !== undefined && !v.startsWith("()")) out[name] = v;
-  };
-  for (const n of [...(ctx.platform === "win32" ? WINDOWS_SAFE : POSIX_SAFE), ...NETWORK_SAFE]) copy(n);
-  for (const n of agent.env_vars ?? []) copy(n);
-  Object.assign(out, agent.env ?? {}, extra);
-  return out;
+  return { ...childEnv(ctx.env, ctx.platform, agent), ...extra };
 }
 
 export interface SubmitOptions {
