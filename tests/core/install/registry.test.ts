@@ -235,6 +235,29 @@ describe("HTTP behaviour", () => {
   });
 });
 
+describe("proxy", () => {
+  test("entry lookups go through HTTP_PROXY from the given env, with no credential", async () => {
+    const ref = "acme/devops/k8s-rollout";
+    const seen: { url: string; auth: string | null }[] = [];
+    const proxy = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch(req) {
+        seen.push({ url: req.url, auth: req.headers.get("authorization") });
+        return Response.json(entryFor(ref));
+      },
+    });
+    try {
+      const env = { HTTP_PROXY: `http://127.0.0.1:${proxy.port}`, GITHUB_TOKEN: "ghp_secret" };
+      const entry = await fetchRegistryEntry("http://registry.invalid", ref, { ...fast, env });
+      expect(entry.ref).toBe(ref);
+      expect(seen).toEqual([{ url: `http://registry.invalid/skills/${ref}`, auth: null }]);
+    } finally {
+      proxy.stop(true);
+    }
+  });
+});
+
 describe("entries", () => {
   test("404, a missing clone URL and every invalid git field have their exact errors", async () => {
     const ref = "acme/devops/k8s-rollout";

@@ -88,6 +88,7 @@ async function fetchRegistry(spec: SourceSpec, into: string, opts: FetchOptions)
 /** The HTTP client options a fetch passes on (no token: only GitHub origins ever get one). */
 export function httpOf(opts: FetchOptions): RegistryHttpOptions {
   return {
+    env: opts.env,
     ...(opts.fetch ? { fetch: opts.fetch } : {}),
     ...(opts.signal ? { signal: opts.signal } : {}),
     ...(opts.retryDelaysMs ? { retryDelaysMs: opts.retryDelaysMs } : {}),

@@ -31,6 +31,8 @@ export interface RegistryHttpOptions {
   timeoutMs?: number;
   signal?: AbortSignal;
   retryDelaysMs?: number[];
+  /** Routes requests through HTTP(S)_PROXY / NO_PROXY of this environment. */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 /** A search hit (install.md §4.4; discovery maps it to a DiscoveryResult). */
