@@ -4,12 +4,14 @@
  * env, env wins over `config.toml`. Also decides where (if anywhere) user-level files of other
  * tools are read from.
  */
+import { isAbsolute } from "node:path";
 import type { LemonContext } from "../context.ts";
 import { envValue, expandUserPath } from "../context.ts";
-import type { Diagnostic } from "../diagnostics.ts";
+import { diagnostic, type Diagnostic } from "../diagnostics.ts";
 import { resolvePaths } from "../paths.ts";
 import { GLOBAL_ROOTS } from "../skills/roots.ts";
 import { readMcpAppConfig, type McpAppConfig } from "./app-config.ts";
+import { locationValue } from "./importers/common.ts";
 
 export interface McpConfigOptions {
   /** Same keys as `[mcp]` of config.toml; each given key wins over env and the file. */
@@ -78,7 +80,17 @@ export async function resolveSettings(ctx: LemonContext, opts: McpConfigOptions 
     envBool(env.LEMON_MCP_EXTERNAL_USER_DISCOVERY) ??
     fromFile.external_user_discovery ??
     false;
-  const discoveryHome = explicit.discovery_home ?? envValue(env, "LEMON_MCP_DISCOVERY_HOME") ?? fromFile.discovery_home;
+  const diagnostics = [...file.diagnostics];
+  // A relative home would resolve inside the project, whose files would then be the user's own.
+  const absoluteHome = (v: string | undefined, label: string) => {
+    if (v === undefined || isAbsolute(v) || v === "~" || v.startsWith("~/")) return v;
+    diagnostics.push(diagnostic("warn", "relative_path", `${label} is not an absolute path; ignored`));
+    return undefined;
+  };
+  const discoveryHome =
+    absoluteHome(explicit.discovery_home, "discovery_home") ??
+    absoluteHome(envValue(env, "LEMON_MCP_DISCOVERY_HOME"), "LEMON_MCP_DISCOVERY_HOME") ??
+    absoluteHome(fromFile.discovery_home, "mcp.discovery_home");
 
   // An isolated runtime (LEMON_HOME / LEMON_AGENT_DIR / skill-root override) reads no user file
   // of any tool, omp's included, unless a discovery home says where to look.
@@ -87,9 +99,9 @@ export async function resolveSettings(ctx: LemonContext, opts: McpConfigOptions 
   if (discoveryHome !== undefined) userHome = expandUserPath(ctx, discoveryHome);
   else userHome = isolated ? null : ctx.homeDir;
 
-  const claude = env.CLAUDE_CONFIG_DIR;
-  const claudeConfigDir =
-    userHome !== null && claude !== undefined && claude !== "" ? expandUserPath(ctx, claude) : null;
+  // Relative values are ignored here as by the importer (sources.ts warns).
+  const claude = locationValue(env, "CLAUDE_CONFIG_DIR");
+  const claudeConfigDir = userHome !== null && claude !== undefined ? claude : null;
 
   return {
     disabled,
@@ -102,6 +114,6 @@ export async function resolveSettings(ctx: LemonContext, opts: McpConfigOptions 
     cacheTtlMs: explicit.cache_ttl_ms ?? fromFile.cache_ttl_ms ?? DEFAULT_CACHE_TTL_MS,
     refreshIntervalMs: explicit.refresh_interval_ms ?? fromFile.refresh_interval_ms ?? DEFAULT_REFRESH_INTERVAL_MS,
     maxResultChars: explicit.max_result_chars ?? fromFile.max_result_chars ?? DEFAULT_MAX_RESULT_CHARS,
-    diagnostics: file.diagnostics,
+    diagnostics,
   };
 }

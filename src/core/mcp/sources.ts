@@ -4,11 +4,11 @@
  * `LEMON_MCP_SERVERS`, `[[mcp.servers]]`, then the nine importers of §4.1 as data. Sources load
  * in parallel and are concatenated in order; `effective.ts` applies first-claim-wins.
  */
-import { resolve } from "node:path";
+import { isAbsolute, resolve } from "node:path";
 import type { LemonContext } from "../context.ts";
-import type { Diagnostic } from "../diagnostics.ts";
 import { resolvePaths, type Scope } from "../paths.ts";
-import type { FileSet, ImportEnv, Importer, ServerLists } from "./importers/common.ts";
+import { diagnostic, type Diagnostic } from "../diagnostics.ts";
+import { LOCATION_VARS, type FileSet, type ImportEnv, type Importer, type ServerLists } from "./importers/common.ts";
 import { claude } from "./importers/claude.ts";
 import { codex } from "./importers/codex.ts";
 import { cursor } from "./importers/cursor.ts";
@@ -66,6 +66,12 @@ async function loadImports(ie: ImportEnv, withProject: boolean) {
   const servers: SourcedServer[] = [];
   const diagnostics: Diagnostic[] = [];
   const serverLists: ServerLists[] = [];
+  // Ignored by the importers (common.ts locationValue); said once here.
+  for (const name of LOCATION_VARS) {
+    const v = ie.ctx.env[name];
+    if (v !== undefined && v !== "" && !isAbsolute(v))
+      diagnostics.push(diagnostic("warn", "relative_path", `${name} is not an absolute path; ignored`));
+  }
   for (const r of results) {
     servers.push(...r.servers);
     diagnostics.push(...r.diagnostics);

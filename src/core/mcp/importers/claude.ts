@@ -8,7 +8,6 @@
  * `projects["<abs C>"].mcpServers` (Claude's "local" scope) come first and its top-level
  * `mcpServers` ("user" scope) second; only when `~/.claude.json` is absent, `~/.claude/mcp.json`.
  */
-import { envValue } from "../../context.ts";
 import { join } from "node:path";
 import type { SourceLevel } from "../types.ts";
 import {
@@ -24,6 +23,7 @@ import {
   type ImportResult,
   type Importer,
   type Obj,
+  locationValue,
 } from "./common.ts";
 
 function addMap(map: Obj, file: string, level: SourceLevel, out: ImportResult, offset: number): number {
@@ -59,7 +59,7 @@ export const claude: Importer = {
   id: "claude",
   projectFiles: (cwd) => [join(cwd, ".claude", ".mcp.json"), join(cwd, ".claude", "mcp.json")],
   userFiles: (home, env) => {
-    const dir = envValue(env, "CLAUDE_CONFIG_DIR");
+    const dir = locationValue(env, "CLAUDE_CONFIG_DIR");
     if (dir !== undefined) return [join(dir, ".claude.json"), join(dir, "mcp.json")];
     return [join(home, ".claude.json"), join(home, ".claude", "mcp.json")];
   },

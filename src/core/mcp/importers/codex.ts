@@ -19,7 +19,6 @@
  * No `${}` expansion. Files: `C/.codex/config.toml`; user `$CODEX_HOME/config.toml` (default
  * `~/.codex`).
  */
-import { envValue } from "../../context.ts";
 import { dirname, join, resolve } from "node:path";
 import {
   accept,
@@ -32,6 +31,7 @@ import {
   type ImportEnv,
   type Importer,
   type Obj,
+  locationValue,
 } from "./common.ts";
 import { isObject } from "../validate.ts";
 
@@ -98,7 +98,7 @@ export const codex: Importer = {
   id: "codex",
   projectFiles: (cwd) => [join(cwd, ".codex", "config.toml")],
   userFiles: (home, env) => {
-    const dir = envValue(env, "CODEX_HOME") ?? join(home, ".codex");
+    const dir = locationValue(env, "CODEX_HOME") ?? join(home, ".codex");
     return [join(dir, "config.toml")];
   },
   load: (ie, files) =>

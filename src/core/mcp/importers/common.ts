@@ -5,7 +5,8 @@
  * invalid name, a command-plus-URL entry, a VS Code `${input:…}` or a failed validation skips the
  * entry without claiming its name.
  */
-import type { LemonContext } from "../../context.ts";
+import { isAbsolute } from "node:path";
+import { envValue, type LemonContext } from "../../context.ts";
 import { diagnostic, type Diagnostic } from "../../diagnostics.ts";
 import { isValidServerName, MAX_TIMEOUT_MS, NAME_MESSAGE } from "../names.ts";
 import { MAX_IMPORT_BYTES, parseText, readCapped, type Format } from "../read.ts";
@@ -50,6 +51,19 @@ export interface Importer {
   /** omp reads its user files without external user discovery. */
   userByDefault?: boolean;
   load(ie: ImportEnv, files: FileSet): Promise<ImportResult>;
+}
+
+/** The variables that move some tool's user files (mcp.md §4.1). */
+export const LOCATION_VARS = ["CLAUDE_CONFIG_DIR", "CODEX_HOME", "XDG_CONFIG_HOME", "COPILOT_HOME"] as const;
+
+/**
+ * A location variable's value when it is an absolute path. A relative one would resolve inside
+ * the project, whose files would then pass as the user's own and run untrusted; the XDG Base
+ * Directory spec ignores such values too. `sources.ts` warns about them.
+ */
+export function locationValue(env: LemonContext["env"], name: (typeof LOCATION_VARS)[number]): string | undefined {
+  const v = envValue(env, name);
+  return v !== undefined && isAbsolute(v) ? v : undefined;
 }
 
 export const emptyResult = (): ImportResult => ({ servers: [], diagnostics: [] });

@@ -15,7 +15,6 @@
  * `opencode.json[c]`, then `.opencode/opencode.json[c]`; a server defined by any project file is
  * `project`. Files: see projectFiles/userFiles below (`XDG_CONFIG_HOME` honoured).
  */
-import { envValue } from "../../context.ts";
 import { dirname, join, resolve } from "node:path";
 import { diagnostic, type Diagnostic } from "../../diagnostics.ts";
 import { readCapped } from "../read.ts";
@@ -35,6 +34,7 @@ import {
   type ImportEnv,
   type Importer,
   type Obj,
+  locationValue,
 } from "./common.ts";
 
 const MAX_INCLUDED = 64 * 1024;
@@ -135,7 +135,7 @@ export const opencode: Importer = {
     join(cwd, ".opencode", "opencode.jsonc"),
   ],
   userFiles: (home, env) => {
-    const xdg = envValue(env, "XDG_CONFIG_HOME") ?? join(home, ".config");
+    const xdg = locationValue(env, "XDG_CONFIG_HOME") ?? join(home, ".config");
     return [join(xdg, "opencode", "opencode.json"), join(xdg, "opencode", "opencode.jsonc")];
   },
   async load(ie, files) {

@@ -10,9 +10,8 @@
  * using `${input:…}` is skipped. User file: `~/.copilot/mcp-config.json` (`COPILOT_HOME`
  * honoured), Copilot CLI's `mcpServers` map with the same fields (its `local` type is stdio).
  */
-import { envValue } from "../../context.ts";
 import { join } from "node:path";
-import { commonFields, isObject, loadEach, serverMap, type Importer, type Obj } from "./common.ts";
+import { commonFields, isObject, loadEach, serverMap, type Importer, type Obj, locationValue } from "./common.ts";
 import { loadEditorFile } from "./cursor.ts";
 
 function fields(raw: Obj): Obj {
@@ -25,7 +24,7 @@ export const vscode: Importer = {
   id: "vscode",
   projectFiles: (cwd) => [join(cwd, ".vscode", "mcp.json")],
   userFiles: (home, env) => {
-    const dir = envValue(env, "COPILOT_HOME") ?? join(home, ".copilot");
+    const dir = locationValue(env, "COPILOT_HOME") ?? join(home, ".copilot");
     return [join(dir, "mcp-config.json")];
   },
   load: (ie, files) =>
