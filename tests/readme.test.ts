@@ -209,3 +209,32 @@ describe("README", () => {
     expect(readFileSync(join(skillDir, "SKILL.md"), "utf8")).toContain("text)`; end it with a newline.\n");
   });
 });
+
+describe("README transcripts", () => {
+  test("the Hermes commands run as shown against a local checkout (LEMON_HERMES_REPO)", async () => {
+    await using box = await sandbox();
+    const repo = join(box.root, "hermes-agent");
+    mkdirSync(join(repo, "skills"), { recursive: true });
+    mkdirSync(join(repo, "optional-skills", "research", "arxiv"), { recursive: true });
+    writeFileSync(
+      join(repo, "optional-skills", "research", "arxiv", "SKILL.md"),
+      "---\nname: arxiv\ndescription: Search and read arXiv papers\n---\n\n# arXiv\n\nUse the arXiv API.\n",
+    );
+    const block = blocks("console").find((b) => b.includes("skill hermes"))!;
+    const commands = block
+      .split("\n")
+      .filter((l) => l.startsWith("$ npx lemon "))
+      .map((l) => words(l.slice("$ npx lemon ".length)));
+    expect(commands.length).toBe(3);
+    const env = { LEMON_HERMES_REPO: repo, LEMON_GITHUB_API_URL: "http://127.0.0.1:9" };
+    const outs: string[] = [];
+    for (const argv of commands) {
+      const r = await box.cli(argv, { env });
+      if (r.code !== 0) throw new Error(`lemon ${argv.join(" ")} → exit ${r.code}: ${r.stderr}`);
+      outs.push(r.stdout);
+    }
+    expect(outs[0]).toContain("hermes:optional/research/arxiv");
+    expect(outs[0]).toContain("Search and read arXiv papers");
+    expect(existsSync(join(box.agentDir, "skill", "arxiv", "SKILL.md"))).toBe(true);
+  });
+});
