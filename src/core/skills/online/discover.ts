@@ -49,6 +49,8 @@ export interface DiscoverConfig {
   githubRaw: string;
   githubToken: string | null;
   timeoutMs: number;
+  /** The context's environment, so HTTP(S)_PROXY / NO_PROXY route every discovery request. */
+  env?: Readonly<Record<string, string | undefined>>;
   fetch?: typeof globalThis.fetch;
   /** Waits between retries (tests shorten them). */
   retryDelaysMs?: number[];
@@ -83,6 +85,7 @@ export function discoverConfig(
     githubRaw: trimSlash(env.LEMON_GITHUB_RAW_URL?.trim() || GITHUB_RAW),
     githubToken: token ? token : null,
     timeoutMs: settings.httpTimeoutMs,
+    env,
   };
 }
 
@@ -132,6 +135,7 @@ export function checkWellKnownOrigin(raw: string): string {
 function httpOpts(cfg: DiscoverConfig, more: Partial<HttpOptions> = {}): Omit<HttpOptions, "maxBytes"> {
   return {
     timeoutMs: cfg.timeoutMs,
+    ...(cfg.env ? { env: cfg.env } : {}),
     ...(cfg.fetch ? { fetch: cfg.fetch } : {}),
     ...(cfg.retryDelaysMs ? { retryDelaysMs: cfg.retryDelaysMs } : {}),
     ...more,

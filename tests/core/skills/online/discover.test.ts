@@ -354,3 +354,34 @@ test("a query over 200 characters: discover refuses it, search stays local with 
     { source: "online", message: "query longer than 200 characters; online sources were not asked" },
   ]);
 });
+
+test("HTTP_PROXY of the context routes discovery requests (issue 15 item 4)", async () => {
+  const { createLemon } = await import("../../../../src/core/index.ts");
+  const { sandbox } = await import("../../../support/sandbox.ts");
+  await using box = await sandbox();
+  const gh = githubApi([repo("acme/deploy", 3, "deploy it")]);
+  const seen: string[] = [];
+  const proxy = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    async fetch(req) {
+      const u = new URL(req.url);
+      seen.push(u.host);
+      const res = await fetch(`${gh.origin}${u.pathname}${u.search}`, { headers: req.headers });
+      return new Response(await res.arrayBuffer(), { status: res.status, headers: res.headers });
+    },
+  });
+  try {
+    await using lemon = createLemon({
+      cwd: box.project,
+      env: { ...box.env, HTTP_PROXY: `http://127.0.0.1:${proxy.port}`, LEMON_GITHUB_API_URL: "http://gh-api.invalid" },
+      curator: false,
+      readConfigFile: false,
+    });
+    const d = await lemon.skills.discover("deploy", { max: 1 });
+    expect(d.results.map((r) => r.id)).toEqual(["gh:acme/deploy"]);
+    expect(seen).toEqual(["gh-api.invalid"]);
+  } finally {
+    proxy.stop(true);
+  }
+});
