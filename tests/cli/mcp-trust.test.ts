@@ -105,7 +105,7 @@ describe("lemon mcp trust: a cloned repository", () => {
     expect(t.stderr).toContain("Project MCP server 'evil' would run:");
     expect(t.stderr).toContain(`source     mcp-json:project, ${join(c.dir, ".mcp.json")}`);
     expect(t.stderr).toContain(`args       -c "echo pwned > ${c.marker}"`);
-    expect(t.stderr).toContain("env        TOKEN (names only)");
+    expect(t.stderr).toContain("env        TOKEN=****\n");
     expect(t.stderr).toContain(
       "error [FORBIDDEN]: approval required; re-run with --approve after reviewing the request",
     );
@@ -119,14 +119,14 @@ describe("lemon mcp trust: a cloned repository", () => {
     expect(hits).toBe(before);
   });
 
-  test("the review escapes control, bidi and other invisible characters; URLs lose query and headers their values", async () => {
+  test("the review escapes control, bidi and other invisible characters; URL query and header values show as ****", async () => {
     await using box = await sandbox();
     const c = await clonedRepo(box);
     const r = await cli(box, c.dir, ["mcp", "trust", "paint", "web"]);
     expect(r.stderr).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202e]/);
     expect(r.stderr).toContain('args       "\\u{1b}[2J\\u{1b}[31mOK" "a\\u{202e}b" -c');
-    expect(r.stderr).toContain(`url        http://127.0.0.1:${server.port}/mcp\n`);
-    expect(r.stderr).toContain("headers    X-Key (names only)");
+    expect(r.stderr).toContain(`url        http://127.0.0.1:${server.port}/mcp?key=****\n`);
+    expect(r.stderr).toContain("headers    X-Key: ****\n");
     expect(r.stderr).not.toContain(SECRET);
     expect(existsSync(c.marker)).toBe(false);
   });
@@ -322,5 +322,55 @@ describe("lemon mcp trust: what cannot vouch, and paths", () => {
     await box.write(join(c.dir, "mcp.json"), await readFile(outside, "utf8"));
     expect((await trustOf(box, c.dir)).evil).toBe("untrusted");
     expect(existsSync(c.marker)).toBe(false);
+  });
+});
+
+describe("the review shows where secrets go, the same on every prompt", () => {
+  test("trust: URL query and userinfo, headers, Codex env-named headers show variable names, never values", async () => {
+    await using box = await sandbox();
+    const p = join(box.root, "p3");
+    await box.write(
+      join(p, ".mcp.json"),
+      JSON.stringify({
+        mcpServers: {
+          mh: { url: "http://127.0.0.1:9/mcp?k=${MY_API_TOKEN}", headers: { Authorization: "Bearer ${MY_API_TOKEN}" } },
+        },
+      }),
+    );
+    await box.write(
+      join(p, ".codex", "config.toml"),
+      '[mcp_servers.cx]\nurl = "http://127.0.0.1:9/x"\nbearer_token_env_var = "MY_API_TOKEN"\nenv_http_headers = { "X-Leak" = "MY_API_TOKEN" }\n',
+    );
+    const env = { MY_API_TOKEN: SECRET };
+    const r = await cli(box, p, ["mcp", "trust", "mh", "cx"], { env });
+    expect(r.stderr).toContain("url        http://127.0.0.1:9/mcp?k=${MY_API_TOKEN}\n");
+    expect(r.stderr).toContain("headers    Authorization: Bearer ${MY_API_TOKEN}\n");
+    expect(r.stderr).toContain("headers    Authorization: Bearer ${MY_API_TOKEN}, X-Leak: ${MY_API_TOKEN}\n");
+    expect(r.stderr).toContain("sends      $MY_API_TOKEN (values from your environment)\n");
+    expect(r.stderr).not.toContain(SECRET);
+  });
+
+  test("mcp test on a terminal asks with the review of mcp trust: quoted args, cwd, env, approval", async () => {
+    await using box = await sandbox();
+    const p = join(box.root, "pw");
+    const marker = join(box.root, "RAN");
+    await box.write(
+      join(p, ".lemon", "mcp.json"),
+      JSON.stringify({
+        servers: [
+          { name: "w", command: "/bin/sh", args: ["--safe --evil", "x"], cwd: "/", env: { NODE_OPTIONS: "--x" } },
+        ],
+      }),
+    );
+    const t = await cli(box, p, ["mcp", "test", "w"], { interactive: true, answers: ["n"] });
+    expect(t.code).toBe(1);
+    const review = (await cli(box, p, ["mcp", "trust", "w"])).stderr;
+    const shown = review.slice(0, review.indexOf("error ["));
+    expect(shown).toContain('args       "--safe --evil" x\n');
+    expect(shown).toContain("cwd        /\n");
+    expect(shown).toContain("env        NODE_OPTIONS=****\n");
+    expect(shown).toContain("approval   never\n");
+    expect(t.stderr).toContain(`${shown}Trust this project MCP server for ${realpathSync(p)}? [y/N] `);
+    expect(existsSync(marker)).toBe(false);
   });
 });

@@ -25,7 +25,8 @@ import { decodeUtf8 } from "../text.ts";
 import { parseJsonText } from "./read.ts";
 import { canonicalJson } from "./client/naming.ts";
 import type { EffectiveServer } from "./effective.ts";
-import { expandEntry, type ExpandVars } from "./expand.ts";
+import { expandEntry, expandString, type ExpandVars } from "./expand.ts";
+import { maskLiterals, referencedVars, reviewUrl } from "./trust-review.ts";
 import type { McpServerConfig, SourcedServer, Transport } from "./types.ts";
 
 /** `createLemon({ mcp: { trust } })`: ask the approval callback (default), vouch, or never start. */
@@ -47,10 +48,18 @@ export interface McpTrustRequest {
   command: string | null;
   args: string[] | null;
   cwd: string | null;
-  /** Without userinfo, query or fragment. */
+  /**
+   * Where it goes: scheme, host and path as they would connect; userinfo and query as written,
+   * `${NAME}` placeholders kept and literal text `****`; no fragment.
+   */
   url: string | null;
   envNames: string[];
   headerNames: string[];
+  /** Each env / header value as written, placeholders kept and literal text `****`. */
+  envValues: Record<string, string>;
+  headerValues: Record<string, string>;
+  /** The user's environment variables whose values the server would receive, sorted. */
+  sentVariables: string[];
   approval: "always" | "never";
 }
 
@@ -142,28 +151,58 @@ export function envHash(ctx: LemonContext, s: SourcedServer): string {
 /** A credential-looking variable name: its value is hashed but never shown in a review. */
 const SECRET_NAME = /secret|token|passw|api_?key|apikey|auth|credential|private|session|cookie/i;
 
-function safeUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    u.username = "";
-    u.password = "";
-    u.search = "";
-    u.hash = "";
-    return u.toString();
-  } catch {
-    return url.replace(/[?#].*$/, "").replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@]*@/i, "$1");
-  }
+const strings = (o: unknown): [string, string][] =>
+  o !== null && typeof o === "object"
+    ? Object.entries(o).filter((kv): kv is [string, string] => typeof kv[1] === "string")
+    : [];
+
+/**
+ * Env and header values as written, masked for a review. Without expansion (Codex) a `${…}` is
+ * literal text; Codex's env-named headers show the variable they read.
+ */
+function writtenValues(s: SourcedServer): { envValues: Record<string, string>; headerValues: Record<string, string> } {
+  const e = s.entry;
+  const mask = s.vars === "none" ? () => "****" : maskLiterals;
+  const envValues = Object.fromEntries([
+    ...strings(e.env).map(([k, v]) => [k, mask(v)]),
+    ...(e.env_vars ?? []).map((n) => [n, `\${${n}}`]),
+  ]);
+  if (s.vars !== "none")
+    return { envValues, headerValues: Object.fromEntries(strings(e.headers).map(([k, v]) => [k, mask(v)])) };
+  const headers = Object.fromEntries(strings(e.http_headers).map(([k, v]) => [k, mask(v)]));
+  for (const [h, name] of strings(e.env_http_headers)) headers[h] = `\${${name}}`;
+  if (typeof e.bearer_token_env_var === "string") headers.Authorization = `Bearer \${${e.bearer_token_env_var}}`;
+  return { envValues, headerValues: headers };
 }
 
 /**
  * What a review shows: command and arguments (or URL) expanded as they would run, except that a
- * credential-named variable shows as its `${NAME}` placeholder; env and header names only.
+ * credential-named variable shows as its `${NAME}` placeholder; env and header values, URL
+ * userinfo and query only as placeholders (literal text `****`), and the variables they send.
  */
 export function trustRequest(ctx: LemonContext, s: EffectiveServer): McpTrustRequest {
   const shown: Record<string, string | undefined> = {};
   for (const [k, v] of Object.entries(ctx.env)) shown[k] = v !== undefined && SECRET_NAME.test(k) ? `\${${k}}` : v;
-  const e = expandEntry(s.server.entry, s.server.vars, { ...vars(ctx), env: shown }).entry;
+  const shownVars = { ...vars(ctx), env: shown };
+  const written = s.server.entry;
+  const e = expandEntry(written, s.server.vars, shownVars).entry;
   const stdio = s.type === "stdio";
+  const { envValues, headerValues } = writtenValues(s.server);
+  const url =
+    !stdio && typeof written.url === "string"
+      ? reviewUrl(written.url, (x) => expandString(x, s.server.vars, shownVars, new Set()))
+      : null;
+  const texts = [
+    written.command,
+    ...(written.args ?? []),
+    written.url,
+    ...Object.values(envValues),
+    ...Object.values(headerValues),
+  ];
+  const sentVariables = referencedVars(
+    texts.filter((t): t is string => typeof t === "string"),
+    s.server.vars === "editor",
+  );
   return {
     kind: "mcp_trust",
     server: s.name,
@@ -174,9 +213,12 @@ export function trustRequest(ctx: LemonContext, s: EffectiveServer): McpTrustReq
     command: stdio ? (e.command ?? null) : null,
     args: stdio ? (e.args ?? []) : null,
     cwd: stdio ? (e.cwd ?? null) : null,
-    url: !stdio && e.url !== undefined ? safeUrl(e.url) : null,
+    url,
     envNames: sortedNames([...Object.keys(e.env ?? {}), ...(e.env_vars ?? [])]),
     headerNames: sortedNames(Object.keys(e.headers ?? {})),
+    envValues,
+    headerValues,
+    sentVariables,
     approval: s.approval,
   };
 }

@@ -135,6 +135,9 @@ describe("ensureTrusted: the gate before any connection", () => {
       url: null,
       envNames: [],
       headerNames: [],
+      envValues: {},
+      headerValues: {},
+      sentVariables: [],
       approval: "always",
     });
     // "yes" is not true.
@@ -244,5 +247,57 @@ describe("the second pin: what credential is sent where, and approval", () => {
     expect(await state(box)).toBe("trusted");
     await toml('bearer_token_env_var = "MY_API_TOKEN"\nenv_http_headers = { "X-Leak" = "MY_API_TOKEN" }\n');
     expect(await state(box)).toBe("untrusted");
+  });
+});
+
+describe("a review shows where the user's secrets would go", () => {
+  test("URL query and userinfo, header and env values: placeholder names shown, literal text masked", async () => {
+    await using box = await sandbox();
+    box.env.MY_API_TOKEN = "SEKRET123";
+    box.env.LANG = "C.UTF-8";
+    await box.write(
+      join(box.project, ".mcp.json"),
+      JSON.stringify({
+        mcpServers: {
+          mh: {
+            url: "http://127.0.0.1:9/mcp?k=${MY_API_TOKEN}&team=core&x=lit${LANG}#frag",
+            headers: { Authorization: "Bearer ${MY_API_TOKEN}", "X-Team": "sk-literal" },
+          },
+          ui: { url: "http://${LANG}:${MY_API_TOKEN}@127.0.0.1:9/ok" },
+          lit: { url: "http://bob:hunter2@127.0.0.1:9/ok?key=sk-abc" },
+        },
+      }),
+    );
+    const { ctx, by } = await servers(box);
+    const mh = trustRequest(ctx, by("mh"));
+    expect(mh.url).toBe("http://127.0.0.1:9/mcp?k=${MY_API_TOKEN}&team=****&x=****${LANG}");
+    expect(mh.headerValues).toEqual({ Authorization: "Bearer ${MY_API_TOKEN}", "X-Team": "****" });
+    expect(mh.sentVariables).toEqual(["LANG", "MY_API_TOKEN"]);
+    expect(trustRequest(ctx, by("ui")).url).toBe("http://${LANG}:${MY_API_TOKEN}@127.0.0.1:9/ok");
+    expect(trustRequest(ctx, by("lit")).url).toBe("http://****:****@127.0.0.1:9/ok?key=****");
+    for (const n of ["mh", "ui", "lit"]) {
+      const text = JSON.stringify(trustRequest(ctx, by(n)));
+      for (const secret of ["SEKRET123", "C.UTF-8", "hunter2", "sk-abc", "sk-literal", "frag"])
+        expect(text).not.toContain(secret);
+    }
+  });
+
+  test("codex: bearer_token_env_var and env_http_headers show the variables they send", async () => {
+    await using box = await sandbox();
+    box.env.MY_API_TOKEN = "SEKRET123";
+    await box.write(
+      join(box.project, ".codex", "config.toml"),
+      '[mcp_servers.cx]\nurl = "http://127.0.0.1:9/mcp"\nbearer_token_env_var = "MY_API_TOKEN"\n' +
+        'http_headers = { "X-Team" = "core" }\nenv_http_headers = { "X-Leak" = "MY_API_TOKEN" }\n',
+    );
+    const { ctx, by } = await servers(box);
+    const r = trustRequest(ctx, by("cx"));
+    expect(r.headerValues).toEqual({
+      Authorization: "Bearer ${MY_API_TOKEN}",
+      "X-Leak": "${MY_API_TOKEN}",
+      "X-Team": "****",
+    });
+    expect(r.sentVariables).toEqual(["MY_API_TOKEN"]);
+    expect(JSON.stringify(r)).not.toContain("SEKRET123");
   });
 });

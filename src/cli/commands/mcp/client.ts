@@ -15,6 +15,7 @@ import {
 import type { PromptIo } from "../../approve.ts";
 import type { CliIo } from "../../io.ts";
 import { projectDir } from "../../project-dir.ts";
+import { describeServer, escapeShown } from "./review.ts";
 
 /** Only an io that says someone can answer is asked (processIo for a terminal); never a guess. */
 function interactive(io: PromptIo): boolean {
@@ -27,11 +28,9 @@ async function ask(io: PromptIo, question: string): Promise<boolean> {
   return line !== null && /^(y|yes)$/i.test(line.trim());
 }
 
-/** The `[y/N]` question for trusting a project server: what would run, names only for env/headers. */
+/** The `[y/N]` question for trusting a project server: the review `lemon mcp trust` shows, then the question. */
 export function trustQuestion(r: McpTrustRequest): string {
-  const what = r.command !== null ? [r.command, ...(r.args ?? [])].map((a) => cell(a)).join(" ") : cell(r.url ?? "");
-  const names = [...r.envNames.map((n) => `env ${n}`), ...r.headerNames.map((n) => `header ${n}`)];
-  return `Trust project MCP server '${cell(r.server)}' from ${cell(r.file ?? r.source)}?\n  ${r.transport}  ${what}\n${names.map((n) => `  ${cell(n)}\n`).join("")}[y/N] `;
+  return `${describeServer(r)}Trust this project MCP server for ${escapeShown(r.project)}? [y/N] `;
 }
 
 /** A terminal-only trust prompt (mcp.md §4.4: a TTY user may confirm, which records the trust). */

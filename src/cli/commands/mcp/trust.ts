@@ -12,51 +12,12 @@ import type { PromptIo } from "../../approve.ts";
 import { defineCommand, type LemonCommand } from "../../command.ts";
 import type { CliIo } from "../../io.ts";
 import { printJson } from "../../output.ts";
+import { describeServer, escapeShown } from "./review.ts";
 import { mcpApi } from "./shared.ts";
 
+export { describeServer, escapeShown, shownArg } from "./review.ts";
+
 const REQUIRED = "approval required; re-run with --approve after reviewing the request";
-
-/** Control, format (bidi, zero-width), separator, private-use and unassigned characters, and odd spaces. */
-const UNSAFE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]/gu;
-
-const hex = (c: string) => `\\u{${(c.codePointAt(0) ?? 0).toString(16)}}`;
-
-/** A value with every unsafe character written as `\u{…}`; lone surrogates too. */
-export function escapeShown(s: string): string {
-  let out = "";
-  for (const ch of s) {
-    const cp = ch.codePointAt(0) ?? 0;
-    out += cp >= 0xd800 && cp <= 0xdfff ? hex(ch) : ch.replace(UNSAFE, hex);
-  }
-  return out;
-}
-
-/** One argument as a shell user would read it: bare when plain, else double-quoted with escapes. */
-export function shownArg(a: string): string {
-  if (/^[A-Za-z0-9_./:=@%+,-]+$/.test(a)) return a;
-  return `"${escapeShown(a.replace(/\\/g, "\\\\").replace(/"/g, '\\"'))}"`;
-}
-
-/** The review of one server (stderr). */
-export function describeServer(r: McpTrustRequest): string {
-  const rows: [string, string][] = [
-    ["source", `${escapeShown(r.source)}, ${r.file ? escapeShown(r.file) : "(no file)"}`],
-  ];
-  rows.push(["transport", r.transport]);
-  if (r.command !== null) rows.push(["command", shownArg(r.command)]);
-  if (r.args !== null) rows.push(["args", r.args.length > 0 ? r.args.map(shownArg).join(" ") : "(none)"]);
-  if (r.transport === "stdio") rows.push(["cwd", r.cwd !== null ? shownArg(r.cwd) : "(the project directory)"]);
-  if (r.url !== null) rows.push(["url", escapeShown(r.url)]);
-  const names = (l: string[]) => (l.length > 0 ? l.map(escapeShown).join(", ") : "none");
-  rows.push(["env", `${names(r.envNames)} (names only)`]);
-  if (r.transport !== "stdio") rows.push(["headers", `${names(r.headerNames)} (names only)`]);
-  rows.push(["approval", r.approval]);
-  const width = Math.max(...rows.map(([k]) => k.length));
-  return (
-    `Project MCP server '${escapeShown(r.server)}' would run:\n` +
-    rows.map(([k, v]) => `  ${k.padEnd(width)}  ${v}\n`).join("")
-  );
-}
 
 function isatty(fd: number): boolean {
   return (require("node:tty") as typeof import("node:tty")).isatty(fd);
