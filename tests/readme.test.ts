@@ -3,11 +3,16 @@
 // tool, as the examples assume), and must exit 0; the TypeScript examples run as written. The copy
 // holds the bundled example skills only, so what a user's own run of the README left in the clone
 // never changes these tests, and the examples that write must leave the clone's skills alone.
-import { describe, expect, test } from "bun:test";
+// The console transcripts run too, against loopback servers standing in for their URLs, and
+// must print the lines they show.
+import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { copyExampleSkills, EXAMPLE_SKILLS } from "../scripts/bench/example-project.ts";
 import { TARGETS } from "../scripts/targets.ts";
+import { ghRepo, githubApi, stopServers, wellKnown } from "./support/discovery-servers.ts";
+import { gitHttpServer, staticServer } from "./support/git-http-server.ts";
+import { createRepo, skillMd } from "./support/git-repos.ts";
 import { sandbox, type Sandbox } from "./support/sandbox.ts";
 
 const REPO = resolve(import.meta.dir, "..");
@@ -220,21 +225,146 @@ describe("README transcripts", () => {
       join(repo, "optional-skills", "research", "arxiv", "SKILL.md"),
       "---\nname: arxiv\ndescription: Search and read arXiv papers\n---\n\n# arXiv\n\nUse the arXiv API.\n",
     );
-    const block = blocks("console").find((b) => b.includes("skill hermes"))!;
-    const commands = block
-      .split("\n")
-      .filter((l) => l.startsWith("$ npx lemon "))
-      .map((l) => words(l.slice("$ npx lemon ".length)));
-    expect(commands.length).toBe(3);
-    const env = { LEMON_HERMES_REPO: repo, LEMON_GITHUB_API_URL: "http://127.0.0.1:9" };
-    const outs: string[] = [];
-    for (const argv of commands) {
-      const r = await box.cli(argv, { env });
-      if (r.code !== 0) throw new Error(`lemon ${argv.join(" ")} → exit ${r.code}: ${r.stderr}`);
-      outs.push(r.stdout);
-    }
+    const hermes = transcript("skill hermes");
+    expect(hermes.commands.length).toBe(3);
+    const outs = await expectShown(box, hermes, {
+      LEMON_HERMES_REPO: repo,
+      LEMON_GITHUB_API_URL: "http://127.0.0.1:9",
+    });
     expect(outs[0]).toContain("hermes:optional/research/arxiv");
     expect(outs[0]).toContain("Search and read arXiv papers");
     expect(existsSync(join(box.agentDir, "skill", "arxiv", "SKILL.md"))).toBe(true);
   });
+
+  afterEach(stopServers);
+
+  test("the relevance transcript prints the table shown, for the example project", async () => {
+    await using box = await sandbox();
+    await project(box);
+    const steps = transcript("skill relevant");
+    expect(steps.commands.length).toBe(1);
+    await expectShown(box, steps, {});
+  });
+
+  test("the registry and discover transcripts, in document order, print what they show (loopback registry, GitHub, well-known)", async () => {
+    await using box = await sandbox();
+    const { env, head, stop } = await registryFixture(box);
+    try {
+      const reg = transcript("skill install acme/platform/deploy --list");
+      expect(reg.exports).toEqual({ LEMON_SKILLS_REGISTRY_URL: README_REGISTRY });
+      expect(reg.commands.length).toBe(3);
+      const outs = await expectShown(box, reg, env);
+      expect(outs[1]).toContain(`(commit ${head.slice(0, 12)})`);
+      const installed = join(box.agentDir, "skill", "deploy");
+      expect(readFileSync(join(installed, "SKILL.md"), "utf8")).toContain("Deploy the platform way.");
+      expect(existsSync(join(installed, "references", "runbook.md"))).toBe(true);
+
+      const gh = githubApi([ghRepo("acme/deploy-skill", 22, "Deploy to Kubernetes with rollbacks")]);
+      const wk = wellKnown(
+        [{ name: "deploy", description: "Deploy from the skills site", files: ["SKILL.md", "notes.md"] }],
+        { "deploy/SKILL.md": skillMd("deploy", "From the skills site."), "deploy/notes.md": "notes\n" },
+      );
+      const toml = blocks("toml").find((b) => b.includes("[skills.discovery]"))!;
+      expect(toml).toContain(`"${README_WELL_KNOWN}"`);
+      await box.write(join(box.agentDir, "config.toml"), toml.replaceAll(README_WELL_KNOWN, wk.origin));
+      const found = transcript("skill discover deploy");
+      expect(found.commands.length).toBe(2);
+      await expectShown(box, found, { ...env, LEMON_GITHUB_API_URL: gh.origin }, [[README_WELL_KNOWN, wk.origin]]);
+      expect(gh.seen.map((s) => s.path)).toEqual(["/search/repositories"]);
+      expect(readFileSync(join(installed, "SKILL.md"), "utf8")).toContain("From the skills site.");
+    } finally {
+      stop();
+    }
+  });
 });
+
+const README_REGISTRY = "https://skills.example.com/registry";
+const README_WELL_KNOWN = "https://skills.example.com";
+
+interface Transcript {
+  commands: string[][];
+  /** The output lines the README shows under each command. */
+  shown: string[][];
+  exports: Record<string, string>;
+}
+
+/** The console block holding `marker`: its `$ npx lemon` commands (a `#` comment dropped), their shown output, its exports. */
+function transcript(marker: string): Transcript {
+  const block = blocks("console").find((b) => b.includes(marker));
+  expect(block).toBeDefined();
+  const t: Transcript = { commands: [], shown: [], exports: {} };
+  for (const line of block!.split("\n")) {
+    const exp = /^\$ export (\w+)=(\S+)$/.exec(line);
+    if (exp) t.exports[exp[1]!] = exp[2]!;
+    else if (line.startsWith("$ npx lemon ")) {
+      t.commands.push(words(line.slice("$ npx lemon ".length)));
+      t.shown.push([]);
+    } else if (line.trim() !== "") t.shown.at(-1)!.push(line);
+  }
+  return t;
+}
+
+/** Cells of each line: columns are padded to the widest value, which changes with the servers' URLs. */
+function cells(lines: string[]): string[][] {
+  return lines.map((l) => l.trimEnd().split(/\s{2,}/));
+}
+
+/**
+ * Runs a transcript's commands with `env`, each README URL of `urls` replaced by its server's,
+ * and expects each output, mapped back to the README's URLs and home, to be what it shows; a
+ * commit is compared by shape only. Returns the outputs as printed.
+ */
+async function expectShown(
+  box: Sandbox,
+  t: Transcript,
+  env: Record<string, string>,
+  urls: [readme: string, server: string][] = [],
+): Promise<string[]> {
+  const outs: string[] = [];
+  const sha = (s: string) => s.replace(/\(commit [0-9a-f]{12}\)/g, "(commit <sha>)");
+  for (const [i, written] of t.commands.entries()) {
+    const argv = written.map((w) => urls.reduce((a, [readme, server]) => a.replaceAll(readme, server), w));
+    const r = await box.cli(argv, { env });
+    if (r.code !== 0) throw new Error(`lemon ${argv.join(" ")} → exit ${r.code}: ${r.stderr}`);
+    outs.push(r.stdout);
+    let out = r.stdout.replaceAll(box.home, "/home/you");
+    for (const [readme, server] of urls) out = out.replaceAll(server, readme);
+    const printed = out.split("\n").filter((l) => l.trim() !== "");
+    expect({ argv: written, out: cells(printed.map(sha)) }).toEqual({
+      argv: written,
+      out: cells((t.shown[i] ?? []).map(sha)),
+    });
+  }
+  return outs;
+}
+
+/** The transcript's registry: `acme/platform/deploy` → skills/deploy of a real repo over smart HTTP. */
+async function registryFixture(box: Sandbox) {
+  const repos = join(box.root, "repos");
+  mkdirSync(repos, { recursive: true });
+  const repo = await createRepo(repos, "skills", {
+    "skills/deploy/SKILL.md": skillMd("deploy", "Deploy the platform way."),
+    "skills/deploy/references/runbook.md": "# runbook\n",
+    "skills/other/SKILL.md": skillMd("other"),
+  });
+  const git = gitHttpServer(repos);
+  const ref = "acme/platform/deploy";
+  const entry = {
+    ref,
+    name: "deploy",
+    description: "Deploy services the platform way",
+    clone_url: `${git.url}/skills.git`,
+    subdir: "skills/deploy",
+    commit: repo.head,
+  };
+  const reg = staticServer({
+    "/registry/search": () => Response.json({ skills: [{ ref, name: "deploy", description: entry.description }] }),
+    [`/registry/skills/${ref}`]: () => Response.json(entry),
+  });
+  const env = { LEMON_SKILLS_REGISTRY_URL: `${reg.url}/registry`, LEMON_GITHUB_API_URL: "http://127.0.0.1:9" };
+  const stop = () => {
+    reg.stop();
+    git.stop();
+  };
+  return { env, head: repo.head, stop };
+}

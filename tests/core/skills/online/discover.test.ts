@@ -9,57 +9,17 @@ import {
   type DiscoverConfig,
   type DiscoveryResult,
 } from "../../../../src/core/skills/online/discover.ts";
+import {
+  ghRepo as repo,
+  githubApi,
+  json,
+  registrySearch as registry,
+  serve,
+  stopServers,
+  wellKnown,
+} from "../../../support/discovery-servers.ts";
 
-interface Seen {
-  path: string;
-  query: URLSearchParams;
-  auth: string | null;
-  accept: string | null;
-}
-
-type Handler = (url: URL, req: Request) => Response | Promise<Response>;
-const servers: { stop(force?: boolean): void }[] = [];
-afterEach(() => {
-  for (const s of servers.splice(0)) s.stop(true);
-});
-
-function serve(handler: Handler): { origin: string; seen: Seen[] } {
-  const seen: Seen[] = [];
-  const server = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    fetch(req) {
-      const url = new URL(req.url);
-      seen.push({
-        path: url.pathname,
-        query: url.searchParams,
-        auth: req.headers.get("authorization"),
-        accept: req.headers.get("accept"),
-      });
-      return handler(url, req);
-    },
-  });
-  servers.push(server);
-  return { origin: `http://127.0.0.1:${server.port}`, seen };
-}
-
-const json = (v: unknown, init: ResponseInit = {}) => Response.json(v, init);
-
-function githubApi(items: unknown[]): ReturnType<typeof serve> {
-  return serve((u) =>
-    u.pathname === "/search/repositories" ? json({ total_count: items.length, items }) : json({}, { status: 404 }),
-  );
-}
-
-function registry(skills: unknown[]): ReturnType<typeof serve> {
-  return serve((u) => (u.pathname === "/search" ? json({ skills }) : json({}, { status: 404 })));
-}
-
-function wellKnown(skills: unknown[]): ReturnType<typeof serve> {
-  return serve((u) =>
-    u.pathname === "/.well-known/skills/index.json" ? json({ skills }) : new Response("no", { status: 404 }),
-  );
-}
+afterEach(stopServers);
 
 function cfg(over: Partial<DiscoverConfig>): DiscoverConfig {
   return {
@@ -73,14 +33,6 @@ function cfg(over: Partial<DiscoverConfig>): DiscoverConfig {
     ...over,
   };
 }
-
-const repo = (full: string, stars: number, description = "") => ({
-  full_name: full,
-  name: full.split("/")[1],
-  description,
-  html_url: `https://github.com/${full}`,
-  stargazers_count: stars,
-});
 
 test("three sources merged: scores of §11, sorted by score then id, cut to max", async () => {
   const gh = githubApi([
