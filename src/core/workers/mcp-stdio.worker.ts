@@ -104,6 +104,9 @@ async function readStdout(c: Child): Promise<void> {
 /**
  * Anything that is not a JSON-RPC object is dropped: servers that print a banner to stdout
  * still work, and a flood of garbage is bounded by the cap and the handshake timeout.
+ * Log notifications never cross to the main thread one by one: they are rendered here into the
+ * stderr batches (mcp.md §5.4 "kept in the ring buffer only"), so a flood of them costs the main
+ * thread what a chatty stderr costs, and the answers behind them are not stuck in its queue.
  */
 function deliver(text: string): void {
   const t = text.endsWith("\r") ? text.slice(0, -1) : text;
@@ -112,10 +115,74 @@ function deliver(text: string): void {
   try {
     v = JSON.parse(t);
   } catch {
+    // A response nested too deeply for the parser still names its request: fail that one now.
+    // (Any runaway text is bounded by the 8 MiB cap; the scan is one linear pass.)
+    const id = t.startsWith("{") ? topLevelId(t) : undefined;
+    if (id !== undefined) post({ type: "unparsable", id });
     return;
   }
-  if (typeof v === "object" && v !== null && !Array.isArray(v) && (v as { jsonrpc?: unknown }).jsonrpc === "2.0")
-    post({ type: "message", message: v as Record<string, unknown> });
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return;
+  const m = v as Record<string, unknown>;
+  if (m.jsonrpc !== "2.0") return;
+  if (m.method === "notifications/message" && m.id === undefined) {
+    keepStderr(logLine(m.params));
+    return;
+  }
+  try {
+    post({ type: "message", message: m });
+  } catch {
+    // Too deep to copy to the main thread (structured clone has its own stack limit).
+    if (typeof m.id === "string" || typeof m.id === "number") post({ type: "unparsable", id: m.id });
+  }
+}
+
+/** `[log <level>] <logger>: <data>` for the ring only (never status or errors). */
+function logLine(params: unknown): string {
+  const p = (typeof params === "object" && params !== null ? params : {}) as Record<string, unknown>;
+  const data = typeof p.data === "string" ? p.data : JSON.stringify(p.data ?? "");
+  const level = typeof p.level === "string" ? p.level : "info";
+  const logger = typeof p.logger === "string" && p.logger !== "" ? ` ${p.logger}:` : "";
+  return `[log ${level}]${logger} ${data.length > 4096 ? data.slice(0, 4096) : data}\n`;
+}
+
+/**
+ * The `id` member of the outermost object of a JSON text, found by a scan that tracks depth
+ * (the parser gave up on the text, so nothing deeper is trusted). A number or a string, or none.
+ */
+function topLevelId(t: string): string | number | undefined {
+  let depth = 0;
+  let i = 0;
+  while (i < t.length) {
+    const c = t.charCodeAt(i);
+    if (c === 34 /* " */) {
+      const end = stringEnd(t, i);
+      if (end < 0) return undefined;
+      if (depth === 1 && t.slice(i, end + 1) === '"id"') {
+        const m = /^\s*:\s*(-?\d+|"(?:[^"\\\u0000-\u001f]|\\.){0,256}")\s*[,}]/.exec(t.slice(end + 1, end + 300));
+        if (!m) return undefined;
+        try {
+          return JSON.parse(m[1]!) as string | number;
+        } catch {
+          return undefined;
+        }
+      }
+      i = end + 1;
+      continue;
+    }
+    if (c === 123 || c === 91) depth++;
+    else if (c === 125 || c === 93) depth--;
+    i++;
+  }
+  return undefined;
+}
+
+function stringEnd(t: string, from: number): number {
+  for (let i = from + 1; i < t.length; i++) {
+    const c = t.charCodeAt(i);
+    if (c === 92) i++;
+    else if (c === 34) return i;
+  }
+  return -1;
 }
 
 /** stderr not yet posted, at most one ring's worth. */
@@ -130,12 +197,16 @@ function flushStderr(): void {
   if (text !== "") post({ type: "stderr", text });
 }
 
+function keepStderr(chunk: string | Uint8Array): void {
+  ring.push(chunk);
+  (unposted ??= new TextRing(STDERR_RING_BYTES)).push(chunk);
+  if (!exited) postTimer ??= setTimeout(flushStderr, STDERR_POST_INTERVAL_MS);
+}
+
 async function readStderr(c: Child): Promise<void> {
   try {
     for await (const chunk of c.stderr) {
-      ring.push(chunk);
-      (unposted ??= new TextRing(STDERR_RING_BYTES)).push(chunk);
-      postTimer ??= setTimeout(flushStderr, STDERR_POST_INTERVAL_MS);
+      keepStderr(chunk);
     }
   } catch {
     // stderr is best effort.

@@ -11,6 +11,16 @@ import { defineCommand } from "../../command.ts";
 import { printJson } from "../../output.ts";
 import { callApprover, cliMcpClient } from "./client.ts";
 
+/**
+ * Remote text for a terminal: escape sequences, and the controls and bidi/invisible characters
+ * that survive them (U+202E reorders what follows), removed; newlines and tabs kept.
+ */
+const terminalText = (s: string) =>
+  stripAnsi(s).replace(
+    /\r(?!\n)|[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u061C\u200B-\u200F\u202A-\u202E\u2060\u2066-\u2069\uFEFF]/gu,
+    "",
+  );
+
 const base64Bytes = (b64: string) => {
   const clean = b64.replace(/[^A-Za-z0-9+/]/g, "");
   return Math.floor((clean.length * 3) / 4);
@@ -20,7 +30,7 @@ const base64Bytes = (b64: string) => {
 function human(content: readonly ContentBlock[]): string {
   const out: string[] = [];
   for (const b of content) {
-    if (b.type === "text") out.push(`${stripAnsi(b.text).replace(/\n$/, "")}\n`);
+    if (b.type === "text") out.push(`${terminalText(b.text).replace(/\n$/, "")}\n`);
     else if (b.type === "image" || b.type === "audio")
       out.push(`[${b.type} ${cell(b.mimeType)} ${base64Bytes(b.data)} bytes]\n`);
     else if (b.type === "resource_link") out.push(`[resource ${cell(b.uri)}]\n`);

@@ -5,7 +5,7 @@
  */
 import { cell } from "../../../core/index.ts";
 import { defineCommand } from "../../command.ts";
-import { formatTable, printDiagnostics, printJson } from "../../output.ts";
+import { formatTable, info, printDiagnostics, printJson } from "../../output.ts";
 import { cliMcpClient } from "./client.ts";
 
 export default defineCommand({
@@ -25,7 +25,8 @@ export default defineCommand({
         String(s.prompt_count),
         s.last_error ?? "",
       ]);
-      if (rows.length === 0) io.out("No MCP servers configured.\n");
+      // The same line as `mcp list --all`: one wording for "nothing configured".
+      if (rows.length === 0) info(io, flags.quiet, "no MCP servers configured");
       else io.out(formatTable(["NAME", "STATE", "TOOLS", "RESOURCES", "PROMPTS", "LAST ERROR"], rows));
       printDiagnostics(io, flags.quiet, st.diagnostics);
     } finally {

@@ -33,12 +33,19 @@ function human(r: McpTestReport, verbose: boolean): string {
   if (verbose && r.stderr)
     lines.push(
       "  server stderr:\n",
-      ...stripAnsi(r.stderr)
+      ...terminalText(r.stderr)
         .split("\n")
         .map((l) => `    ${l}\n`),
     );
   return lines.join("");
 }
+
+/** Server stderr for a terminal: as in `mcp call`, bidi and invisible characters go with ESC. */
+const terminalText = (s: string) =>
+  stripAnsi(s).replace(
+    /\r(?!\n)|[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u061C\u200B-\u200F\u202A-\u202E\u2060\u2066-\u2069\uFEFF]/gu,
+    "",
+  );
 
 export default defineCommand({
   name: "test",

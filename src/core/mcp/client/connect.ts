@@ -78,6 +78,14 @@ export interface ConnectOptions {
   /** Request timeout default (`timeout_ms`, else 10,000 ms), used by `list`. */
   requestTimeoutMs?: number;
   signal?: AbortSignal;
+  /** Where stderr and log lines go; given by `mcp test --verbose`, which shows them even when the connect fails. */
+  ring?: OutputRing;
+}
+
+/** A bounded store of server stderr and log lines (transport/ring.ts `TextRing`). */
+export interface OutputRing {
+  push(data: string | Uint8Array): void;
+  tail(bytes?: number): string;
 }
 
 export const DEFAULT_READY_TIMEOUT_MS = 5_000;

@@ -6,7 +6,7 @@
  * Everything a server sends is untrusted: names, descriptions and schemas are checked and cut.
  */
 import picomatch from "picomatch";
-import { clampChars, stripInvisible } from "../../text.ts";
+import { clampChars, flattenLine, stripAnsi } from "../../text.ts";
 import type { EffectiveServer } from "../effective.ts";
 import type { JsonSchemaObject } from "../../skills/tools/result.ts";
 import { serverIdentity, serverSlug, toolName, UTILITIES, utilityName, type UtilityMethod } from "./naming.ts";
@@ -102,7 +102,10 @@ export function requirement(s: EffectiveServer, raw: string): boolean {
   return (s.server.entry.tool_approvals?.[raw] ?? s.approval) === "always";
 }
 
-const cleanText = (s: unknown) => (typeof s === "string" ? clampChars(stripInvisible(s), DESCRIPTION_MAX) : "");
+// §6.2 "sanitised of control characters": CR/LF/TAB too (folded to one space), and terminal
+// sequences whole, so no remains of one reach a model or a table.
+const cleanText = (s: unknown) =>
+  typeof s === "string" ? clampChars(flattenLine(stripAnsi(s.slice(0, 4 * DESCRIPTION_MAX))), DESCRIPTION_MAX) : "";
 
 const UTILITY_PARAMS: Record<UtilityMethod, JsonSchemaObject> = {
   "resources/list": { type: "object", properties: { cursor: { type: "string" } } },

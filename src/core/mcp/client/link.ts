@@ -42,10 +42,17 @@ const LIST_CHANGED: Record<string, ListKind> = {
 type Listing = { items: unknown[]; truncated: boolean };
 const EMPTY: Listing = { items: [], truncated: false };
 
+/**
+ * The §13 reason of a failed start. A listing that fails after a working handshake is the server
+ * refusing its own startup (an error answer: `initialize failed`) or breaking the protocol (an
+ * unparsable answer: `protocol error`); `connection failed` would send the user to the network.
+ */
 function reasonOf(err: unknown): string {
   if (LemonError.is(err)) {
     const r = err.details?.reason;
     if (typeof r === "string") return r;
+    if (err.message === "protocol error") return "protocol error";
+    if (err.message.startsWith("MCP server error ")) return "initialize failed";
   }
   return "connection failed";
 }

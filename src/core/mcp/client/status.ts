@@ -3,7 +3,8 @@
  * `status()` of mcp.md §13 from a project view. Only fixed reasons, names, counts and versions
  * appear: never a command, argument, URL, header or env value, token or server stderr.
  */
-import type { Diagnostic } from "../../diagnostics.ts";
+import { diagnostic, type Diagnostic } from "../../diagnostics.ts";
+import { cell } from "../../text.ts";
 import type { ProjectView } from "./host.ts";
 
 export interface McpServerStatus {
@@ -44,6 +45,7 @@ export function emptyStatus(disabled: boolean, cacheTtlMs: number): McpStatus {
 
 export function buildStatus(view: ProjectView, cacheTtlMs: number): McpStatus {
   const servers: Record<string, McpServerStatus> = {};
+  const truncated: Diagnostic[] = [];
   for (const { server: s, link, gate } of view.slots) {
     const entry = s.server.entry;
     const auth: McpServerStatus["auth"] =
@@ -55,6 +57,13 @@ export function buildStatus(view: ProjectView, cacheTtlMs: number): McpStatus {
     const conn = link?.conn ?? null;
     const inv = link?.inventory ?? null;
     const warnings = [...s.warnings, ...(inv?.truncated ?? []).map((k) => `${k} listing truncated`)];
+    // §6.1: a listing cut at 50 pages / 1,000 items is a `truncated` diagnostic, not only a warning.
+    for (const k of inv?.truncated ?? [])
+      truncated.push(
+        diagnostic("warn", "truncated", `server '${cell(s.name)}': ${k} listing truncated at 1000 items or 50 pages`, {
+          source: s.source,
+        }),
+      );
     let state: string = gate ?? link?.state ?? "disconnected";
     let lastError = link?.lastError ?? null;
     if (gate === "needs_auth") lastError = "authorization required";
@@ -86,6 +95,17 @@ export function buildStatus(view: ProjectView, cacheTtlMs: number): McpStatus {
     cache_ttl_ms: cacheTtlMs,
     cached_tools: view.names.size,
     servers,
-    diagnostics: view.set.diagnostics,
+    diagnostics: [...view.set.diagnostics.map(cleanDiagnostic), ...truncated],
   };
+}
+
+/**
+ * Diagnostics quote names from foreign files (a key may hold ESC or bidi characters): JSON output
+ * carries them as one clean line too, not only the human rendering.
+ */
+function cleanDiagnostic(d: Diagnostic): Diagnostic {
+  const message = cell(d.message);
+  const key = d.key === undefined ? undefined : cell(d.key);
+  if (message === d.message && key === d.key) return d;
+  return { ...d, message, ...(key !== undefined ? { key } : {}) };
 }

@@ -14,6 +14,7 @@ import type { McpServerConfig, Transport } from "../types.ts";
 import type { LinkEnv } from "./link.ts";
 import { publish } from "./inventory.ts";
 import type { ServerConnection } from "./connect.ts";
+import { TextRing } from "./transport/ring.ts";
 
 export interface McpTestReport {
   ok: boolean;
@@ -111,12 +112,16 @@ export async function testServer(
   const ms = (from: number) => Math.round(performance.now() - from);
   const connectStart = performance.now();
   let conn: ServerConnection | null = null;
+  // The test's own ring: a handshake that hangs or a server that exits leaves no connection, and
+  // its stderr is then the only clue.
+  const ring = o.verbose ? new TextRing() : undefined;
   try {
     conn = await (o.connect ?? defaultConnect)(
       { name: t.name, type: t.type, server: { entry } },
       {
         ctx,
         cwd: ctx.cwd,
+        ...(ring !== undefined ? { ring } : {}),
         ...(entry.ready_timeout_ms !== undefined ? { timeoutMs: entry.ready_timeout_ms } : {}),
         ...(entry.timeout_ms !== undefined ? { requestTimeoutMs: entry.timeout_ms } : {}),
       },
@@ -169,7 +174,7 @@ export async function testServer(
     if (conn !== null) await conn.close().catch(() => {});
     // After the close: the worker posts stderr in batches and flushes the rest when the child
     // exits, so a tail read before it would miss what a fast server just wrote.
-    if (o.verbose && conn !== null) report.stderr = conn.stderrTail(4096);
+    if (ring !== undefined) report.stderr = conn !== null ? conn.stderrTail(4096) : ring.tail(4096);
   }
   return report;
 }

@@ -10,6 +10,7 @@ import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { LemonError } from "../../../errors.ts";
 import type { CloseReason } from "../connect.ts";
+import { errorOrigin } from "./protocol.ts";
 
 const REASONS = new Set<string>([
   "connection failed",
@@ -45,7 +46,9 @@ export function connectReason(err: unknown, known: CloseReason | null): CloseRea
   if (err instanceof StreamableHTTPError) return httpStatusReason(err.code);
   if (err instanceof SseError) return err.code === 401 ? "authorization required" : "connection failed";
   if (err instanceof McpError) {
-    if (err.code === ErrorCode.RequestTimeout) return "handshake timed out";
+    const tag = typeof err.data === "object" && err.data !== null ? errorOrigin.get(err.data) : undefined;
+    if (tag?.origin === "protocol") return "protocol error";
+    if (tag === undefined && err.code === ErrorCode.RequestTimeout) return "handshake timed out";
     if (err.code === ErrorCode.ConnectionClosed) return known ?? "connection closed";
     return "initialize failed";
   }
@@ -77,9 +80,12 @@ export function requestError(err: unknown, timeoutMs: number, disconnected = fal
     return err;
   }
   if (err instanceof McpError) {
-    if (err.code === ErrorCode.RequestTimeout)
+    const tag = typeof err.data === "object" && err.data !== null ? errorOrigin.get(err.data) : undefined;
+    if (tag?.origin === "protocol") return new LemonError("OPERATION_FAILED", "protocol error");
+    if (tag === undefined && err.code === ErrorCode.RequestTimeout)
       return new LemonError("TIMEOUT", `MCP request timed out after ${timeoutMs} ms`);
-    if (err.code === ErrorCode.ConnectionClosed) return new LemonError("OPERATION_FAILED", DISCONNECTED);
+    if (tag === undefined && err.code === ErrorCode.ConnectionClosed)
+      return new LemonError("OPERATION_FAILED", DISCONNECTED);
     const raw = err.message.replace(/^MCP error -?\d+: /, "");
     return new LemonError("OPERATION_FAILED", `MCP server error ${err.code}: ${cleanRemoteText(raw)}`, {
       details: { rpc_code: err.code },

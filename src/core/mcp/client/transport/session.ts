@@ -18,6 +18,7 @@ import { basename } from "node:path";
 import { pathToFileURL } from "node:url";
 import { VERSION } from "../../../build-info.ts";
 import { LemonError } from "../../../errors.ts";
+import { clampChars, flattenLine, stripAnsi } from "../../../text.ts";
 import {
   connectError,
   DEFAULT_READY_TIMEOUT_MS,
@@ -27,11 +28,13 @@ import {
   type ConnectableServer,
   type ConnectOptions,
   type ListKind,
+  type OutputRing,
   type RequestOptions,
   type ServerConnection,
 } from "../connect.ts";
 import { connectReason, requestError } from "./errors.ts";
 import { HttpTransport } from "./http.ts";
+import { tagErrorAnswer } from "./protocol.ts";
 import { TextRing } from "./ring.ts";
 import { SseTransport } from "./sse.ts";
 import { stdioSpec, WorkerTransport } from "./stdio.ts";
@@ -41,11 +44,29 @@ export type LemonTransport = Transport & { reason: CloseReason | null; protocolV
 
 export const MAX_LIST_PAGES = 50;
 export const MAX_LIST_ITEMS = 1_000;
+/** `server_info` fields are remote text shown in status and `mcp test`: one clean, short line. */
+export const SERVER_INFO_MAX = 256;
+
+const infoText = (v: unknown) =>
+  clampChars(flattenLine(stripAnsi(String(v).slice(0, 4 * SERVER_INFO_MAX))), SERVER_INFO_MAX);
+
+/**
+ * Tags every error answer the server sends, so requestError can tell a server's -32000/-32001
+ * from the SDK's own "connection closed" and "timed out" (which reuse those codes).
+ */
+function tagAnswers(transport: Transport): void {
+  const inner = transport.onmessage;
+  if (inner === undefined) return;
+  transport.onmessage = ((message: unknown, extra?: unknown) => {
+    tagErrorAnswer(message, "remote");
+    (inner as (m: unknown, e?: unknown) => void)(message, extra);
+  }) as Transport["onmessage"];
+}
 
 function transportFor(
   server: ConnectableServer,
   opts: ConnectOptions,
-  ring: TextRing,
+  ring: OutputRing,
   readyMs: number,
 ): LemonTransport {
   const entry = server.server.entry;
@@ -74,12 +95,12 @@ function logLine(params: { level: string; logger?: string; data?: unknown }): st
 export async function openSession(
   server: ConnectableServer,
   opts: ConnectOptions,
-  started?: { transport: LemonTransport; ring: TextRing },
+  started?: { transport: LemonTransport; ring: OutputRing },
 ): Promise<ServerConnection> {
   const entry = server.server.entry;
   const readyMs = opts.timeoutMs ?? entry.ready_timeout_ms ?? DEFAULT_READY_TIMEOUT_MS;
   const listTimeout = opts.requestTimeoutMs ?? entry.timeout_ms ?? DEFAULT_REQUEST_TIMEOUT_MS;
-  const ring = started?.ring ?? new TextRing();
+  const ring: OutputRing = started?.ring ?? opts.ring ?? new TextRing();
   const transport = started?.transport ?? transportFor(server, opts, ring, readyMs);
   if (opts.signal?.aborted) {
     await transport.close().catch(() => {});
@@ -127,6 +148,7 @@ export async function openSession(
     clearTimeout(timer);
     opts.signal?.removeEventListener("abort", onAbort);
   }
+  tagAnswers(transport);
 
   const caps = client.getServerCapabilities() ?? {};
   const info = client.getServerVersion();
@@ -172,7 +194,7 @@ export async function openSession(
   };
 
   return {
-    serverInfo: info ? { name: String(info.name), version: String(info.version) } : null,
+    serverInfo: info ? { name: infoText(info.name), version: infoText(info.version) } : null,
     protocolVersion: transport.protocolVersion,
     capabilities: {
       tools: caps.tools !== undefined,

@@ -10,10 +10,17 @@ import { isAbsolute, resolve } from "node:path";
 import type { LemonContext } from "../../../context.ts";
 import { mcpStdioWorker, type WorkerLocation } from "../../../workers/spec.ts";
 import type { McpServerConfig } from "../../types.ts";
-import { connectError, type CloseReason, type ConnectableServer, type ConnectOptions } from "../connect.ts";
+import {
+  connectError,
+  type CloseReason,
+  type ConnectableServer,
+  type ConnectOptions,
+  type OutputRing,
+} from "../connect.ts";
 import {
   SHUTDOWN_KILL_AFTER_MS,
   SHUTDOWN_TERM_AFTER_MS,
+  tagErrorAnswer,
   type FromWorker,
   type StdioSpawnSpec,
   type ToWorker,
@@ -40,6 +47,8 @@ export class WorkerTransport implements Transport {
   /** Why the connection ended, once it has; null while open. */
   reason: CloseReason | null = null;
   protocolVersion: string | null = null;
+  /** Posts from the worker so far: what a flood of server output costs the main thread. */
+  posts = 0;
 
   private worker: Worker | null = null;
   private done = false;
@@ -51,7 +60,7 @@ export class WorkerTransport implements Transport {
 
   constructor(
     private readonly spec: StdioSpawnSpec,
-    private readonly ring: TextRing,
+    private readonly ring: OutputRing,
     private readonly location: WorkerLocation = mcpStdioWorker(),
   ) {
     this.exited = new Promise((r) => {
@@ -87,11 +96,18 @@ export class WorkerTransport implements Transport {
       this.worker = worker;
       worker.onmessage = (ev: MessageEvent<FromWorker>) => {
         const m = ev.data;
+        this.posts++;
         if (m.type === "message") {
           if (this.onmessage) this.onmessage(m.message as JSONRPCMessage);
           else this.early.push(m.message as JSONRPCMessage);
         } else if (m.type === "stderr") this.ring.push(m.text);
-        else if (m.type === "spawned") {
+        else if (m.type === "unparsable") {
+          // The request is answered at once rather than left to its timeout.
+          const answer = { jsonrpc: "2.0", id: m.id, error: { code: -32700, message: "protocol error" } };
+          tagErrorAnswer(answer, "protocol");
+          if (this.onmessage) this.onmessage(answer as JSONRPCMessage);
+          else this.early.push(answer as JSONRPCMessage);
+        } else if (m.type === "spawned") {
           started = true;
           resolveStart();
         } else if (m.type === "failed") {
@@ -158,8 +174,8 @@ export class WorkerTransport implements Transport {
 export function startStdio(
   server: ConnectableServer,
   opts: ConnectOptions,
-): { transport: WorkerTransport; ring: TextRing } {
-  const ring = new TextRing();
+): { transport: WorkerTransport; ring: OutputRing } {
+  const ring = opts.ring ?? new TextRing();
   const transport = new WorkerTransport(stdioSpec(server.server.entry, opts.ctx, opts.cwd), ring);
   // A failure is reported again by the SDK's start(); here it must not go unhandled.
   transport.prestart().catch(() => {});
