@@ -86,11 +86,12 @@ describe("imports from the nine tools (project files)", () => {
     expect(e("gemini-http")).toMatchObject({ type: "http", url: "https://api.example.com/mcp", timeout_ms: 5000 });
     expect(e("gemini-http").trust).toBeUndefined();
     expect(e("gemini-sse")).toMatchObject({ type: "sse", allow_tools: ["search"], block_tools: ["delete"] });
-    // opencode: {env:} substituted before parsing, command array split, deep merge with .opencode/
+    // opencode: {env:} in a string value becomes ${VAR:-} (masked like ${VAR}, the same value to
+    // connect), command array split, deep merge with .opencode/
     expect(e("oc-local")).toMatchObject({
       command: "bun",
       args: ["x", "my-mcp-command"],
-      env: { MY_ENV_VAR: "oc-secret" },
+      env: { MY_ENV_VAR: "${OC_VALUE:-}" },
     });
     expect(e("oc-remote")).toMatchObject({
       url: "https://mcp.context7.com/mcp",

@@ -301,3 +301,49 @@ describe("a review shows where the user's secrets would go", () => {
     expect(JSON.stringify(r)).not.toContain("SEKRET123");
   });
 });
+
+describe("opencode {env:VAR} is masked like ${VAR}", () => {
+  test("mcp get and the review show the variable's name, never its value; it still expands to connect", async () => {
+    await using box = await sandbox();
+    box.env.MY_API_TOKEN = "SEKRET123";
+    await box.write(
+      join(box.project, "opencode.json"),
+      JSON.stringify({
+        mcp: {
+          oc: {
+            type: "local",
+            command: ["/bin/echo", "--key={env:MY_API_TOKEN}"],
+            environment: { K: "{env:MY_API_TOKEN}" },
+          },
+          ro: {
+            type: "remote",
+            url: "http://127.0.0.1:9/x?k={env:MY_API_TOKEN}",
+            headers: { Authorization: "Bearer {env:MY_API_TOKEN}" },
+          },
+        },
+      }),
+    );
+    const { mcpConfig } = await import("../../../src/core/mcp/index.ts");
+    const { expandEntry } = await import("../../../src/core/mcp/expand.ts");
+    const api = mcpConfig({ cwd: box.project, env: box.env });
+    const got = [await api.get("oc"), await api.get("ro")];
+    expect(got[0]!.args).toEqual(["--key=${MY_API_TOKEN:-}"]);
+    const { ctx, by } = await servers(box);
+    const oc = trustRequest(ctx, by("oc"));
+    const ro = trustRequest(ctx, by("ro"));
+    expect(oc.args).toEqual(["--key=${MY_API_TOKEN}"]);
+    expect(oc.sentVariables).toEqual(["MY_API_TOKEN"]);
+    expect(ro.headerValues).toEqual({ Authorization: "Bearer ${MY_API_TOKEN:-}" });
+    expect(ro.url).toBe("http://127.0.0.1:9/x?k=${MY_API_TOKEN:-}");
+    for (const r of [...got, oc, ro]) expect(JSON.stringify(r)).not.toContain("SEKRET123");
+    const e = by("oc").server;
+    const vars = { env: box.env, cwd: box.project, homeDir: box.home };
+    expect(expandEntry(e.entry, e.vars, vars).entry).toMatchObject({
+      args: ["--key=SEKRET123"],
+      env: { K: "SEKRET123" },
+    });
+    delete box.env.MY_API_TOKEN;
+    // Unset is empty, as opencode substitutes it.
+    expect(expandEntry(e.entry, e.vars, { ...vars, env: box.env }).entry.args).toEqual(["--key="]);
+  });
+});

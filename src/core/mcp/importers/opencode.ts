@@ -39,6 +39,48 @@ import {
 
 const MAX_INCLUDED = 64 * 1024;
 
+const ENV_REF = /\{env:([^}]+)\}/g;
+const VAR_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * `{env:VAR}` as opencode substitutes it (unset → ""), except inside a JSON string value, where it
+ * becomes `${VAR:-}`: the same value once expanded to connect, but `mcp get` and a trust review
+ * then show the variable's name as for any `${VAR}`, never its value. Keys, strings that hold a
+ * `{file:…}` and text outside strings get the value now, as opencode does.
+ */
+function substituteEnv(text: string, env: ImportEnv["ctx"]["env"]): string {
+  if (!text.includes("{env:")) return text;
+  const raw = (t: string) => t.replace(ENV_REF, (_m, name: string) => env[name.trim()] ?? "");
+  const named = (t: string) =>
+    t.replace(ENV_REF, (m, name: string) => (VAR_NAME.test(name.trim()) ? `\${${name.trim()}:-}` : raw(m)));
+  let out = "";
+  let plain = 0;
+  let i = 0;
+  while (i < text.length) {
+    const c = text[i];
+    if (c === "/" && (text[i + 1] === "/" || text[i + 1] === "*")) {
+      const end = text[i + 1] === "/" ? text.indexOf("\n", i) : text.indexOf("*/", i + 2);
+      i = end < 0 ? text.length : end + (text[i + 1] === "/" ? 0 : 2);
+      continue;
+    }
+    if (c !== '"') {
+      i++;
+      continue;
+    }
+    let j = i + 1;
+    while (j < text.length && text[j] !== '"') j += text[j] === "\\" ? 2 : 1;
+    if (j >= text.length) break;
+    const body = text.slice(i + 1, j);
+    let k = j + 1;
+    while (k < text.length && /\s/.test(text[k] ?? "")) k++;
+    const keep = text[k] === ":" || body.includes("{file:");
+    out += `${raw(text.slice(plain, i))}"${keep ? raw(body) : named(body)}"`;
+    i = j + 1;
+    plain = i;
+  }
+  return out + raw(text.slice(plain));
+}
+
 /**
  * `{env:VAR}` and `{file:path}` substitution of opencode's config loader. A project file's
  * `{file:…}` must resolve inside C (mcp.md §4.3, see confine.ts): one that leads elsewhere is
@@ -51,7 +93,7 @@ export async function substitute(
   ie: ImportEnv,
   diagnostics: Diagnostic[],
 ): Promise<string> {
-  const withEnv = text.replace(/\{env:([^}]+)\}/g, (_m, name: string) => ie.ctx.env[name.trim()] ?? "");
+  const withEnv = substituteEnv(text, ie.ctx.env);
   if (!withEnv.includes("{file:")) return withEnv;
   const at = { path: file, source: `opencode:${level}` };
   const lines = withEnv.split("\n");
