@@ -35,7 +35,7 @@ export type TrustState = "trusted" | "untrusted" | "not_project";
 /** The `trust` field of listings: null for the user's own sources, which need no trust. */
 export type TrustValue = "trusted" | "untrusted" | null;
 
-/** What the approval callback of mode "ask" is shown: what would run, never env/header values. */
+/** What the approval callback of mode "ask" is shown: what would run; env/header values only as placeholders. */
 export interface McpTrustRequest {
   kind: "mcp_trust";
   server: string;

@@ -1,7 +1,7 @@
 /**
  * @module cli/commands/mcp/review
  * The review of a project MCP server before it is trusted (mcp.md §4.4), one renderer for
- * `lemon mcp trust` and the terminal question of `mcp test`/`status`/`call`: source file, exactly
+ * `lemon mcp trust` and the terminal question of `lemon mcp test NAME`: source file, exactly
  * what would run, where env and header values and the URL would send the user's variables, and
  * approval. Every shown value is escaped, so a hostile name, argument or path cannot move the
  * cursor, recolour or hide text; arguments are quoted so `"--safe --evil"` reads as one.
