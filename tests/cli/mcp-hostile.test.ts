@@ -54,6 +54,24 @@ describe("mcp status against hostile servers", () => {
   }, 30_000);
 });
 
+describe("diagnostics in JSON", () => {
+  test("a foreign key with ESC reaches status and list --all JSON as one clean line", async () => {
+    await using box = await sandbox();
+    await box.write(
+      join(box.project, ".cursor", "mcp.json"),
+      JSON.stringify({ mcpServers: { "ok\u001b[31m": { command: "x", envFile: ".nope.env" } } }),
+    );
+    for (const argv of [
+      ["mcp", "list", "--all", "--json"],
+      ["mcp", "status", "--json"],
+    ]) {
+      const r = await box.cli(argv, { cwd: box.project });
+      expect(r.stdout).toContain("envFile not found");
+      expect(r.stdout).not.toMatch(/\\u001b|\u001b/i);
+    }
+  }, 30_000);
+});
+
 describe("mcp test --verbose when the connection fails", () => {
   test("a handshake that hangs and a server that exits still show their stderr", async () => {
     await using box = await sandbox();

@@ -61,6 +61,7 @@ function start(spec: StdioSpawnSpec): void {
   void c.exited.then(() => {
     exited = true;
     if (postTimer) clearTimeout(postTimer);
+    noteDropped();
     flushStderr();
     post({ type: "exited", reason: ending });
   });
@@ -92,7 +93,8 @@ async function readStdout(c: Child): Promise<void> {
           pending.length = 0;
           pendingBytes = 0;
         }
-        deliver(decoder.decode(line));
+        if (isLogPrefix(line) && !admitLog()) droppedLogs++;
+        else deliver(decoder.decode(line));
         from = nl + 1;
       }
     }
@@ -134,6 +136,42 @@ function deliver(text: string): void {
     // Too deep to copy to the main thread (structured clone has its own stack limit).
     if (typeof m.id === "string" || typeof m.id === "number") post({ type: "unparsable", id: m.id });
   }
+}
+
+/**
+ * Log notifications as the SDK and most servers write them. A line that starts so is a log
+ * notification whatever follows (its top-level `method` is fixed), so it can be counted and
+ * dropped before it is decoded or parsed: a flood costs a byte compare per line.
+ */
+const LOG_PREFIXES = [
+  Buffer.from('{"method":"notifications/message",'),
+  Buffer.from('{"jsonrpc":"2.0","method":"notifications/message",'),
+];
+const isLogPrefix = (line: Uint8Array) =>
+  LOG_PREFIXES.some((p) => line.length > p.length && Buffer.from(line.buffer, line.byteOffset, p.length).equals(p));
+
+/** At most this many log lines per window reach the ring; the rest are counted, then noted. */
+const LOGS_PER_WINDOW = 100;
+const LOG_WINDOW_MS = 100;
+let logWindowStart = 0;
+let logsInWindow = 0;
+let droppedLogs = 0;
+
+function admitLog(): boolean {
+  const now = Date.now();
+  if (now - logWindowStart >= LOG_WINDOW_MS) {
+    noteDropped();
+    logWindowStart = now;
+    logsInWindow = 0;
+  }
+  return ++logsInWindow <= LOGS_PER_WINDOW;
+}
+
+function noteDropped(): void {
+  if (droppedLogs === 0) return;
+  const n = droppedLogs;
+  droppedLogs = 0;
+  keepStderr(`[lemon] ${n} log notifications dropped\n`);
 }
 
 /** `[log <level>] <logger>: <data>` for the ring only (never status or errors). */

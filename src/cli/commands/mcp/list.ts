@@ -4,6 +4,7 @@
  * counts only. A hot path: no SDK, and TOML/JSONC parsing loads only for files that exist.
  */
 import type { McpConfigApi, McpEffectiveListing, McpFileListing } from "../../../core/mcp/index.ts";
+import { cell } from "../../../core/index.ts";
 import { defineCommand } from "../../command.ts";
 import type { CliIo } from "../../io.ts";
 import { formatTable, hint, info, printDiagnostics, printJson } from "../../output.ts";
@@ -67,7 +68,13 @@ export default defineCommand({
     const { global, quiet } = flags;
     if (flags.all) {
       const l = await api.list({ global, all: true });
-      if (flags.json) printJson(io, { ok: true, scope: l.scope, effective: l.effective, diagnostics: l.diagnostics });
+      // Diagnostics quote keys of foreign files: one clean line in JSON too (no ESC, bidi, newlines).
+      const diagnostics = l.diagnostics.map((d) => ({
+        ...d,
+        message: cell(d.message),
+        ...(d.key !== undefined ? { key: cell(d.key) } : {}),
+      }));
+      if (flags.json) printJson(io, { ok: true, scope: l.scope, effective: l.effective, diagnostics });
       else printAll(io, l, quiet);
       return;
     }

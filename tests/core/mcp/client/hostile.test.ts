@@ -142,9 +142,14 @@ describe("a flood of log notifications", () => {
       expect(await call(c, { flood: n }, 240_000)).toMatchObject({ content: [{ type: "text", text: "done" }] });
       // ~60 MB of log lines went by; the main thread got a handful of stderr batches.
       expect(started.transport.posts).toBeLessThan(n / 100);
+      // stderr batches post every 100 ms and flush when the child exits: read after the close.
+      await c.close();
       const tail = c.stderrTail(1 << 20);
       expect(Buffer.byteLength(tail)).toBeLessThanOrEqual(64 * 1024);
       expect(tail).toContain("[log info] flood: xxxx");
+      // Beyond 100 lines per 100 ms the worker counts instead of parsing; the count is kept.
+      const dropped = [...tail.matchAll(/\[lemon\] (\d+) log notifications dropped/g)].map((m) => Number(m[1]));
+      expect(dropped.length).toBeGreaterThan(0);
       expect(process.memoryUsage().rss - before).toBeLessThan(200 * 1024 * 1024);
     } finally {
       await c.close();
