@@ -151,3 +151,14 @@ export function redactUrl(raw: string): string {
     return "<invalid url>";
   }
 }
+
+/**
+ * Multi-line untrusted text for a terminal (tool results, server stderr): escape sequences,
+ * controls, a lone CR, bidi and invisible formatting characters removed; newlines and tabs kept.
+ */
+export function terminalText(s: string): string {
+  return stripAnsi(s).replace(
+    /\r(?!\n)|[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u061C\u200B-\u200F\u202A-\u202E\u2060\u2066-\u2069\uFEFF]/gu,
+    "",
+  );
+}

@@ -86,3 +86,18 @@ describe("one server per named command", () => {
     expect(existsSync(evil)).toBe(false);
   }, 30_000);
 });
+
+describe("unnamed entries", () => {
+  test("mcp test takes the display name that mcp list and mcp trust show (slug#n)", async () => {
+    await using box = await sandbox();
+    await box.write(
+      join(box.agentDir, "mcp.json"),
+      JSON.stringify({ servers: [{ command: process.execPath, args: [LIVELY], approval: "never" }] }),
+    );
+    // §7.1: an unnamed stdio entry is shown as the slug of its command's basename, numbered.
+    const display = `${(process.execPath.split("/").pop() ?? "").replace(/\.exe$/, "")}#1`;
+    const r = await box.cli(["mcp", "test", display, "--global", "--json"]);
+    expect(r.stderr).toBe("");
+    expect([r.code, (JSON.parse(r.stdout) as { ok: boolean }).ok]).toEqual([0, true]);
+  });
+});

@@ -5,7 +5,7 @@
  * server, for scripts and CI. An `always` requirement asks on a terminal; `--approve` grants it;
  * otherwise FORBIDDEN. A result with `isError: true` is printed and exits 1.
  */
-import { cell, LemonError, stripAnsi } from "../../../core/index.ts";
+import { cell, LemonError, terminalText } from "../../../core/index.ts";
 import type { ContentBlock } from "../../../core/index.ts";
 import { defineCommand } from "../../command.ts";
 import { printJson } from "../../output.ts";
@@ -15,11 +15,6 @@ import { callApprover, cliMcpClient } from "./client.ts";
  * Remote text for a terminal: escape sequences, and the controls and bidi/invisible characters
  * that survive them (U+202E reorders what follows), removed; newlines and tabs kept.
  */
-const terminalText = (s: string) =>
-  stripAnsi(s).replace(
-    /\r(?!\n)|[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u061C\u200B-\u200F\u202A-\u202E\u2060\u2066-\u2069\uFEFF]/gu,
-    "",
-  );
 
 const base64Bytes = (b64: string) => {
   const clean = b64.replace(/[^A-Za-z0-9+/]/g, "");

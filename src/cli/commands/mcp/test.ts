@@ -6,7 +6,7 @@
  * OAuth is not built yet: such servers report `authorization required`, and the OAuth options
  * answer UNAVAILABLE. `--list-tools` prints the counted remote tools and the utilities apart.
  */
-import { cell, LemonError, stripAnsi } from "../../../core/index.ts";
+import { cell, LemonError, terminalText } from "../../../core/index.ts";
 import { mcpTest, type McpTestReport } from "../../../core/mcp/index.ts";
 import { defineCommand } from "../../command.ts";
 import { formatRows, printJson } from "../../output.ts";
@@ -41,11 +41,6 @@ function human(r: McpTestReport, verbose: boolean): string {
 }
 
 /** Server stderr for a terminal: as in `mcp call`, bidi and invisible characters go with ESC. */
-const terminalText = (s: string) =>
-  stripAnsi(s).replace(
-    /\r(?!\n)|[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u061C\u200B-\u200F\u202A-\u202E\u2060\u2066-\u2069\uFEFF]/gu,
-    "",
-  );
 
 export default defineCommand({
   name: "test",

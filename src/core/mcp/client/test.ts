@@ -68,7 +68,7 @@ async function target(ctx: LemonContext, config: McpConfigOptions, name: string,
   const set = await effectiveServers(ctx, config, scope);
   const file = o.global ? set.global.file : (set.project?.file ?? `${ctx.cwd}/.lemon/mcp.json`);
   const label = o.global ? "lemon:global" : "lemon:project";
-  const s = set.servers.find((x) => x.named && x.name === name && x.source === label);
+  const s = set.servers.find((x) => x.name === name && x.source === label);
   if (s === undefined) throw notFound(`MCP server '${name}' not found in ${file}`);
   return { server: s, name, source: s.source, type: s.type, entry: s.server.entry };
 }
