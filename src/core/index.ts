@@ -673,7 +673,7 @@ export { VERSION, TARGET } from "./build-info.ts";
 /** `createLemon`'s default env, and the SIGINT/SIGTERM/SIGHUP release of held locks and temp files. */
 export { processEnv, installSignalCleanup } from "./context.ts";
 /** Text hygiene for showing lemon's (untrusted) data on a terminal (cli.md §1.2). */
-export { cell, charCount, clampChars, sanitizeMessage, stripAnsi } from "./text.ts";
+export { cell, charCount, clampChars, sanitizeMessage, stripAnsi, terminalText } from "./text.ts";
 /** A skill key with its invisible and control characters written as `\uXXXX`, to show an invalid key. */
 export { escapeKey } from "./skills/skill-key.ts";
 /** Whether an entry belongs in a prompt listing (active or not ready, neither hidden nor superseded). */
