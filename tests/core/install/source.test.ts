@@ -197,6 +197,28 @@ describe("row 6: well-known", () => {
     fails("https://e.com/.well-known/skills/a/b", "INVALID_PARAMS", /^cannot resolve skill source/);
     fails("https://e.com/.well-known/skills/x", "INVALID_PARAMS", /--ref applies only/, { ref: "v1" });
   });
+  test("a dot segment, plain or percent-encoded, is refused before URL normalisation can drop it", () => {
+    // WHATWG turns `/.well-known/skills/..` into `/.well-known/`: matched afterwards it would be a git URL.
+    for (const s of [
+      "http://127.0.0.1:1/.well-known/skills/..",
+      "http://127.0.0.1:1/.well-known/skills/../",
+      "http://127.0.0.1:1/.well-known/skills/%2e%2e",
+      "http://127.0.0.1:1/.well-known/skills/%2E.",
+      "http://127.0.0.1:1/.well-known/skills/.",
+      "http://127.0.0.1:1/.well-known/skills/%2e?x=1",
+      "http://127.0.0.1:1/.well-known/skills/x/.",
+      "http://127.0.0.1:1/.well-known/skills/x/%2e%2e/y",
+      "http://127.0.0.1:1/.well-known/skills/../../repo.git",
+      "http://127.0.0.1:1/docs/../.well-known/skills/x",
+      "http://127.0.0.1:1/.well-known\\skills\\..",
+    ])
+      fails(s, "INVALID_PARAMS", `cannot resolve skill source '${s.replace(/\?.*/, "")}'`);
+    expect(() => parse("https://u:pw@e.com/.well-known/skills/..")).toThrow(
+      "cannot resolve skill source 'https://e.com/",
+    );
+    // A name that merely holds dots is a name.
+    expect(parse("https://e.com/.well-known/skills/a..b").wellKnown?.name).toBe("a..b");
+  });
 });
 
 describe("row 7: git URLs", () => {

@@ -261,9 +261,21 @@ function githubTreeSource(s: string, opts: ParseSourceOptions): SourceSpec | nul
   return githubSpec(m[1] ?? "", m[2] ?? "", { ref, subdir }, opts);
 }
 
+/** An http(s) URL's path segments as typed, before WHATWG reads `\` as `/` and drops dot segments. */
+function typedSegments(s: string): string[] {
+  return s
+    .replace(/^https?:\/\/[^/\\?#]*/i, "")
+    .replace(/[?#].*$/s, "")
+    .split(/[/\\]/);
+}
+const DOT_SEGMENT = /^(?:\.|%2e){1,2}$/i;
+
 function wellKnownSource(s: string): SourceSpec | null {
   const u = parseUrl(s);
   if (!u || u.hostname === "") return null;
+  // `/.well-known/skills/..` normalises to `/.well-known/`, which would fall through to git (row 7).
+  const typed = typedSegments(s);
+  if (typed.includes(".well-known") && typed.some((seg) => DOT_SEGMENT.test(seg))) throw unresolvable(s);
   const m = /\/\.well-known\/skills\/([^/]+)\/?$/.exec(u.pathname);
   if (!m) {
     if (u.pathname.includes("/.well-known/skills/")) throw unresolvable(s);
