@@ -133,3 +133,17 @@ describe.skipIf(!HAS)("lemon skill hermes", () => {
     expect(badId.code).toBe(2);
   });
 });
+
+test("a bad GitHub root in the environment: one redacted error line, exit 1, no usage; discover warns the same", async () => {
+  await using box = await sandbox();
+  const env = { GITHUB_TOKEN: "t", LEMON_GITHUB_API_URL: "http://user:SECRETPW@[bad" };
+  const r = await box.cli(["skill", "hermes"], { env });
+  expect([r.code, r.stdout, r.stderr]).toEqual([
+    1,
+    "",
+    "error [INVALID_REQUEST]: invalid URL in LEMON_GITHUB_API_URL: <invalid url>\n",
+  ]);
+  const d = await box.cli(["skill", "discover", "deploy"], { env });
+  expect(d.stderr).toContain("warn: github: invalid URL in LEMON_GITHUB_API_URL: <invalid url>\n");
+  expect(d.stderr + d.stdout).not.toContain("SECRETPW");
+});

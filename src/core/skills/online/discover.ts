@@ -17,6 +17,7 @@ import { parseSource, type SourceKind } from "../install/source.ts";
 import { badWellKnownPath } from "../install/fetch.ts";
 import { LIMITS } from "../bundle.ts";
 import { normalizeRegistryBase, searchRegistry } from "./registry.ts";
+import { checkGitHubRoot } from "./hermes.ts";
 
 export type DiscoverySource = "github" | "registry" | "well_known";
 
@@ -151,6 +152,8 @@ const originOf = (u: string): string | null => {
 };
 
 async function searchGitHub(query: string, cfg: DiscoverConfig): Promise<DiscoveryResult[]> {
+  checkGitHubRoot("LEMON_GITHUB_API_URL", cfg.githubApi);
+  checkGitHubRoot("LEMON_GITHUB_RAW_URL", cfg.githubRaw);
   const q = `topic:lemon-skill ${query} in:name,description,readme`;
   const params = new URLSearchParams({ q, sort: "stars", order: "desc", per_page: "10" });
   const origins = [originOf(cfg.githubApi), originOf(cfg.githubRaw)].filter((o): o is string => o !== null);

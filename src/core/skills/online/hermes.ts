@@ -14,7 +14,7 @@ import { parseSkillBytes } from "../skill-file.ts";
 import { bounded } from "../install/bounded.ts";
 import { getJson, httpGet, JSON_CAP, type HttpOptions } from "../install/http.ts";
 import { validRef } from "../install/source.ts";
-import { decodeUtf8 } from "../../text.ts";
+import { decodeUtf8, redactUrl } from "../../text.ts";
 import { emptyCache, readCache, saveCache } from "./hermes-cache.ts";
 import { localCatalog, localRepo } from "./hermes-local.ts";
 
@@ -79,20 +79,35 @@ export interface Remote {
 }
 
 const trimSlash = (u: string) => u.replace(/\/+$/, "");
-const origin = (u: string) => {
+const origin = (u: string) => new URL(u).origin;
+
+export type GitHubRootVar = "LEMON_GITHUB_API_URL" | "LEMON_GITHUB_RAW_URL";
+
+/**
+ * A GitHub root as `name` gave it: an http(s) URL, else INVALID_REQUEST (the arguments were
+ * fine: the environment is not) with the value redacted. `skill hermes` fails with it and
+ * `skill discover` warns with it, so both say the same thing.
+ */
+export function checkGitHubRoot(name: GitHubRootVar, value: string): string {
+  let u: URL | null = null;
   try {
-    return new URL(u).origin;
+    u = new URL(value);
   } catch {
-    throw invalidParams(`invalid URL in the environment: ${u.slice(0, 80)}`);
+    // redactUrl names an unparsable value `<invalid url>`: its userinfo cannot be cut out safely.
   }
-};
+  if (u === null || (u.protocol !== "http:" && u.protocol !== "https:"))
+    throw new LemonError("INVALID_REQUEST", `invalid URL in ${name}: ${redactUrl(value)}`);
+  return value;
+}
 const encodePath = (p: string) => p.split("/").map(encodeURIComponent).join("/");
 
 export function remoteOf(opts: HermesOptions): Remote {
-  const api = trimSlash(envValue(opts.env, "LEMON_GITHUB_API_URL") ?? "https://api.github.com");
-  const raw = trimSlash(envValue(opts.env, "LEMON_GITHUB_RAW_URL") ?? "https://raw.githubusercontent.com");
+  const root = (name: GitHubRootVar, fallback: string) =>
+    checkGitHubRoot(name, trimSlash(envValue(opts.env, name)?.trim() || fallback));
+  const api = root("LEMON_GITHUB_API_URL", "https://api.github.com");
+  const raw = root("LEMON_GITHUB_RAW_URL", "https://raw.githubusercontent.com");
   const ref = envValue(opts.env, "LEMON_HERMES_REF") ?? "main";
-  if (!validRef(ref)) throw invalidParams(`invalid LEMON_HERMES_REF '${ref.slice(0, 80)}'`);
+  if (!validRef(ref)) throw new LemonError("INVALID_REQUEST", `invalid LEMON_HERMES_REF '${ref.slice(0, 80)}'`);
   const token = envValue(opts.env, "GITHUB_TOKEN");
   const http: Omit<HttpOptions, "maxBytes"> = {
     headers: { Accept: "application/vnd.github+json", "X-GitHub-Api-Version": "2022-11-28" },

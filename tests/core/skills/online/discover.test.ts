@@ -337,3 +337,19 @@ test("HTTP_PROXY of the context routes discovery requests (issue 15 item 4)", as
     proxy.stop(true);
   }
 });
+
+test("an invalid GitHub root in the environment is a github warning saying what skill hermes says", async () => {
+  const config = discoverConfig(
+    { GITHUB_TOKEN: "t", LEMON_GITHUB_API_URL: "http://user:SECRETPW@[bad" },
+    { registryUrl: null, wellKnown: [], httpTimeoutMs: 2000 },
+  );
+  const r = await discover("deploy", 5, config);
+  expect(r.warnings).toEqual([{ source: "github", message: "invalid URL in LEMON_GITHUB_API_URL: <invalid url>" }]);
+  const raw = discoverConfig(
+    { LEMON_GITHUB_API_URL: "http://127.0.0.1:9", LEMON_GITHUB_RAW_URL: "http://[bad" },
+    { registryUrl: null, wellKnown: [], httpTimeoutMs: 2000 },
+  );
+  expect((await discover("deploy", 5, raw)).warnings).toEqual([
+    { source: "github", message: "invalid URL in LEMON_GITHUB_RAW_URL: <invalid url>" },
+  ]);
+});

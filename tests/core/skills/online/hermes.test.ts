@@ -65,6 +65,31 @@ async function rejection(p: Promise<unknown>): Promise<LemonError> {
   throw new Error("expected a rejection");
 }
 
+// A bad GitHub root in the environment is not an argument error, and its userinfo never shows.
+test("an invalid LEMON_GITHUB_API_URL or RAW URL is one INVALID_REQUEST line with the URL redacted", async () => {
+  await using box = await sandbox();
+  const bad = "http://user:SECRETPW@[bad";
+  const cases: [Record<string, string>, string][] = [
+    [{ LEMON_GITHUB_API_URL: bad, GITHUB_TOKEN: "t" }, "LEMON_GITHUB_API_URL: <invalid url>"],
+    [{ LEMON_GITHUB_API_URL: bad }, "LEMON_GITHUB_API_URL: <invalid url>"],
+    [{ LEMON_GITHUB_API_URL: "http://127.0.0.1:9", LEMON_GITHUB_RAW_URL: bad }, "LEMON_GITHUB_RAW_URL: <invalid url>"],
+    [{ LEMON_GITHUB_API_URL: "ftp://u:SECRETPW@127.0.0.1/x?t=SECRETPW" }, "LEMON_GITHUB_API_URL: ftp://127.0.0.1/x"],
+  ];
+  await using refLemon = createLemon({ cwd: box.project, env: { ...box.env, LEMON_HERMES_REF: "-x" }, curator: false });
+  const ref = await rejection(refLemon.skills.hermesCatalog());
+  expect([ref.code, ref.message]).toEqual(["INVALID_REQUEST", "invalid LEMON_HERMES_REF '-x'"]);
+  for (const [env, shown] of cases) {
+    await using lemon = createLemon({ cwd: box.project, env: { ...box.env, ...env }, curator: false });
+    for (const call of [
+      () => lemon.skills.hermesCatalog(),
+      () => lemon.skills.install("hermes:bundled/x/y", { approve: true }),
+    ]) {
+      const e = await rejection(call());
+      expect([e.code, e.message]).toEqual(["INVALID_REQUEST", `invalid URL in ${shown}`]);
+    }
+  }
+});
+
 describe.skipIf(!HAS)("remote catalog", () => {
   test("lists both collections sorted, one-segment ids in category other, no details by default", async () => {
     await using box = await sandbox();
