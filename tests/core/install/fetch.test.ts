@@ -15,6 +15,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { VERSION } from "../../../src/core/build-info.ts";
 import { LemonError } from "../../../src/core/errors.ts";
+import { createLemon } from "../../../src/core/index.ts";
 import { type FetchOptions, fetchSource } from "../../../src/core/skills/install/fetch.ts";
 import { getJson, httpGet, retryAfterMs } from "../../../src/core/skills/install/http.ts";
 import { parseSource } from "../../../src/core/skills/install/source.ts";
@@ -223,6 +224,86 @@ describe("well_known", () => {
       expect(e.message).toBe(`well-known skill 'pdf' not found at ${srv2.url}/.well-known/skills`);
     } finally {
       srv2.stop();
+    }
+  });
+});
+
+describe("well_known and hermes: [skills] http_timeout_ms and the context's proxy", () => {
+  test("the spec's httpTimeoutMs bounds every well-known and hermes request", async () => {
+    const hang = hangServer();
+    try {
+      const spec = { ...parse(`${hang.url}/.well-known/skills/pdf`), httpTimeoutMs: 200 };
+      const e = await failure(fetchSource(spec, into(), fast));
+      expect([e.code, e.message]).toEqual([
+        "TIMEOUT",
+        `request to ${hang.url}/.well-known/skills/index.json timed out after 200 ms`,
+      ]);
+      const h = { ...parse("hermes:bundled/cat/x"), httpTimeoutMs: 200 };
+      const he = await failure(
+        fetchSource(h, into(), {
+          ...fast,
+          env: { ...env, LEMON_GITHUB_API_URL: hang.url, LEMON_GITHUB_RAW_URL: hang.url },
+        }),
+      );
+      expect([he.code, he.message]).toEqual([
+        "TIMEOUT",
+        `request to ${hang.url}/repos/NousResearch/hermes-agent/commits/main timed out after 200 ms`,
+      ]);
+    } finally {
+      hang.stop();
+    }
+  });
+  test("HTTP_PROXY of the fetch env routes well-known requests", async () => {
+    const seen: string[] = [];
+    const proxy = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch(req) {
+        const u = new URL(req.url);
+        seen.push(`${u.host}${u.pathname}`);
+        if (u.pathname === "/.well-known/skills/index.json")
+          return Response.json({ skills: [{ name: "pdf", files: ["SKILL.md"] }] });
+        return new Response(skillMd("pdf"));
+      },
+    });
+    try {
+      const proxied = { ...fast, env: { ...env, HTTP_PROXY: `http://127.0.0.1:${proxy.port}` } };
+      const r = await fetchSource(parse("http://wk.invalid/.well-known/skills/pdf"), into(), proxied);
+      expect(readFileSync(join(r.root, "SKILL.md"), "utf8")).toBe(skillMd("pdf"));
+      expect(seen).toEqual(["wk.invalid/.well-known/skills/index.json", "wk.invalid/.well-known/skills/pdf/SKILL.md"]);
+    } finally {
+      proxy.stop(true);
+    }
+  });
+  test("install and update of a well-known skill take [skills] http_timeout_ms from the instance", async () => {
+    const box = join(root, "wk-lemon");
+    mkdirSync(join(box, "home"), { recursive: true });
+    mkdirSync(join(box, "project"), { recursive: true });
+    let hang = false;
+    const srv = staticServer({
+      "/.well-known/skills/index.json": () =>
+        hang ? new Promise<Response>(() => {}) : Response.json({ skills: [{ name: "pdf", files: ["SKILL.md"] }] }),
+      "/.well-known/skills/pdf/SKILL.md": skillMd("pdf"),
+    });
+    const lemon = createLemon({
+      cwd: join(box, "project"),
+      env: { PATH: process.env.PATH, HOME: join(box, "home"), LEMON_HOME: join(box, "home", ".lemon") },
+      curator: false,
+      config: { skills: { http_timeout_ms: 250 } },
+    });
+    try {
+      hang = true;
+      const src = `${srv.url}/.well-known/skills/pdf`;
+      const e = await failure(lemon.skills.install(src, { approve: true, global: true }));
+      expect(e.message).toBe(`request to ${srv.url}/.well-known/skills/index.json timed out after 250 ms`);
+      hang = false;
+      await lemon.skills.install(src, { approve: true, global: true });
+      hang = true;
+      const u = await failure(lemon.skills.update("pdf", { global: true, check: true }));
+      expect(u.message).toBe(`request to ${srv.url}/.well-known/skills/index.json timed out after 250 ms`);
+    } finally {
+      await lemon.close();
+      srv.stop();
     }
   });
 });

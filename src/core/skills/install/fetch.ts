@@ -68,15 +68,14 @@ export async function fetchSource(spec: SourceSpec, into: string, opts: FetchOpt
     case "registry":
       return fetchRegistry(spec, into, opts);
     case "hermes":
-      return fetchHermes(spec, into, hermesOptions(opts));
+      return fetchHermes(spec, into, hermesOptions(spec, opts));
   }
 }
 
 /** install.md §4.4: look the entry up, then clone it as §4.2 with its ref, subdir and commit pin. */
 async function fetchRegistry(spec: SourceSpec, into: string, opts: FetchOptions): Promise<FetchedSource> {
   const base = spec.registryBase ?? registryBase({ env: opts.env });
-  const timeout = spec.registryTimeoutMs !== undefined ? { timeoutMs: spec.registryTimeoutMs } : {};
-  const entry = await fetchRegistryEntry(base, spec.registryRef ?? spec.sourceId, { ...httpOf(opts), ...timeout });
+  const entry = await fetchRegistryEntry(base, spec.registryRef ?? spec.sourceId, httpOf(spec, opts));
   const { dir, commit } = await cloneRepo(
     { ...cloneRequestOf(entry), subdir: entry.subdir, display: spec.display },
     into,
@@ -85,10 +84,15 @@ async function fetchRegistry(spec: SourceSpec, into: string, opts: FetchOptions)
   return { root: await applySubdir(dir, entry.subdir, spec.display), resolvedCommit: commit, upstreamHash: commit };
 }
 
-/** The HTTP client options a fetch passes on (no token: only GitHub origins ever get one). */
-export function httpOf(opts: FetchOptions): RegistryHttpOptions {
+/**
+ * The HTTP client options every registry, well-known and hermes request of `spec` shares: the
+ * context's env (HTTP(S)_PROXY, NO_PROXY) and `[skills] http_timeout_ms`. No token: only GitHub
+ * origins ever get one (hermes adds it).
+ */
+export function httpOf(spec: SourceSpec, opts: FetchOptions): RegistryHttpOptions {
   return {
     env: opts.env,
+    ...(spec.httpTimeoutMs !== undefined ? { timeoutMs: spec.httpTimeoutMs } : {}),
     ...(opts.fetch ? { fetch: opts.fetch } : {}),
     ...(opts.signal ? { signal: opts.signal } : {}),
     ...(opts.retryDelaysMs ? { retryDelaysMs: opts.retryDelaysMs } : {}),
@@ -133,11 +137,7 @@ const DOWNLOADS_AT_ONCE = 8;
 async function fetchWellKnown(spec: SourceSpec, into: string, opts: FetchOptions): Promise<string> {
   const wk = spec.wellKnown;
   if (!wk) throw new LemonError("OPERATION_FAILED", `no well-known origin for ${spec.display}`);
-  const http = {
-    ...(opts.fetch ? { fetch: opts.fetch } : {}),
-    ...(opts.signal ? { signal: opts.signal } : {}),
-    ...(opts.retryDelaysMs ? { retryDelaysMs: opts.retryDelaysMs } : {}),
-  };
+  const http = httpOf(spec, opts);
   const base = `${wk.origin}/.well-known/skills`;
   const index = await getJson(`${base}/index.json`, http);
   const invalid = (why: string) => new LemonError("OPERATION_FAILED", `invalid well-known index at ${base}: ${why}`);
@@ -185,13 +185,7 @@ async function fetchWellKnown(spec: SourceSpec, into: string, opts: FetchOptions
 }
 
 /** What a Hermes download takes from a fetch: no cache (an install always asks for the tree anew). */
-export function hermesOptions(opts: FetchOptions): HermesOptions {
-  return {
-    env: opts.env,
-    agentDir: null,
-    ...(opts.fetch ? { fetch: opts.fetch } : {}),
-    ...(opts.signal ? { signal: opts.signal } : {}),
-    ...(opts.retryDelaysMs ? { retryDelaysMs: opts.retryDelaysMs } : {}),
-    ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
-  };
+export function hermesOptions(spec: SourceSpec, opts: FetchOptions): HermesOptions {
+  const progress = opts.onProgress ? { onProgress: opts.onProgress } : {};
+  return { ...httpOf(spec, opts), env: opts.env, agentDir: null, ...progress };
 }

@@ -37,8 +37,11 @@ export interface SourceSpec {
   registryRef?: string;
   /** registry: the resolved base URL (install.md §4.4), set by the caller before fetching; else the env is read. */
   registryBase?: string;
-  /** registry: `[skills] http_timeout_ms` for the entry lookup, set with `registryBase`. */
-  registryTimeoutMs?: number;
+  /**
+   * registry, hermes, well_known: `[skills] http_timeout_ms` for each HTTP request, set by the
+   * caller from the instance (resolveRegistrySpec); unset = the HTTP client's default.
+   */
+  httpTimeoutMs?: number;
 }
 
 export interface ParseSourceOptions {

@@ -72,13 +72,12 @@ export async function upstreamIdentity(spec: SourceSpec, opts: UpstreamOptions):
     case "registry": {
       // The entry is asked again: the registry may have moved it to another commit or ref.
       const base = spec.registryBase ?? registryBase({ env: opts.env });
-      const timeout = spec.registryTimeoutMs !== undefined ? { timeoutMs: spec.registryTimeoutMs } : {};
-      const entry = await fetchRegistryEntry(base, spec.registryRef ?? spec.sourceId, { ...httpOf(opts), ...timeout });
+      const entry = await fetchRegistryEntry(base, spec.registryRef ?? spec.sourceId, httpOf(spec, opts));
       const clone = cloneRequestOf(entry);
       return clone.pinned && clone.ref !== null ? clone.ref : remoteCommit(clone.url, clone.ref, opts);
     }
     case "hermes":
-      return hermesUpstream(spec, hermesOptions(opts));
+      return hermesUpstream(spec, hermesOptions(spec, opts));
     default:
       throw new LemonError("UNAVAILABLE", `${spec.kind} sources are not available in this version`);
   }

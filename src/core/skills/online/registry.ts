@@ -130,12 +130,23 @@ export async function registryFor(ctx: LemonContext, from: RegistryConfigSource 
   return { base: registryBase({ option, env: ctx.env, config: file }), timeoutMs: merged.httpTimeoutMs };
 }
 
-/** Sets a registry spec's base and timeout from the instance (a no-op for other kinds). */
-export async function resolveRegistrySpec(ctx: LemonContext, spec: SourceSpec, from?: RegistryConfigSource) {
-  if (spec.kind !== "registry") return;
-  const target = await registryFor(ctx, from);
-  spec.registryBase = target.base;
-  spec.registryTimeoutMs = target.timeoutMs;
+/**
+ * Sets a registry spec's base, and the `[skills] http_timeout_ms` of every HTTP source (registry,
+ * hermes, well-known), from the instance: the one place install and update take them from.
+ */
+export async function resolveRegistrySpec(ctx: LemonContext, spec: SourceSpec, from: RegistryConfigSource = {}) {
+  if (spec.kind === "registry") {
+    const target = await registryFor(ctx, from);
+    spec.registryBase = target.base;
+    spec.httpTimeoutMs = target.timeoutMs;
+  } else if (spec.kind === "hermes" || spec.kind === "well_known") {
+    const { loadSkillsSettings } = await import("../skills-config.ts");
+    const settings = await loadSkillsSettings(ctx, {
+      readConfigFile: from.readConfigFile !== false,
+      ...(from.config !== undefined ? { config: from.config } : {}),
+    });
+    spec.httpTimeoutMs = settings.httpTimeoutMs;
+  }
 }
 
 /** One JSON document of the API; a `file:` base reads `<dir>/<rel>` (a query is ignored there). */

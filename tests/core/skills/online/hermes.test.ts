@@ -443,6 +443,34 @@ describe.skipIf(!HAS)("local checkout (LEMON_HERMES_REPO)", () => {
 });
 
 describe.skipIf(!HAS)("update", () => {
+  test("install downloads and the update check take [skills] http_timeout_ms, not the client default", async () => {
+    await using box = await sandbox();
+    await using lemon = createLemon({
+      cwd: box.project,
+      env: envOf(box),
+      curator: false,
+      config: { skills: { http_timeout_ms: 300 } },
+    });
+    const hang = (part: string) => {
+      hub.intercept = (_req, path) => (path.includes(part) ? new Promise<Response>(() => {}) : null);
+    };
+    try {
+      hang("/raw/");
+      const d = await rejection(lemon.skills.install("hermes:bundled/media/gif-search", { approve: true }));
+      expect(d.code).toBe("TIMEOUT");
+      expect(d.message).toMatch(/^request to .*\/raw\/.* timed out after 300 ms$/);
+      hub.intercept = null;
+      await lemon.skills.install("hermes:bundled/media/gif-search", { approve: true });
+      hang("/commits/");
+      const u = await rejection(lemon.skills.update("gif-search", { check: true }));
+      expect(u.message).toBe(
+        `request to ${hub.url}/repos/NousResearch/hermes-agent/commits/main timed out after 300 ms`,
+      );
+    } finally {
+      hub.intercept = null;
+    }
+  });
+
   test("a new commit that changes the skill's tree is an update; one that does not is up to date", async () => {
     await using box = await sandbox();
     await using lemon = lemonOf(box);
