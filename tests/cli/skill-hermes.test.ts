@@ -106,6 +106,41 @@ describe.skipIf(!HAS)("lemon skill hermes", () => {
     expect(again.json()).toMatchObject({ ok: false, error: { code: "CONFLICT" } });
   });
 
+  test("--install A,B --json: when B fails the report still lists A as installed, B with its error, exit 1", async () => {
+    await using box = await sandbox();
+    const r = await run(box, ["--install", "bundled/research/arxiv,bundled/research/nope", "--approve", "--json"]);
+    expect([r.code, r.stderr]).toEqual([1, ""]);
+    const doc = r.json() as Record<string, unknown>;
+    expect(doc).toMatchObject({
+      ok: false,
+      source: "github",
+      commit: await git(work, "rev-parse", "HEAD"),
+      installed: [{ action: "installed", skill: { key: "arxiv" }, lock: { source_kind: "hermes" } }],
+      failed: {
+        id: "hermes:bundled/research/nope",
+        error: { code: "NOT_FOUND", message: "hermes skill 'hermes:bundled/research/nope' not found at main" },
+      },
+    });
+    expect(existsSync(join(box.agentDir, "skill", "arxiv", "SKILL.md"))).toBe(true);
+    // The first id failing: nothing installed, the later ids not tried.
+    const first = await run(box, [
+      "--install",
+      "bundled/research/nope",
+      "--install",
+      "optional/accelerate",
+      "--approve",
+      "--json",
+    ]);
+    expect([first.code, first.stderr]).toEqual([1, ""]);
+    expect(first.json()).toMatchObject({ ok: false, installed: [], failed: { id: "hermes:bundled/research/nope" } });
+    expect(existsSync(join(box.agentDir, "skill", "accelerate"))).toBe(false);
+    // Human output: the installed line on stdout, then the error.
+    const human = await run(box, ["--install", "optional/accelerate,bundled/research/nope", "--approve"]);
+    expect(human.code).toBe(1);
+    expect(human.stdout).toMatch(/^Installed 'accelerate' /);
+    expect(human.stderr).toBe("error [NOT_FOUND]: hermes skill 'hermes:bundled/research/nope' not found at main\n");
+  });
+
   test("on a terminal the listing ends with a multi-select; picked rows are installed after their approvals", async () => {
     await using box = await sandbox();
     const env = { LEMON_GITHUB_API_URL: hub.url, LEMON_GITHUB_RAW_URL: hub.rawUrl };

@@ -5,9 +5,11 @@
  * remote or from `LEMON_HERMES_REPO`, and with `--install` (repeatable, or comma separated) an
  * install of each id through the normal sequence. On a terminal without `--install` the listing
  * ends with a multi-select prompt (row numbers or ids) whose picks are installed the same way.
- * Installs stop at the first failure; those done before it stay installed and are listed.
+ * Installs stop at the first failure; those done before it stay installed and are listed: with
+ * `--json` and several ids the report still goes to stdout, `ok: false`, its `installed` list
+ * plus `failed: {id, error}`, exit 1 (one id alone fails with the error envelope).
  */
-import { cell, type HermesEntry, type InstallResult } from "../../../core/index.ts";
+import { cell, type HermesEntry, type InstallResult, sanitizeMessage, toLemonError } from "../../../core/index.ts";
 import { usageError } from "../../args.ts";
 import { abortedOr, cliApprover } from "../../approve.ts";
 import { defineCommand } from "../../command.ts";
@@ -17,6 +19,17 @@ import { formatTable, info, printJson, truncate } from "../../output.ts";
 import { progress } from "../../progress.ts";
 
 const COLLECTIONS = ["bundled", "optional", "all"] as const;
+
+/** A failed install as the report carries it: the error envelope's fields, sanitised the same way. */
+function errorOf(err: unknown): Record<string, unknown> {
+  const e = toLemonError(err);
+  return {
+    code: e.code,
+    message: sanitizeMessage(e.message),
+    ...(e.hint !== undefined ? { hint: sanitizeMessage(e.hint) } : {}),
+    ...(e.details !== undefined ? { details: e.details } : {}),
+  };
+}
 
 /** An id as typed: `hermes:` may be left out (`optional/research/arxiv`). */
 const hermesId = (id: string) => (id.startsWith("hermes:") ? id : `hermes:${id}`);
@@ -103,22 +116,27 @@ export default defineCommand({
         ids.push(...(await pick(io, cat.skills)));
         if (ids.length === 0) return;
       }
+      const report = { source: cat.source, commit: cat.commit, truncated: cat.truncated, skills: cat.skills };
       if (ids.length > 0) {
         const approver = cliApprover(io, flags);
         for (const id of ids) {
-          const r = await lemon.skills
-            .install(hermesId(id), {
+          let r: InstallResult;
+          try {
+            r = await lemon.skills.install(hermesId(id), {
               global: !flags.local,
               approve: approver.approve,
               ...(bar.onProgress ? { onProgress: bar.onProgress } : {}),
               onNotice: (line) => info(io, flags.quiet, `notice: ${line}`),
-            })
-            .catch((err: unknown) => {
-              bar.done();
-              return abortedOr(io, flags.json, approver, err);
             });
+          } catch (err) {
+            bar.done();
+            // Several ids (cli.md §2.13's pattern): the report says which were installed and why
+            // the failed one was not, so a JSON caller never loses the installs before it.
+            if (!flags.json || ids.length === 1) return abortedOr(io, flags.json, approver, err);
+            printJson(io, { ok: false, ...report, installed, failed: { id: hermesId(id), error: errorOf(err) } });
+            return 1;
+          }
           bar.done();
-          if (typeof r === "number") return r;
           installed.push(r);
           if (!flags.json)
             io.out(
@@ -126,15 +144,7 @@ export default defineCommand({
             );
         }
       }
-      if (flags.json)
-        return printJson(io, {
-          ok: true,
-          source: cat.source,
-          commit: cat.commit,
-          truncated: cat.truncated,
-          skills: cat.skills,
-          installed,
-        });
+      if (flags.json) return printJson(io, { ok: true, ...report, installed });
       if (ids.length > 0) return;
       if (cat.skills.length === 0) return io.out("No Hermes skills found.\n");
       printTable(io, cat.skills, flags.details);
