@@ -345,7 +345,10 @@ describe("installed identity and update_available (install.md §6 last paragraph
 
   test("null with a reason until an update --check recorded an upstream; then a comparison", () => {
     const base = record("k", { source_kind: "git", resolved_commit: "1".repeat(40) });
-    expect(updateAvailable(base)).toEqual({ value: null, reason: "never checked; run `lemon skill update <key> --check` (or --all --check)" });
+    expect(updateAvailable(base)).toEqual({
+      value: null,
+      reason: "never checked; run `lemon skill update <key> --check` (or --all --check)",
+    });
     expect(updateAvailable({ ...base, latest_upstream_hash: "1".repeat(40) })).toEqual({ value: false, reason: null });
     expect(updateAvailable({ ...base, latest_upstream_hash: "2".repeat(40) })).toEqual({ value: true, reason: null });
     expect(updateAvailable(record("k", { source_kind: "draft", latest_upstream_hash: HASH })).value).toBeNull();
