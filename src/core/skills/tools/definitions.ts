@@ -7,6 +7,7 @@
  * executors still check every value themselves: nothing guarantees a model validated against them.
  */
 import { Type, type Static } from "@sinclair/typebox";
+import { ACTIONS } from "./manage-params.ts";
 
 /** `read_skill` parameters (skills.md §8). */
 export const ReadSkillParameters = Type.Object(
@@ -40,20 +41,8 @@ export const ReadSkillParameters = Type.Object(
 );
 export type ReadSkillArgs = Static<typeof ReadSkillParameters>;
 
-/** The actions of `skill_manage` (skills.md §9), in the order its messages list them. */
-export const SKILL_MANAGE_ACTIONS = [
-  "create",
-  "edit",
-  "patch",
-  "delete",
-  "write_file",
-  "remove_file",
-  "pin",
-  "unpin",
-  "archive",
-  "restore",
-  "report",
-] as const;
+/** The actions of `skill_manage` (skills.md §9): the one list manage-params.ts checks against. */
+const SKILL_MANAGE_ACTIONS = ACTIONS;
 
 const days = (what: string) =>
   Type.Optional(
