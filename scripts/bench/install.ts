@@ -23,10 +23,9 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { hostTarget } from "../targets.ts";
+import { hostBinary } from "./binary.ts";
 import { buildHello } from "./hello.ts";
 import { pct, spawnSample } from "./measure.ts";
-
-const REPO = resolve(import.meta.dir, "..", "..");
 
 interface Options {
   runs: number;
@@ -52,22 +51,6 @@ function parseOptions(argv: string[]): Options {
     else fail(`unknown option '${a}'`);
   }
   return o;
-}
-
-function lemonBinary(o: Options): string {
-  if (o.bin) return o.bin;
-  const t = hostTarget();
-  const bin = join(REPO, "dist", `lemon-${t.name}`, t.exe);
-  if (o.rebuild || !existsSync(bin)) {
-    console.error(`building ${bin} …`);
-    const p = Bun.spawnSync([process.execPath, "build.ts", "--single", "--no-archive"], {
-      cwd: REPO,
-      stdout: "inherit",
-      stderr: "inherit",
-    });
-    if (p.exitCode !== 0) fail("bun build.ts --single failed");
-  }
-  return bin;
 }
 
 /** Runs git for the bench's own setup (never through the shim). */
@@ -166,7 +149,7 @@ async function main(): Promise<void> {
   const o = parseOptions(process.argv.slice(2));
   const scratch = mkdtempSync(join(tmpdir(), "lemon-bench-install-"));
   try {
-    const lemon = lemonBinary(o);
+    const lemon = hostBinary(o, "install bench");
     const hello = buildHello(scratch);
     const home = join(scratch, "home");
     const work = join(scratch, "work");

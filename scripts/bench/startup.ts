@@ -18,16 +18,15 @@
  * isolated agent dir (LEMON_AGENT_DIR) and HOME, so no other root contributes: "cold" gets a fresh
  * agent dir per run (no snapshot cache), "warm" reuses one primed by a first run.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { hostTarget } from "../targets.ts";
 import { CORPUS_HINT, findCorpus, requireCorpus } from "./corpus.ts";
 import { copyExampleSkills } from "./example-project.ts";
+import { hostBinary } from "./binary.ts";
 import { buildHello, buildListFloor } from "./hello.ts";
 import { gnuTime, pct, peakRssMb, spawnSample, type Run, type Sample } from "./measure.ts";
-
-const REPO = resolve(import.meta.dir, "..", "..");
 
 interface Options {
   runs: number;
@@ -58,22 +57,6 @@ function fail(msg: string): never {
   process.exit(2);
 }
 
-function lemonBinary(o: Options): string {
-  if (o.bin) return o.bin;
-  const t = hostTarget();
-  const bin = join(REPO, "dist", `lemon-${t.name}`, t.exe);
-  if (o.rebuild || !existsSync(bin)) {
-    console.error(`building ${bin} …`);
-    const p = Bun.spawnSync([process.execPath, "build.ts", "--single", "--no-archive"], {
-      cwd: REPO,
-      stdout: "inherit",
-      stderr: "inherit",
-    });
-    if (p.exitCode !== 0) fail("bun build.ts --single failed");
-  }
-  return bin;
-}
-
 interface Case {
   name: string;
   argv: string[];
@@ -99,7 +82,7 @@ async function main(): Promise<void> {
   const o = parseOptions(process.argv.slice(2));
   const scratch = mkdtempSync(join(tmpdir(), "lemon-bench-"));
   try {
-    const lemon = lemonBinary(o);
+    const lemon = hostBinary(o, "startup bench");
     const hello = buildHello(scratch);
     const home = join(scratch, "home");
     const empty = join(scratch, "empty");
