@@ -1,8 +1,9 @@
 /**
  * @module skills/tools/definitions
- * The parameter schemas of `read_skill` and `skill_manage` (skills.md §8, §9) in TypeBox: the
- * single source of truth of what a model should send. `agentTools` hands out their plain JSON
- * form from tool-schemas.gen.ts so a host never loads TypeBox for it (`bun
+ * The parameter schemas of `read_skill`, `skill_manage` (skills.md §8, §9) and `find_skills`
+ * (cli.md §3.8, served by `lemon mcp serve`) in TypeBox: the single source of truth of what a
+ * model should send. `agentTools` and the MCP server hand out their plain JSON form from
+ * tool-schemas.gen.ts so neither loads TypeBox for it (`bun
  * src/core/skills/tools/definitions.ts` rewrites that file; a test fails while it differs). The
  * executors still check every value themselves: nothing guarantees a model validated against them.
  */
@@ -102,7 +103,22 @@ export const SkillManageParameters = Type.Object(
 );
 export type SkillManageArgs = Static<typeof SkillManageParameters>;
 
-/** The text of tool-schemas.gen.ts: both schemas as JSON literals. */
+/** `find_skills` parameters (`lemon mcp serve`, cli.md §3.8): a request and how many skills at most. */
+export const FindSkillsParameters = Type.Object(
+  {
+    query: Type.String({
+      minLength: 1,
+      description: "What the user asked for, in their words: the skills that fit it are returned, best first.",
+    }),
+    max_results: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 50, description: "Most skills to return (default 5, at most 50)." }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type FindSkillsArgs = Static<typeof FindSkillsParameters>;
+
+/** The text of tool-schemas.gen.ts: every schema as a JSON literal. */
 export function schemasModule(): string {
   const json = (v: unknown) => JSON.stringify(v, null, 2);
   return [
@@ -114,6 +130,9 @@ export function schemasModule(): string {
     "",
     "/** `skill_manage` parameters as JSON Schema. */",
     `export const SKILL_MANAGE_SCHEMA: JsonSchemaObject = ${json(SkillManageParameters)};`,
+    "",
+    "/** `find_skills` parameters (`lemon mcp serve`) as JSON Schema. */",
+    `export const FIND_SKILLS_SCHEMA: JsonSchemaObject = ${json(FindSkillsParameters)};`,
     "",
   ].join("\n");
 }

@@ -212,3 +212,23 @@ export const SKILL_MANAGE_SCHEMA: JsonSchemaObject = {
     },
   },
 };
+
+/** `find_skills` parameters (`lemon mcp serve`) as JSON Schema. */
+export const FIND_SKILLS_SCHEMA: JsonSchemaObject = {
+  additionalProperties: false,
+  type: "object",
+  required: ["query"],
+  properties: {
+    query: {
+      minLength: 1,
+      description: "What the user asked for, in their words: the skills that fit it are returned, best first.",
+      type: "string",
+    },
+    max_results: {
+      minimum: 1,
+      maximum: 50,
+      description: "Most skills to return (default 5, at most 50).",
+      type: "integer",
+    },
+  },
+};
