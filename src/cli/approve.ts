@@ -23,6 +23,12 @@ const lines = (findings: readonly string[], max = 20) => {
 export function describeRequest(r: ApprovalRequest): string {
   if (r.kind === "mcp_tool")
     return `Call MCP tool '${cell(r.tool)}' of server '${cell(r.server)}' (${r.transport}) with ${cell(r.argumentsPreview)}? [y/N] `;
+  if (r.kind === "mcp_oauth") {
+    const scopes = r.scopes.length > 0 ? ` for scopes ${cell(r.scopes.join(" "))}` : "";
+    return `Log in to MCP server '${cell(r.server)}' at ${cell(r.authorizationServer)}${scopes} (loopback redirect)? [y/N] `;
+  }
+  if (r.kind === "mcp_sampling")
+    return `Let MCP server '${cell(r.server)}' sample the model (${r.summary.message_count} messages, ${r.summary.text_chars} characters, request ${r.summary.request_hash.slice(0, 16)})? [y/N] `;
   if (r.kind === "skill_write") {
     const file = r.filePath !== undefined ? ` (file ${cell(r.filePath)})` : "";
     return `Allow skill_manage to ${cell(r.action)} skill '${cell(r.name)}' in the ${r.scope} scope${file}? [y/N] `;

@@ -24,8 +24,42 @@ export type SkillApprovalRequest =
   /** skill_manage under `[skills] write_approval` (skills.md §9): `filePath` for a supporting file. */
   | { kind: "skill_write"; action: string; scope: Scope; name: string; filePath?: string };
 
-/** The whole cli.md §7 union as far as this version asks for approvals (MCP: `mcp_tool`, mcp.md §9). */
-export type ApprovalRequest = SkillApprovalRequest | import("../../mcp/client/call.ts").McpToolApprovalRequest;
+/**
+ * mcp.md §11.4: asked before an authorization URL is shown or opened. `authorizationServer` is the
+ * issuer's origin only (never a path or query), `scopes` what the flow will request.
+ */
+export interface McpOAuthApprovalRequest {
+  kind: "mcp_oauth";
+  server: string;
+  authorizationServer: string;
+  scopes: string[];
+  redirect: "loopback";
+}
+
+/** mcp.md §10: the redacted summary of a sampling request, the only thing an approver sees. */
+export interface McpSamplingSummary {
+  request_hash: string;
+  message_count: number;
+  roles: string[];
+  content_kinds: Record<string, number>;
+  text_chars: number;
+  max_tokens: number | null;
+  model: string | null;
+}
+
+/** mcp.md §10 `reviewed_model`: asked before the delegate sees the raw request. */
+export interface McpSamplingApprovalRequest {
+  kind: "mcp_sampling";
+  server: string;
+  summary: McpSamplingSummary;
+}
+
+/** The whole cli.md §7 union (MCP: `mcp_tool` of mcp.md §9, `mcp_oauth` of §11.4, `mcp_sampling` of §10). */
+export type ApprovalRequest =
+  | SkillApprovalRequest
+  | import("../../mcp/client/call.ts").McpToolApprovalRequest
+  | McpOAuthApprovalRequest
+  | McpSamplingApprovalRequest;
 
 /** How a caller answers approvals: `true` pre-approves every request (`--approve`), `false` denies. */
 export type Approver = boolean | ((request: ApprovalRequest) => Promise<boolean>);
