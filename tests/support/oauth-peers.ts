@@ -185,12 +185,12 @@ export interface ResourceServer {
 export function startResourceServer(as: MockAs, opts: { scopes?: string[] } = {}): ResourceServer {
   const jwks = createRemoteJWKSet(new URL(`${as.issuer}/jwks`));
   const rs: ResourceServer = { url: "", accepted: [], refused: 0, stop: () => {} };
+  let origin = "";
   const server = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
-    async fetch(req) {
+    async fetch(req): Promise<Response> {
       const url = new URL(req.url);
-      const origin = `http://127.0.0.1:${server.port}`;
       const prm = `${origin}/.well-known/oauth-protected-resource/mcp`;
       if (
         url.pathname === "/.well-known/oauth-protected-resource/mcp" ||
@@ -236,7 +236,8 @@ export function startResourceServer(as: MockAs, opts: { scopes?: string[] } = {}
       return transport.handleRequest(req);
     },
   });
-  rs.url = `http://127.0.0.1:${server.port}/mcp`;
+  origin = `http://127.0.0.1:${server.port}`;
+  rs.url = `${origin}/mcp`;
   rs.stop = () => server.stop(true);
   return rs;
 }
