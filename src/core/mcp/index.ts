@@ -282,6 +282,8 @@ export interface McpClientOptions extends McpConfigOptions {
    * refresh_interval_ms` (60,000): a host that lives on refreshes.
    */
   refreshIntervalMs?: number;
+  /** The embedder's sampling delegate and approver (mcp.md §10); absent = sampling never offered. */
+  sampling?: import("./client/sampling.ts").SamplingHost;
 }
 
 /**
@@ -303,7 +305,8 @@ export async function openMcpClient(
   opts: McpClientOptions = {},
 ): Promise<import("./client/api.ts").McpClient> {
   const [{ createMcpClient }, { ensureTrusted }] = await Promise.all([import("./client/api.ts"), import("./trust.ts")]);
-  const { approve, toolPolicy, trust, approveTrust, events, refreshIntervalMs, config, readConfigFile } = opts;
+  const { approve, toolPolicy, trust, approveTrust, events, refreshIntervalMs, config, readConfigFile, sampling } =
+    opts;
   const cfg: McpConfigOptions = {
     ...(config !== undefined ? { config } : {}),
     ...(readConfigFile !== undefined ? { readConfigFile } : {}),
@@ -322,6 +325,7 @@ export async function openMcpClient(
     ...(approve !== undefined ? { approve } : {}),
     ...(toolPolicy !== undefined ? { toolPolicy } : {}),
     ...(events !== undefined ? { events } : {}),
+    ...(sampling !== undefined ? { sampling } : {}),
     refreshIntervalMs: refreshIntervalMs ?? tuning.refreshIntervalMs,
   });
 }
@@ -389,7 +393,7 @@ export async function openMcpSession(
   opts: Omit<McpClientOptions, "trust" | "approveTrust" | "refreshIntervalMs"> = {},
 ): Promise<import("./client/session.ts").McpSession> {
   const { openSession } = await import("./client/session.ts");
-  const { approve, toolPolicy, events, config, readConfigFile } = opts;
+  const { approve, toolPolicy, events, config, readConfigFile, sampling } = opts;
   const cfg: McpConfigOptions = {
     ...(config !== undefined ? { config } : {}),
     ...(readConfigFile !== undefined ? { readConfigFile } : {}),
@@ -400,5 +404,24 @@ export async function openMcpSession(
     ...(approve !== undefined ? { approve } : {}),
     ...(toolPolicy !== undefined ? { toolPolicy } : {}),
     ...(events !== undefined ? { events } : {}),
+    ...(sampling !== undefined ? { sampling } : {}),
   });
+}
+
+export type {
+  ServeOptions,
+  StdioServeOptions,
+  HttpServeOptions,
+  SkillServer,
+} from "./serve/types.ts";
+
+/**
+ * `lemon mcp serve` (cli.md §3.8): serves `lemon`'s skills to MCP clients over stdio or
+ * Streamable HTTP until the client goes away or `close()`. The SDK loads here, on first call.
+ */
+export async function serveSkills(
+  lemon: import("../index.ts").Lemon,
+  opts: import("./serve/types.ts").ServeOptions,
+): Promise<import("./serve/types.ts").SkillServer> {
+  return (await import("./serve/serve.ts")).serveSkills(lemon, opts);
 }

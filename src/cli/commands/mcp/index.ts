@@ -1,7 +1,7 @@
 /**
  * @module cli/commands/mcp
  * `lemon mcp …` (cli.md §3): one lazily loaded file per subcommand. Rows marked unavailable are
- * the contract's commands this version does not build (OAuth login, serve).
+ * the contract's commands this version does not build (OAuth login).
  */
 import { defineGroup, lazy } from "../../command.ts";
 
@@ -24,6 +24,6 @@ export default defineGroup({
     untrust: { load: lazy(() => import("./trust.ts").then((m) => ({ default: m.untrust }))) },
     call: { load: lazy(() => import("./call.ts")) },
     tools: { load: lazy(() => import("./tools.ts")) },
-    serve: { unavailable: "Serve lemon's skills as an MCP server" },
+    serve: { load: lazy(() => import("./serve.ts")) },
   },
 });

@@ -1,0 +1,160 @@
+/**
+ * @module mcp/serve/http
+ * Streamable HTTP for `lemon mcp serve --http` (cli.md §3.8) on Bun.serve and the SDK's
+ * web-standard transport. Every request passes, in order: the path (`/mcp`), the DNS-rebinding
+ * guard (Host and Origin must be loopback, or the HOST the operator bound), the bearer token
+ * (compared in constant time; 401 otherwise), the body bound (413 from Content-Length before a
+ * byte is read, and again while streaming). Sessions are capped and closed when idle, so a slow
+ * or hostile client holds neither unbounded memory nor sockets for ever.
+ */
+import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { HttpServeOptions } from "./types.ts";
+
+const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
+const WILDCARD = new Set(["0.0.0.0", "::", "[::]"]);
+
+/** A session: its transport, its server and when a request last touched it. */
+interface Session {
+  transport: WebStandardStreamableHTTPServerTransport;
+  server: Server;
+  seen: number;
+}
+
+/** The hostname of a Host header value (`name:port`, `[v6]:port`), lower-cased. */
+export function hostnameOf(host: string): string {
+  const h = host.trim().toLowerCase();
+  if (h.startsWith("[")) {
+    const end = h.indexOf("]");
+    return end < 0 ? h : h.slice(0, end + 1);
+  }
+  const colon = h.lastIndexOf(":");
+  return colon < 0 ? h : h.slice(0, colon);
+}
+
+/** Whether a hostname may address this server: loopback, the bound HOST, or anything on a wildcard bind. */
+export function allowedName(name: string, bound: string): boolean {
+  const b = bound.toLowerCase();
+  if (WILDCARD.has(b)) return true;
+  return LOOPBACK.has(name) || name === b || name === `[${b}]`;
+}
+
+const digest = (s: string) => createHash("sha256").update(s).digest();
+
+/** `Authorization: Bearer <token>`, compared in constant time. */
+export function authorized(header: string | null, token: string): boolean {
+  if (header === null) return false;
+  const m = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header);
+  return m !== null && timingSafeEqual(digest(m[1]!), digest(token));
+}
+
+const plain = (status: number, text: string, headers: Record<string, string> = {}) =>
+  new Response(`${text}\n`, { status, headers: { "content-type": "text/plain; charset=utf-8", ...headers } });
+
+export interface HttpHandle {
+  url: string;
+  /** Every open session's server (for list-changed notifications). */
+  servers(): Server[];
+  close(): Promise<void>;
+}
+
+/** Starts the listener; `makeServer` builds the server of each new session. */
+export async function startHttp(opts: HttpServeOptions, makeServer: () => Server): Promise<HttpHandle> {
+  const host = opts.host ?? "127.0.0.1";
+  const maxBody = opts.maxBodyBytes ?? 4 * 1024 * 1024;
+  const maxSessions = opts.maxSessions ?? 32;
+  const idleMs = opts.sessionIdleMs ?? 30 * 60 * 1000;
+  const sessions = new Map<string, Session>();
+  const log = opts.log ?? (() => {});
+
+  const drop = async (id: string) => {
+    const s = sessions.get(id);
+    if (s === undefined) return;
+    sessions.delete(id);
+    await s.server.close().catch(() => {});
+  };
+
+  const open = async (req: Request): Promise<Response> => {
+    if (sessions.size >= maxSessions) return plain(503, "too many sessions", { "retry-after": "5" });
+    const server = makeServer();
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => void sessions.set(id, { transport, server, seen: Date.now() }),
+      onsessionclosed: (id) => void drop(id),
+      maxRequestBodySize: maxBody,
+      keepAliveMs: 10_000,
+    });
+    await server.connect(transport);
+    const res = await transport.handleRequest(req);
+    // Not an initialize request, or a failed one: nothing to keep.
+    if (transport.sessionId === undefined) await server.close().catch(() => {});
+    return res;
+  };
+
+  const handle = async (req: Request): Promise<Response> => {
+    const url = new URL(req.url);
+    if (url.pathname !== "/mcp") return plain(404, "not found");
+    const hostHeader = req.headers.get("host");
+    if (hostHeader === null || !allowedName(hostnameOf(hostHeader), host)) return plain(403, "host not allowed");
+    const origin = req.headers.get("origin");
+    if (origin !== null) {
+      let name: string | null = null;
+      try {
+        name = new URL(origin).hostname.toLowerCase();
+      } catch {
+        // "null" and other opaque origins: no page of ours sends them.
+      }
+      if (name === null || !allowedName(name, host)) return plain(403, "origin not allowed");
+    }
+    if (!authorized(req.headers.get("authorization"), opts.token))
+      return plain(401, "unauthorized", { "www-authenticate": 'Bearer realm="lemon"' });
+    const length = Number(req.headers.get("content-length") ?? "0");
+    if (Number.isFinite(length) && length > maxBody) return plain(413, "request body too large");
+    const id = req.headers.get("mcp-session-id");
+    if (id !== null) {
+      const s = sessions.get(id);
+      if (s === undefined) return plain(404, "unknown session");
+      s.seen = Date.now();
+      return s.transport.handleRequest(req);
+    }
+    if (req.method !== "POST") return plain(400, "missing mcp-session-id");
+    return open(req);
+  };
+
+  const listener = Bun.serve({
+    hostname: host,
+    port: opts.port,
+    maxRequestBodySize: maxBody,
+    // Seconds a connection may stay silent (a stalled upload, a dead peer); SSE keep-alives are sent every 10 s.
+    idleTimeout: 30,
+    async fetch(req) {
+      try {
+        return await handle(req);
+      } catch (err) {
+        log(`request failed: ${err instanceof Error ? err.message : String(err)}`);
+        return plain(500, "internal error");
+      }
+    },
+  });
+
+  const sweep = setInterval(
+    () => {
+      const now = Date.now();
+      for (const [id, s] of sessions) if (now - s.seen > idleMs) void drop(id);
+    },
+    Math.min(60_000, idleMs),
+  );
+  sweep.unref?.();
+
+  const shownHost = host.includes(":") ? `[${host}]` : host;
+  return {
+    url: `http://${shownHost}:${listener.port}/mcp`,
+    servers: () => [...sessions.values()].map((s) => s.server),
+    async close() {
+      clearInterval(sweep);
+      await Promise.all([...sessions.keys()].map(drop));
+      await listener.stop(true);
+    },
+  };
+}

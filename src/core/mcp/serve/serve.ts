@@ -1,0 +1,74 @@
+/**
+ * @module mcp/serve/serve
+ * `lemon mcp serve` (cli.md §3.8): lemon's skills to any MCP client over stdio or Streamable
+ * HTTP. One served catalog per process; each client session gets its own SDK server over it, and
+ * every session hears `notifications/resources/list_changed` when the served set changes.
+ * Loaded by `import()` from the MCP entry, so nothing else pays for the SDK.
+ */
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { Lemon } from "../../index.ts";
+import { servedCatalog } from "./catalog.ts";
+import { startHttp } from "./http.ts";
+import { sessionServer } from "./server.ts";
+import type { ServeOptions, SkillServer } from "./types.ts";
+
+/** Tells a connected client the resources changed; a session not initialised yet, or gone, is skipped. */
+async function notify(server: Server): Promise<void> {
+  if (server.getClientCapabilities() === undefined) return;
+  await server.sendResourceListChanged().catch(() => {});
+}
+
+export async function serveSkills(lemon: Lemon, opts: ServeOptions): Promise<SkillServer> {
+  const log = opts.log ?? (() => {});
+  const catalog = servedCatalog(lemon, {
+    ...(opts.cwd !== undefined ? { cwd: opts.cwd } : {}),
+    globalOnly: opts.globalOnly === true,
+    ...(opts.pollMs !== undefined ? { pollMs: opts.pollMs } : {}),
+    log,
+  });
+  const deps = {
+    lemon,
+    catalog,
+    ...(opts.cwd !== undefined ? { cwd: opts.cwd } : {}),
+    allowWrites: opts.allowWrites === true,
+    globalOnly: opts.globalOnly === true,
+  };
+  let done!: () => void;
+  const closed = new Promise<void>((r) => (done = r));
+  let closing: Promise<void> | null = null;
+
+  if (opts.transport === "stdio") {
+    const server = sessionServer(deps);
+    const transport = new StdioServerTransport(opts.stdin, opts.stdout, {
+      maxBufferSize: opts.maxMessageBytes ?? 8 * 1024 * 1024,
+    });
+    const close = () =>
+      (closing ??= (async () => {
+        catalog.close();
+        opts.stdin.off("end", close);
+        opts.stdin.off("close", close);
+        await server.close().catch(() => {});
+        done();
+      })());
+    transport.onerror = (err) => log(`stdio: ${err.message}`);
+    server.onclose = () => void close();
+    opts.stdin.on("end", close);
+    opts.stdin.on("close", close);
+    await server.connect(transport);
+    catalog.onChange(() => void notify(server));
+    return { closed, close };
+  }
+
+  const http = await startHttp(opts, () => sessionServer(deps));
+  catalog.onChange(() => {
+    for (const s of http.servers()) void notify(s);
+  });
+  const close = () =>
+    (closing ??= (async () => {
+      catalog.close();
+      await http.close();
+      done();
+    })());
+  return { url: http.url, closed, close };
+}

@@ -1,0 +1,273 @@
+/**
+ * @module mcp/serve/server
+ * One MCP server session of `lemon mcp serve` (cli.md §3.8) on the SDK's low-level `Server`: the
+ * JSON Schemas are lemon's own (tool-schemas.gen.ts, generated from the TypeBox definitions), so
+ * no second schema language describes the same parameters. Three tools at most — never one per
+ * skill —, one resource per served skill plus a template for its files, and two prompts. Every
+ * skill a handler touches is first checked against the served catalog.
+ */
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+  type CallToolResult,
+} from "@modelcontextprotocol/sdk/types.js";
+import type { Lemon } from "../../index.ts";
+import { VERSION } from "../../build-info.ts";
+import { LemonError } from "../../errors.ts";
+import { renderListing } from "../../skills/prompt.ts";
+import { READ_SKILL_DESCRIPTION, SKILL_MANAGE_DESCRIPTION } from "../../skills/tools/agent-tools.ts";
+import type { ToolResult } from "../../skills/tools/result.ts";
+import { FIND_SKILLS_SCHEMA, READ_SKILL_SCHEMA, SKILL_MANAGE_SCHEMA } from "../../skills/tools/tool-schemas.gen.ts";
+import type { ServedCatalog } from "./catalog.ts";
+import {
+  bodyOf,
+  echoed,
+  field,
+  FIND_SKILLS_DESCRIPTION,
+  GUIDANCE,
+  mimeOf,
+  notFoundText,
+  servedText,
+  skillUri,
+  untrusted,
+  UNTRUSTED_NOTE,
+} from "./text.ts";
+
+/** JSON-RPC code of an unknown resource (MCP specification, resources). */
+const RESOURCE_NOT_FOUND = -32002;
+/** Resources per `resources/list` page: 11,000 skills never become one multi-megabyte answer. */
+const PAGE = 500;
+const DEFAULT_MAX = 5;
+
+export interface SessionDeps {
+  lemon: Lemon;
+  catalog: ServedCatalog;
+  cwd?: string;
+  allowWrites: boolean;
+  globalOnly: boolean;
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** A lemon tool result as an MCP one: its text blocks (the only kind lemon's tools make) sanitised, `details` as structured content. */
+function toCallResult(r: ToolResult<unknown>): CallToolResult {
+  const content: CallToolResult["content"] = [];
+  for (const b of r.content) if (b.type === "text") content.push({ type: "text", text: servedText(b.text) });
+  return { content, isError: r.isError, ...(isRecord(r.details) ? { structuredContent: r.details } : {}) };
+}
+
+const toolError = (text: string, details: Record<string, unknown>): CallToolResult => ({
+  content: [{ type: "text", text }],
+  isError: true,
+  structuredContent: details,
+});
+
+function tools(allowWrites: boolean) {
+  const list = [
+    {
+      name: "find_skills",
+      title: "Find skills",
+      description: FIND_SKILLS_DESCRIPTION,
+      inputSchema: FIND_SKILLS_SCHEMA,
+    },
+    {
+      name: "read_skill",
+      title: "Read skill",
+      description: `${READ_SKILL_DESCRIPTION} Call find_skills first when you do not know the key.`,
+      inputSchema: READ_SKILL_SCHEMA,
+    },
+  ];
+  if (allowWrites)
+    list.push({
+      name: "skill_manage",
+      title: "Manage skills",
+      description: SKILL_MANAGE_DESCRIPTION,
+      inputSchema: SKILL_MANAGE_SCHEMA,
+    });
+  return list;
+}
+
+async function findSkills(d: SessionDeps, args: Record<string, unknown>): Promise<CallToolResult> {
+  const { query, max_results } = args;
+  if (typeof query !== "string" || query.trim() === "")
+    return toolError("Parameter 'query' must be a non-empty string.", { error: "invalid_params" });
+  let max = DEFAULT_MAX;
+  if (max_results !== undefined) {
+    if (typeof max_results !== "number" || !Number.isInteger(max_results) || max_results < 1 || max_results > 50)
+      return toolError("Parameter 'max_results' must be an integer from 1 to 50.", { error: "invalid_params" });
+    max = max_results;
+  }
+  // Global only: ask for the most there are, since project results rank first and would crowd them out.
+  const found = await d.lemon.skills.findRelevant(query, {
+    maxResults: d.globalOnly ? 50 : max,
+    ...(d.cwd !== undefined ? { cwd: d.cwd } : {}),
+  });
+  const results = found.filter(d.catalog.serves).slice(0, max);
+  const skills = results.map((e) => ({
+    key: e.key,
+    name: field(e.name, 128),
+    description: field(e.description, 1024),
+    state: e.activation_state,
+    ...(untrusted(e) ? { untrusted: true } : {}),
+  }));
+  const text = results.length === 0 ? "No skill fits this request; load none." : d.lemon.renderRelevant(results);
+  return { content: [{ type: "text", text: servedText(text) }], structuredContent: { skills } };
+}
+
+async function readSkill(d: SessionDeps, args: Record<string, unknown>): Promise<CallToolResult> {
+  const key = args.key;
+  if (typeof key === "string" && key !== "" && (await d.catalog.entry(key)) === null) {
+    const { text, keys } = notFoundText(key, await d.catalog.entries());
+    return toolError(text, { error: "not_found", key, suggestions: keys });
+  }
+  return toCallResult(await d.lemon.readSkill(args, d.cwd !== undefined ? { cwd: d.cwd } : {}));
+}
+
+/** A LemonError of resolveSkillUri as the JSON-RPC error a client expects of `resources/read`. */
+function resourceError(err: unknown): McpError {
+  if (err instanceof McpError) return err;
+  if (err instanceof LemonError)
+    return new McpError(err.code === "NOT_FOUND" ? RESOURCE_NOT_FOUND : ErrorCode.InvalidParams, err.message);
+  return new McpError(ErrorCode.InternalError, "could not read the resource");
+}
+
+/** The served skill a `skill://` URI names, or a resource error; the URI itself goes to resolveSkillUri. */
+async function uriEntry(d: SessionDeps, uri: string) {
+  if (!uri.startsWith("skill://")) throw new McpError(ErrorCode.InvalidParams, `unknown resource '${echoed(uri)}'`);
+  const rest = uri.slice("skill://".length);
+  const raw = rest.split("/", 1)[0] ?? "";
+  let key: string;
+  try {
+    key = decodeURIComponent(raw);
+  } catch {
+    throw new McpError(ErrorCode.InvalidParams, `invalid skill URI '${echoed(uri)}': bad percent-encoding`);
+  }
+  const entry = await d.catalog.entry(key);
+  if (entry === null) throw new McpError(RESOURCE_NOT_FOUND, `Skill not found: ${echoed(key)}`);
+  return entry;
+}
+
+async function readResource(d: SessionDeps, uri: string) {
+  try {
+    const entry = await uriEntry(d, uri);
+    const r = await d.lemon.resolveSkillUri(uri, d.cwd !== undefined ? { cwd: d.cwd } : {});
+    const text = servedText(r.text);
+    return {
+      contents: [{ uri, mimeType: mimeOf(r.path), text: untrusted(entry) ? `${UNTRUSTED_NOTE}\n\n${text}` : text }],
+    };
+  } catch (err) {
+    throw resourceError(err);
+  }
+}
+
+async function useSkill(d: SessionDeps, key: unknown) {
+  if (typeof key !== "string" || key === "")
+    throw new McpError(ErrorCode.InvalidParams, "Argument 'key' must be a non-empty string.");
+  let text: string;
+  let entry: Awaited<ReturnType<typeof uriEntry>>;
+  try {
+    entry = await uriEntry(d, skillUri(key));
+    text = (await d.lemon.resolveSkillUri(skillUri(key), d.cwd !== undefined ? { cwd: d.cwd } : {})).text;
+  } catch (err) {
+    throw resourceError(err);
+  }
+  const head = [`Use the skill '${field(entry.key, 128)}' (${field(entry.name, 128)}) for this task.`];
+  if (untrusted(entry)) head.push(UNTRUSTED_NOTE);
+  return {
+    description: field(entry.description, 1024),
+    messages: [
+      {
+        role: "user" as const,
+        content: { type: "text" as const, text: servedText(`${head.join("\n")}\n\n${bodyOf(text)}`) },
+      },
+    ],
+  };
+}
+
+/** A server for one client session; `notify` is wired by the transport owner. */
+export function sessionServer(d: SessionDeps): Server {
+  const server = new Server(
+    { name: "lemon", title: "lemon skills", version: VERSION },
+    {
+      capabilities: { tools: {}, resources: { listChanged: true }, prompts: {} },
+      instructions: GUIDANCE,
+    },
+  );
+  const cwd = d.cwd !== undefined ? { cwd: d.cwd } : {};
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: tools(d.allowWrites) }));
+  server.setRequestHandler(CallToolRequestSchema, async (req) => {
+    const args = isRecord(req.params.arguments) ? req.params.arguments : {};
+    switch (req.params.name) {
+      case "find_skills":
+        return findSkills(d, args);
+      case "read_skill":
+        return readSkill(d, args);
+      case "skill_manage":
+        if (d.allowWrites) return toCallResult(await d.lemon.skillManage(args, cwd));
+        break;
+    }
+    throw new McpError(ErrorCode.InvalidParams, `unknown tool '${echoed(req.params.name)}'`);
+  });
+  server.setRequestHandler(ListResourcesRequestSchema, async (req) => {
+    const all = await d.catalog.entries();
+    const start = req.params?.cursor !== undefined ? Number.parseInt(req.params.cursor, 10) : 0;
+    if (!Number.isInteger(start) || start < 0) throw new McpError(ErrorCode.InvalidParams, "invalid cursor");
+    const page = all.slice(start, start + PAGE);
+    return {
+      resources: page.map((e) => ({
+        uri: skillUri(e.key),
+        name: e.key,
+        title: field(e.name, 128),
+        description: field(e.description, 1024) || "(no description)",
+        mimeType: "text/markdown",
+      })),
+      ...(start + PAGE < all.length ? { nextCursor: String(start + PAGE) } : {}),
+    };
+  });
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
+    resourceTemplates: [
+      {
+        uriTemplate: "skill://{key}/{path}",
+        name: "skill-file",
+        title: "A skill's supporting file",
+        description: "A file inside a skill's directory, e.g. skill://<key>/references/api.md (relative, no '..').",
+      },
+    ],
+  }));
+  server.setRequestHandler(ReadResourceRequestSchema, async (req) => readResource(d, req.params.uri));
+  server.setRequestHandler(ListPromptsRequestSchema, async () => ({
+    prompts: [
+      { name: "skills_listing", title: "Skills listing", description: "The catalog of skills for a system prompt." },
+      {
+        name: "use_skill",
+        title: "Use a skill",
+        description: "A skill's instructions as a user message.",
+        arguments: [{ name: "key", description: "The skill key (see find_skills or the listing).", required: true }],
+      },
+    ],
+  }));
+  server.setRequestHandler(GetPromptRequestSchema, async (req) => {
+    if (req.params.name === "use_skill") return useSkill(d, req.params.arguments?.key);
+    if (req.params.name !== "skills_listing")
+      throw new McpError(ErrorCode.InvalidParams, `unknown prompt '${echoed(req.params.name)}'`);
+    const listing = renderListing(await d.catalog.entries());
+    return {
+      description: "The catalog of skills",
+      messages: [
+        {
+          role: "user" as const,
+          content: { type: "text" as const, text: listing === "" ? "No skills are currently available." : listing },
+        },
+      ],
+    };
+  });
+  return server;
+}

@@ -1,0 +1,61 @@
+/**
+ * @module mcp/serve/types
+ * The options and handle of `lemon mcp serve` (cli.md §3.8) as the module takes them. No SDK and
+ * no skills engine here: the public MCP entry names these types at no load cost.
+ */
+import type { Readable, Writable } from "node:stream";
+
+/** What every transport serves. */
+export interface ServeCommonOptions {
+  /** Project directory whose skills are served with the global ones (default: the instance's). */
+  cwd?: string;
+  /** Serve global skills only: project skills, and global ones a project skill shadows, are absent. */
+  globalOnly?: boolean;
+  /** Offer `skill_manage` (skills.md §9); without it the tool is absent (default false). */
+  allowWrites?: boolean;
+  /** One line for the operator (stderr in the CLI); never the protocol stream. */
+  log?: (line: string) => void;
+  /**
+   * How long a quiet catalog is checked for changes when no watcher is available, in ms
+   * (default 250).
+   */
+  pollMs?: number;
+}
+
+/** stdio: the client's pipe pair; the server ends when `stdin` ends. */
+export interface StdioServeOptions extends ServeCommonOptions {
+  transport: "stdio";
+  stdin: Readable;
+  stdout: Writable;
+  /** Largest buffered line from the client, in bytes (default 8 MiB). */
+  maxMessageBytes?: number;
+}
+
+/** Streamable HTTP on `host:port` behind a bearer token. */
+export interface HttpServeOptions extends ServeCommonOptions {
+  transport: "http";
+  /** Interface to bind (default 127.0.0.1). */
+  host?: string;
+  /** TCP port; 0 picks a free one (see the handle's `url`). */
+  port: number;
+  /** The bearer token every request must carry. */
+  token: string;
+  /** Largest request body, in bytes (default 4 MiB): a larger one is answered 413 unread. */
+  maxBodyBytes?: number;
+  /** Most sessions at once (default 32); a new one beyond is refused with 503. */
+  maxSessions?: number;
+  /** A session no request has touched for this long is closed, in ms (default 30 minutes). */
+  sessionIdleMs?: number;
+}
+
+export type ServeOptions = StdioServeOptions | HttpServeOptions;
+
+/** A running server. */
+export interface SkillServer {
+  /** `http://host:port/mcp` for HTTP; undefined for stdio. */
+  readonly url?: string;
+  /** Resolves once the server has stopped (stdin ended, or `close()`). */
+  readonly closed: Promise<void>;
+  /** Stops serving: closes sessions, the listener and the catalog watcher. */
+  close(): Promise<void>;
+}
