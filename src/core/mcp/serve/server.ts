@@ -143,6 +143,11 @@ function resourceError(err: unknown): McpError {
 async function uriEntry(d: SessionDeps, uri: string) {
   if (!uri.startsWith("skill://")) throw new McpError(ErrorCode.InvalidParams, `unknown resource '${echoed(uri)}'`);
   const rest = uri.slice("skill://".length);
+  if (rest.includes("?") || rest.includes("#"))
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `invalid skill URI '${echoed(uri)}': query strings and fragments are not allowed`,
+    );
   const raw = rest.split("/", 1)[0] ?? "";
   let key: string;
   try {
