@@ -4,7 +4,8 @@
  * web-standard transport. Every request passes, in order: the path (`/mcp`), the DNS-rebinding
  * guard (Host and Origin must be loopback, or the HOST the operator bound), the bearer token
  * (compared in constant time; 401 otherwise), the body bound (413 from Content-Length before a
- * byte is read, and again while streaming). Sessions are capped and closed when idle, so a slow
+ * byte is read, else as soon as the streamed body passes it; the server reads bodies itself so
+ * no request reaches a session, or opens one, before it is whole and bounded). Sessions are capped and closed when idle, so a slow
  * or hostile client holds neither unbounded memory nor sockets for ever.
  */
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
@@ -49,6 +50,31 @@ export function authorized(header: string | null, token: string): boolean {
   return m !== null && timingSafeEqual(digest(m[1]!), digest(token));
 }
 
+/**
+ * The body of a POST, read to at most `max` bytes: null when it is longer (the rest is never
+ * read), whatever Content-Length claimed.
+ */
+async function boundedBody(req: Request, max: number): Promise<string | null> {
+  if (req.body === null) return "";
+  const reader = req.body.getReader();
+  const parts: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > max) {
+      await reader.cancel().catch(() => {});
+      return null;
+    }
+    parts.push(value);
+  }
+  return Buffer.concat(parts, total).toString("utf8");
+}
+
+const rpcError = (status: number, code: number, message: string) =>
+  Response.json({ jsonrpc: "2.0", error: { code, message }, id: null }, { status });
+
 const plain = (status: number, text: string, headers: Record<string, string> = {}) =>
   new Response(`${text}\n`, { status, headers: { "content-type": "text/plain; charset=utf-8", ...headers } });
 
@@ -75,7 +101,7 @@ export async function startHttp(opts: HttpServeOptions, makeServer: () => Server
     await s.server.close().catch(() => {});
   };
 
-  const open = async (req: Request): Promise<Response> => {
+  const open = async (req: Request, parsedBody: unknown): Promise<Response> => {
     if (sessions.size >= maxSessions) return plain(503, "too many sessions", { "retry-after": "5" });
     const server = makeServer();
     const transport = new WebStandardStreamableHTTPServerTransport({
@@ -86,7 +112,7 @@ export async function startHttp(opts: HttpServeOptions, makeServer: () => Server
       keepAliveMs: 10_000,
     });
     await server.connect(transport);
-    const res = await transport.handleRequest(req);
+    const res = await transport.handleRequest(req, { parsedBody });
     // Not an initialize request, or a failed one: nothing to keep.
     if (transport.sessionId === undefined) await server.close().catch(() => {});
     return res;
@@ -112,14 +138,24 @@ export async function startHttp(opts: HttpServeOptions, makeServer: () => Server
     const length = Number(req.headers.get("content-length") ?? "0");
     if (Number.isFinite(length) && length > maxBody) return plain(413, "request body too large");
     const id = req.headers.get("mcp-session-id");
-    if (id !== null) {
-      const s = sessions.get(id);
-      if (s === undefined) return plain(404, "unknown session");
-      s.seen = Date.now();
-      return s.transport.handleRequest(req);
+    const session = id !== null ? sessions.get(id) : undefined;
+    if (id !== null && session === undefined) return plain(404, "unknown session");
+    if (id === null && req.method !== "POST") return plain(400, "missing mcp-session-id");
+    let parsedBody: unknown;
+    if (req.method === "POST") {
+      const text = await boundedBody(req, maxBody);
+      if (text === null) return plain(413, "request body too large");
+      try {
+        parsedBody = JSON.parse(text);
+      } catch {
+        return rpcError(400, -32700, "Parse error");
+      }
     }
-    if (req.method !== "POST") return plain(400, "missing mcp-session-id");
-    return open(req);
+    if (session !== undefined) {
+      session.seen = Date.now();
+      return session.transport.handleRequest(req, parsedBody !== undefined ? { parsedBody } : {});
+    }
+    return open(req, parsedBody);
   };
 
   const listener = Bun.serve({

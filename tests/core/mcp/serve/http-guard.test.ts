@@ -1,0 +1,135 @@
+// What the Streamable HTTP listener of `lemon mcp serve --http` refuses before the protocol sees a
+// request (cli.md §3.8): no or a wrong bearer token (401), a Host or Origin that is not loopback
+// (DNS rebinding, 403), a body over the bound (413, declared or streamed), sessions beyond the cap
+// (503), an unknown session (404), another path (404).
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createLemon, type Lemon } from "../../../../src/core/index.ts";
+import { serveSkills, type SkillServer } from "../../../../src/core/mcp/index.ts";
+import { allowedName, authorized, hostnameOf } from "../../../../src/core/mcp/serve/http.ts";
+import { sandbox, type Sandbox } from "../../../support/sandbox.ts";
+
+const TOKEN = "guard-token";
+let box: Sandbox;
+let lemon: Lemon;
+let server: SkillServer;
+
+const INIT = {
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+};
+
+function post(body: unknown, headers: Record<string, string> = {}, url = server.url!): Promise<Response> {
+  return fetch(url, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      authorization: `Bearer ${TOKEN}`,
+      ...headers,
+    },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+}
+
+beforeAll(async () => {
+  box = await sandbox();
+  box.env.LEMON_SNAPSHOT_WORKER = "never";
+  await box.skill(`${box.agentDir}/skill`, "one", { name: "one", description: "Use this for one thing." });
+  lemon = createLemon({ cwd: box.project, env: box.env, curator: false });
+  server = await serveSkills(lemon, { transport: "http", port: 0, token: TOKEN, maxBodyBytes: 4096, maxSessions: 3 });
+});
+
+afterAll(async () => {
+  await server?.close();
+  await lemon?.close();
+  await box?.[Symbol.asyncDispose]();
+});
+
+describe("the HTTP listener", () => {
+  test("binds loopback and answers an initialize with the token", async () => {
+    expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+    const r = await post(INIT);
+    expect(r.status).toBe(200);
+    expect(r.headers.get("mcp-session-id")).toBeTruthy();
+    await r.body?.cancel();
+  });
+
+  test("401 without the token or with a wrong one", async () => {
+    for (const authorization of ["", "Bearer nope", `Basic ${TOKEN}`, `Bearer ${TOKEN}x`]) {
+      const r = await post(INIT, { authorization });
+      expect([authorization, r.status]).toEqual([authorization, 401]);
+      expect(r.headers.get("www-authenticate")).toStartWith("Bearer");
+    }
+  });
+
+  test("403 for a foreign Origin or Host (DNS rebinding)", async () => {
+    for (const origin of ["http://evil.example", "null", "http://127.0.0.1.evil.example:80"]) {
+      const r = await post(INIT, { origin });
+      expect([origin, r.status]).toEqual([origin, 403]);
+    }
+    const ok = await post(INIT, { origin: "http://localhost:5173" });
+    expect(ok.status).not.toBe(403);
+    await ok.body?.cancel();
+    const host = await post(INIT, { host: "evil.example" });
+    expect(host.status).toBe(403);
+  });
+
+  test("413 for a body over the bound, declared or streamed", async () => {
+    const big = JSON.stringify({ ...INIT, pad: "x".repeat(8192) });
+    expect((await post(big)).status).toBe(413);
+    const chunks = new ReadableStream({
+      start(c) {
+        for (let i = 0; i < 8; i++) c.enqueue(new TextEncoder().encode("x".repeat(1024)));
+        c.close();
+      },
+    });
+    const streamed = await fetch(server.url!, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        authorization: `Bearer ${TOKEN}`,
+      },
+      body: chunks,
+    }).catch(() => null);
+    // Bun may reset the connection instead of answering: either way nothing past the bound is read.
+    if (streamed !== null) expect(streamed.status).toBe(413);
+  });
+
+  test("an unknown session is 404, a request without one that is not initialize opens nothing", async () => {
+    const r = await post({ jsonrpc: "2.0", id: 2, method: "tools/list" }, { "mcp-session-id": "nope" });
+    expect(r.status).toBe(404);
+    const orphan = await post({ jsonrpc: "2.0", id: 3, method: "tools/list" });
+    expect(orphan.status).toBe(400);
+    const other = await post(INIT, {}, server.url!.replace(/\/mcp$/, "/other"));
+    expect(other.status).toBe(404);
+  });
+
+  test("sessions beyond the cap are refused with 503", async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const r = await post(INIT);
+      statuses.push(r.status);
+      await r.body?.cancel();
+    }
+    // Two sessions were opened above; one more fits under the cap of three.
+    expect(statuses).toEqual([200, 503, 503, 503]);
+  });
+});
+
+describe("guard helpers", () => {
+  test("hostnames, names allowed for a bind address, bearer parsing", () => {
+    expect(hostnameOf("LocalHost:8080")).toBe("localhost");
+    expect(hostnameOf("[::1]:9")).toBe("[::1]");
+    expect(allowedName("localhost", "127.0.0.1")).toBe(true);
+    expect(allowedName("evil.example", "127.0.0.1")).toBe(false);
+    expect(allowedName("box.lan", "box.lan")).toBe(true);
+    expect(allowedName("anything", "0.0.0.0")).toBe(true);
+    expect(authorized("Bearer abc", "abc")).toBe(true);
+    expect(authorized("bearer   abc ", "abc")).toBe(true);
+    expect(authorized("Bearer abcd", "abc")).toBe(false);
+    expect(authorized(null, "abc")).toBe(false);
+  });
+});
