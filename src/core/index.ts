@@ -54,6 +54,7 @@ import type { ReadSkillDetails } from "./skills/tools/read-skill.ts";
 import type { ResolvedSkillUri } from "./skills/tools/skill-uri.ts";
 import { errorResult, type ToolCallContext, type ToolDefinition, type ToolResult } from "./skills/tools/result.ts";
 import type { ToolExecutor } from "./skills/tools/agent-tools.ts";
+import type { SamplingRequest, SamplingResult, SamplingSummary } from "./mcp/client/sampling.ts";
 
 /** What `createLemon` takes (cli.md §7): the context options plus configuration and the curator. */
 export interface LemonOptions extends ContextOptions {
@@ -75,6 +76,11 @@ export interface LemonOptions extends ContextOptions {
   mcp?: { trust?: TrustMode };
   /** The embedder's runtime policy for tool calls (mcp.md §9); default: allow. */
   toolPolicy?: (call: ToolCallInfo) => ToolPolicyDecision | Promise<ToolPolicyDecision>;
+  /**
+   * The sampling delegate (mcp.md §10): servers whose entry allows sampling are offered it only
+   * with this; `reviewed_model` asks `approve` (kind `mcp_sampling`) before the delegate runs.
+   */
+  sampling?: (params: SamplingRequest, summary: SamplingSummary) => Promise<SamplingResult>;
 }
 
 /** `lemon.skills`: what the `lemon skill …` commands use. `cwd` defaults to the instance's. */
@@ -239,6 +245,7 @@ const LEMON_FIELDS: Record<string, ArgKind> = {
   approve: "function",
   mcp: "object",
   toolPolicy: "function",
+  sampling: "function",
 };
 
 /**
@@ -479,6 +486,15 @@ export function createLemon(options: LemonOptions = {}): Lemon {
     checkOptions(o, { ...CWD, all: "boolean" }, what);
   };
   const trustOps = () => import("./mcp/trust-ops.ts");
+  const samplingHost =
+    options.sampling !== undefined
+      ? {
+          sampling: {
+            delegate: options.sampling,
+            ...(options.approve !== undefined ? { approve: options.approve } : {}),
+          },
+        }
+      : {};
   // The MCP host loads on first use; the SDK only when a server is first contacted.
   let mcpClientP: Promise<McpClient> | null = null;
   const client = () =>
@@ -496,6 +512,7 @@ export function createLemon(options: LemonOptions = {}): Lemon {
           : {}),
         ...(options.toolPolicy !== undefined ? { toolPolicy: options.toolPolicy } : {}),
         ...(options.mcp?.trust !== undefined ? { trust: options.mcp.trust } : {}),
+        ...samplingHost,
         events: {
           serverState: (e) => hub.emit("mcp.server_state", e),
           toolCall: (e) => hub.emit("mcp.tool_call", e),
@@ -552,6 +569,7 @@ export function createLemon(options: LemonOptions = {}): Lemon {
           ...mcpOpts,
           ...(options.approve !== undefined ? { approve: options.approve } : {}),
           ...(options.toolPolicy !== undefined ? { toolPolicy: options.toolPolicy } : {}),
+          ...samplingHost,
           events: {
             serverState: (e) => hub.emit("mcp.server_state", e),
             toolCall: (e) => hub.emit("mcp.tool_call", e),
@@ -735,6 +753,13 @@ export type {
 export type { SearchResult, SearchWarning } from "./skills/search/search.ts";
 export type { DiscoveryResponse, DiscoveryResult, DiscoveryWarning } from "./skills/online/discover.ts";
 export type { ApprovalRequest, Approver } from "./skills/install/approval.ts";
+export type {
+  SamplingContent,
+  SamplingMessage,
+  SamplingRequest,
+  SamplingResult,
+  SamplingSummary,
+} from "./mcp/client/sampling.ts";
 export type {
   InstallOptions,
   InstallResult,

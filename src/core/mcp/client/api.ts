@@ -160,7 +160,7 @@ export function createMcpClient(o: McpClientOptions): McpClient {
     },
     async status(opts = {}) {
       if (await disabled()) return emptyStatus(true, host.cacheTtlMs);
-      return buildStatus(await host.view(cwdOf(opts)), host.cacheTtlMs);
+      return buildStatus(await host.view(cwdOf(opts)), host.cacheTtlMs, o.sampling !== undefined);
     },
     async refresh(serverName, opts = {}) {
       if (await disabled()) return;

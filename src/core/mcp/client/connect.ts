@@ -80,6 +80,8 @@ export interface ConnectOptions {
   signal?: AbortSignal;
   /** Where stderr and log lines go; given by `mcp test --verbose`, which shows them even when the connect fails. */
   ring?: OutputRing;
+  /** The embedder's sampling delegate (mcp.md §10); without it sampling is never advertised. */
+  sampling?: import("./sampling.ts").SamplingHost;
 }
 
 /** A bounded store of server stderr and log lines (transport/ring.ts `TextRing`). */

@@ -59,6 +59,8 @@ export interface HostOptions {
   /** The server set (default: the effective set read from configuration; a session passes its own). */
   servers?: (ctx: LemonContext, scope: Scope) => Promise<EffectiveSet>;
   onServerState?(server: string, state: string, lastError: string | null): void;
+  /** The embedder's sampling delegate and approver (mcp.md §10), handed to every connection. */
+  sampling?: ConnectOptions["sampling"];
 }
 
 export const DEFAULT_DELAYS = [500, 1000, 2000, 4000] as const;
@@ -98,7 +100,11 @@ export class McpHost {
     const o = this.#opts;
     return {
       connect: o.connect ?? defaultConnect,
-      connectOptions: { ctx: withCwd(o.ctx, cwd), cwd } satisfies Omit<ConnectOptions, "timeoutMs">,
+      connectOptions: {
+        ctx: withCwd(o.ctx, cwd),
+        cwd,
+        ...(o.sampling !== undefined ? { sampling: o.sampling } : {}),
+      } satisfies Omit<ConnectOptions, "timeoutMs">,
       delays: o.delays ?? DEFAULT_DELAYS,
       crashLimit: o.crashLimit ?? 5,
       crashWindowMs: o.crashWindowMs ?? 30_000,

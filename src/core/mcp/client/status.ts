@@ -5,6 +5,7 @@
  */
 import { diagnostic, type Diagnostic } from "../../diagnostics.ts";
 import { cell } from "../../text.ts";
+import { samplingWarning } from "./sampling.ts";
 import type { ProjectView } from "./host.ts";
 
 export interface McpServerStatus {
@@ -43,7 +44,7 @@ export function emptyStatus(disabled: boolean, cacheTtlMs: number): McpStatus {
   return { disabled, enabled: !disabled, cache_ttl_ms: cacheTtlMs, cached_tools: 0, servers: {}, diagnostics: [] };
 }
 
-export function buildStatus(view: ProjectView, cacheTtlMs: number): McpStatus {
+export function buildStatus(view: ProjectView, cacheTtlMs: number, samplingDelegate = false): McpStatus {
   const servers: Record<string, McpServerStatus> = {};
   const truncated: Diagnostic[] = [];
   for (const { server: s, link, gate } of view.slots) {
@@ -57,6 +58,8 @@ export function buildStatus(view: ProjectView, cacheTtlMs: number): McpStatus {
     const conn = link?.conn ?? null;
     const inv = link?.inventory ?? null;
     const warnings = [...s.warnings, ...(inv?.truncated ?? []).map((k) => `${k} listing truncated`)];
+    const noDelegate = samplingWarning(entry, samplingDelegate);
+    if (noDelegate !== null) warnings.push(noDelegate);
     // §6.1: a listing cut at 50 pages / 1,000 items is a `truncated` diagnostic, not only a warning.
     for (const k of inv?.truncated ?? [])
       truncated.push(

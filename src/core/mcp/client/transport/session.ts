@@ -2,12 +2,13 @@
  * @module mcp/client/transport/session
  * The SDK side of a connection (mcp.md §5.4): one `Client` per server over the transport of its
  * entry, the handshake (client info, the `roots` capability answering the project directory, no
- * elicitation, no sampling), requests with timeouts and progress, paginated lists and the
+ * elicitation, sampling only with a delegate), requests with timeouts and progress, paginated lists and the
  * mapping of every SDK failure to a fixed, redacted reason. Loaded by `import()` only.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
+  CreateMessageRequestSchema,
   ErrorCode,
   ListRootsRequestSchema,
   LoggingMessageNotificationSchema,
@@ -32,6 +33,7 @@ import {
   type RequestOptions,
   type ServerConnection,
 } from "../connect.ts";
+import { answerSampling, offersSampling, samplingMode, SamplingError } from "../sampling.ts";
 import { connectReason, requestError } from "./errors.ts";
 import { HttpTransport } from "./http.ts";
 import { tagErrorAnswer } from "./protocol.ts";
@@ -107,7 +109,20 @@ export async function openSession(
     throw connectError("connection failed");
   }
 
-  const client = new Client({ name: "lemon", version: VERSION }, { capabilities: { roots: { listChanged: false } } });
+  // Sampling (mcp.md §10) is offered only with a delegate; a configured but unoffered entry still
+  // answers −1 rather than "method not found", so the server sees one refusal either way.
+  const sampling = offersSampling(entry, opts.sampling);
+  const client = new Client(
+    { name: "lemon", version: VERSION },
+    { capabilities: { roots: { listChanged: false }, ...(sampling ? { sampling: {} } : {}) } },
+  );
+  const sample = (params: Record<string, unknown>) => answerSampling(server.name, entry, opts.sampling, params);
+  if (sampling) client.setRequestHandler(CreateMessageRequestSchema, (r) => sample(r.params) as never);
+  else if (samplingMode(entry) !== null)
+    client.fallbackRequestHandler = async (r) => {
+      if (r.method === "sampling/createMessage") throw new SamplingError(-1, "sampling request denied");
+      throw new McpError(ErrorCode.MethodNotFound, "Method not found");
+    };
   const root = { uri: pathToFileURL(opts.cwd).href, name: basename(opts.cwd) };
   client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [root] }));
   client.setNotificationHandler(LoggingMessageNotificationSchema, async (n) => ring.push(logLine(n.params)));
