@@ -17,6 +17,7 @@ import type { UsageRow } from "./skills/usage/report.ts";
 import type { Scope } from "./paths.ts";
 import type { AuditReport } from "./skills/audit/engine.ts";
 import type { SearchResult } from "./skills/search/search.ts";
+import type { CatalogChange } from "./skills/search/catalog-watch.ts";
 import type { HermesCatalog } from "./skills/online/hermes.ts";
 import type { DiscoveryResponse } from "./skills/online/discover.ts";
 import type { ApprovalRequest } from "./skills/install/approval.ts";
@@ -112,6 +113,13 @@ export interface SkillsApi {
   audit(target: string, opts?: { cwd?: string; force?: boolean }): Promise<AuditReport>;
   /** The skills most relevant to a request (skills.md §7.1); `maxResults` default 3, at most 50. */
   findRelevant(query: string, opts?: { cwd?: string; maxResults?: number; refresh?: boolean }): Promise<SkillEntry[]>;
+  /**
+   * Calls `listener` after a skill, root, lockfile or skills.json of `cwd`'s two scopes changed
+   * (coalesced, at most once per 100 ms, within 1 s); file-system notifications while they work,
+   * else a check every 250 ms. Returns the unsubscribe; the last one, or close(), releases the
+   * watchers. Never keeps the process alive.
+   */
+  watch(listener: (change: CatalogChange) => void, opts?: { cwd?: string }): () => void;
   /**
    * Local results of `findRelevant` (`maxLocal` default 5) plus online discovery (`maxOnline`
    * default 5) unless `online: false`; a failing online source is a warning.
@@ -359,6 +367,28 @@ export function createLemon(options: LemonOptions = {}): Lemon {
     findRelevant: method(query("skills.findRelevant", { refresh: "boolean", maxResults: "number" }), async (q, o) =>
       (await reg()).findRelevant(q, o),
     ),
+    watch: (listener, o) => {
+      try {
+        checkArg(listener, "function", "skills.watch: listener");
+        checkOptions(o, CWD, "skills.watch");
+      } catch (err) {
+        throw toLemonError(err);
+      }
+      const ctx = withCwd(context, o?.cwd);
+      let stop: (() => void) | null = null;
+      let done = false;
+      void (async () => {
+        const [r, { subscribe }] = await Promise.all([reg(), import("./skills/search/catalog-watch.ts")]);
+        if (!done) stop = subscribe(r.relevance().store, ctx, listener);
+      })().catch((err: unknown) =>
+        context.log({ level: "warn", message: `skills.watch failed: ${(err as Error).message}` }),
+      );
+      return () => {
+        done = true;
+        stop?.();
+        stop = null;
+      };
+    },
     search: method(
       query("skills.search", { maxLocal: "number", maxOnline: "number", online: "boolean" }),
       async (q, o) => {
@@ -751,6 +781,7 @@ export type {
   Shadowed,
 } from "./mcp/index.ts";
 export type { SearchResult, SearchWarning } from "./skills/search/search.ts";
+export type { CatalogChange } from "./skills/search/catalog-watch.ts";
 export type { DiscoveryResponse, DiscoveryResult, DiscoveryWarning } from "./skills/online/discover.ts";
 export type { ApprovalRequest, Approver } from "./skills/install/approval.ts";
 export type {

@@ -48,6 +48,8 @@ export interface ScopeIdentity {
   count: number;
   /** Candidates in precedence order (decoded on first use). */
   candidates(): SkillCandidate[];
+  /** The directories and symlink entries the scan read (decoded on first use). */
+  watchedPaths(): string[];
   /** Fingerprint per candidate ("" when SKILL.md cannot be stat'ed). */
   fingerprints(): string[];
   diagnostics(): Diagnostic[];
@@ -226,6 +228,7 @@ function identity(
     lean,
     count,
     candidates: () => get().candidates,
+    watchedPaths: () => get().watched,
     diagnostics: () => get().diagnostics,
     fingerprints: () => (fps ??= get().candidates.map((_, i) => fingerprintAt(files, i))),
     pathsAgree: agree,

@@ -15,6 +15,8 @@ import type { SkillRoot } from "../roots.ts";
 import { readSnapshotFile, snapshotPath, writeSnapshotFile } from "./file.ts";
 import { openSnapshot, type Snapshot } from "./format.ts";
 import { computeIdentity, sameIdentity, scopeId, type ScopeIdentity } from "./identity.ts";
+import { StoreWatches, type WatchMode } from "./store-watches.ts";
+import type { ScopeWatch } from "./watcher.ts";
 // Building (scope-build: loading SKILL.md, the builder, TypeBox) and the worker client load only
 // when a scope needs a build: a query against a current snapshot never parses them.
 import type { SnapshotWorkerClient } from "./worker-client.ts";
@@ -24,6 +26,8 @@ export type WorkerMode = "auto" | "always" | "never";
 
 export const CHECK_INTERVAL_MS = 50;
 
+export type { WatchMode } from "./store-watches.ts";
+
 export interface StoreOptions {
   dir: string;
   now: () => number;
@@ -31,6 +35,7 @@ export interface StoreOptions {
   workerMode?: WorkerMode;
   workerThreshold?: number;
   workerLocation?: WorkerLocation;
+  watch?: WatchMode;
 }
 
 export interface ScopeRequest {
@@ -67,11 +72,17 @@ export class SnapshotStore {
   #worker: SnapshotWorkerClient | null = null;
   /** Per snapshot file, the last write still in flight. */
   readonly #writes = new Map<string, Promise<void>>();
+  /** Identity checks run, and calls a watch vouched for instead (tests and benchmarks). */
+  readonly counts = { checks: 0, watched: 0 };
   /** The last build of this instance, for tests and benchmarks. */
   lastBuild: BuildStats | null = null;
 
+  /** File-system watches vouching for scopes between checks (store-watches.ts). */
+  readonly watches: StoreWatches;
+
   constructor(opts: StoreOptions) {
     this.#opts = opts;
+    this.watches = new StoreWatches(opts.watch ?? "auto", opts.now, opts.log);
   }
 
   /** Scope ids by root list: the engine reuses one list per cwd between root resolutions. */
@@ -90,6 +101,21 @@ export class SnapshotStore {
     return st;
   }
 
+  /**
+   * Makes sure the scope of `roots` is watched (skills.watch): arms it at once, whatever the mode
+   * but `never`. Returns the watch, or null while it cannot be.
+   */
+  async watchScope(req: { roots: readonly SkillRoot[]; lockfile: string }): Promise<ScopeWatch | null> {
+    await this.current({ ...req, refresh: false });
+    const id = this.#idOf(req.roots);
+    return this.watches.afterCheck(id, this.#stateOf(id).identity, req.roots, true);
+  }
+
+  /** The watch of a scope (tests). */
+  watchOf(roots: readonly SkillRoot[]): ScopeWatch | null {
+    return this.watches.watchOf(this.#idOf(roots));
+  }
+
   #fresh(state: ScopeState): boolean {
     return state.checked && this.#opts.now() - state.checkedAt < CHECK_INTERVAL_MS;
   }
@@ -102,11 +128,19 @@ export class SnapshotStore {
       const shared = await state.inflight;
       if (!req.refresh) return shared;
     } else if (!req.refresh && this.#fresh(state)) return state.current;
+    else if (!req.refresh && state.checked && this.watches.vouches(id, req.lockfile)) {
+      this.counts.watched++;
+      return state.current;
+    }
     if (state.inflight) return state.inflight;
+    this.watches.beforeCheck(id, req.lockfile);
+    // A scope with no root has nothing to stat: only real checks are counted.
+    if (req.roots.some((r) => r.exists)) this.counts.checks++;
     const run = this.#check(id, state, req).finally(() => {
       state.inflight = null;
       state.checked = true;
       state.checkedAt = this.#opts.now();
+      this.watches.afterCheck(id, state.identity, req.roots, false);
     });
     state.inflight = run;
     return run;
@@ -122,7 +156,7 @@ export class SnapshotStore {
     const id = this.#idOf(req.roots);
     const state = this.#stateOf(id);
     if (state.inflight) await state.inflight.catch(() => null);
-    else if (!this.#fresh(state)) {
+    else if (!this.#fresh(state) && !(state.checked && this.watches.vouches(id, req.lockfile))) {
       const base = state.current ?? readSnapshotFile(snapshotPath(this.#opts.dir, id));
       if (!base) return null;
       const idn = await computeIdentity(req.roots, req.lockfile, base);
@@ -150,6 +184,7 @@ export class SnapshotStore {
   }
 
   async close(): Promise<void> {
+    this.watches.close();
     this.#worker?.close();
     this.#worker = null;
     this.#states.clear();

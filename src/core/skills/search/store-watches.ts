@@ -1,0 +1,189 @@
+/**
+ * @module skills/search/store-watches
+ * The store's side of the watched identity check (issue 16 item 4): per scope, the watch that may
+ * vouch for it between checks. A watch vouches when it was armed before the last check started,
+ * reported no event since, and the lockfile (outside the roots, stat'ed on every call) still has
+ * the stats it had then; anything else means the stat check of skills.md §7.3 runs.
+ */
+import type { LogEntry } from "../../context.ts";
+import type { SkillRoot } from "../roots.ts";
+import type { ScopeIdentity } from "./identity.ts";
+import { fingerprintOf, statOne } from "./stat-many.ts";
+import { WatchHub, WatchState, type ScopeWatch } from "./watcher.ts";
+
+/**
+ * `auto`: a scope is watched from its second check on (a process that checks twice is long-lived;
+ * a cold CLI call never pays for arming); `eager`: from the first; `never`: stat checks only.
+ */
+export type WatchMode = "auto" | "eager" | "never";
+
+/** Watched scopes per instance; the least recently used one beyond this is released. */
+const MAX_WATCHED_SCOPES = 8;
+/** A scope whose watched directory went away is re-armed at most this often. */
+const REARM_MS = 1000;
+
+interface Slot {
+  checks: number;
+  watch: ScopeWatch | null;
+  /** The watch's event count when the last check started while it was armed; -1: no such check. */
+  baseline: number;
+  lockKey: string;
+  /** The identity the watch plan was made for. */
+  planFor: string;
+  /** True once this scope cannot be watched (an error, too many links): stat checks for good. */
+  unwatchable: boolean;
+  armedAt: number;
+  usedAt: number;
+}
+
+function lockKeyOf(file: string): string {
+  const st = statOne(file);
+  return st ? fingerprintOf(st) : "-";
+}
+
+export class StoreWatches {
+  readonly #mode: WatchMode;
+  readonly #now: () => number;
+  readonly #log: (e: LogEntry) => void;
+  readonly #slots = new Map<string, Slot>();
+  #hub: WatchHub | null = null;
+  readonly #subs = new Set<() => void>();
+
+  constructor(mode: WatchMode, now: () => number, log: (e: LogEntry) => void) {
+    this.#mode = mode;
+    this.#now = now;
+    this.#log = log;
+  }
+
+  #slot(id: string): Slot {
+    let s = this.#slots.get(id);
+    if (!s)
+      this.#slots.set(
+        id,
+        (s = {
+          checks: 0,
+          watch: null,
+          baseline: -1,
+          lockKey: "",
+          planFor: "",
+          unwatchable: false,
+          armedAt: 0,
+          usedAt: 0,
+        }),
+      );
+    s.usedAt = this.#now();
+    return s;
+  }
+
+  #hubOf(): WatchHub {
+    return (this.#hub ??= new WatchHub(this.#log));
+  }
+
+  /** True when the scope's watch vouches that nothing changed since its last check. */
+  vouches(id: string, lockfile: string): boolean {
+    const s = this.#slots.get(id);
+    const w = s?.watch;
+    if (!s || !w || s.baseline < 0 || w.state !== WatchState.Armed || w.events !== s.baseline) return false;
+    if (lockKeyOf(lockfile) !== s.lockKey) return false;
+    s.usedAt = this.#now();
+    return true;
+  }
+
+  /** Called before a check's stats: an event from now on is one the check may have missed. */
+  beforeCheck(id: string, lockfile: string): void {
+    const s = this.#slot(id);
+    const w = s.watch;
+    s.baseline = w !== null && w.state === WatchState.Armed ? w.events : -1;
+    s.lockKey = lockKeyOf(lockfile);
+  }
+
+  /**
+   * After a check (or for skills.watch, `force`): arms, re-arms or releases the scope's watch as
+   * the mode and its state say. Arming happens in the worker; until it is armed and a check has
+   * started after that, the scope is checked by stat.
+   */
+  afterCheck(id: string, idn: ScopeIdentity | null, roots: readonly SkillRoot[], force: boolean): ScopeWatch | null {
+    const s = this.#slot(id);
+    if (!force) s.checks++;
+    if (this.#mode === "never" || s.unwatchable) return null;
+    const w = s.watch;
+    if (w && w.state === WatchState.Failed) {
+      // The hub logged it; this scope stays on the stat check.
+      this.#drop(s);
+      s.unwatchable = true;
+      return null;
+    }
+    if (!idn || idn.count === 0) {
+      this.#drop(s);
+      return null;
+    }
+    if (!force && this.#mode === "auto" && s.checks < 2 && !w) return null;
+    const healthy = w !== null && (w.state === WatchState.Armed || w.state === WatchState.Arming);
+    if (healthy && s.planFor === idn.hex) return w;
+    if (w && !healthy && this.#now() - s.armedAt < REARM_MS) return null;
+    void import("./watch-plan.ts").then(({ planKey, watchPlan }) => {
+      if (this.#slots.get(id) !== s || s.unwatchable) return;
+      const plan = watchPlan(roots, idn);
+      if ("reason" in plan) {
+        this.#drop(s);
+        s.unwatchable = true;
+        this.#hubOf().fallback(`${plan.reason} in the ${roots[0]?.scope ?? "a"} scope`);
+        return;
+      }
+      s.planFor = idn.hex;
+      const key = planKey(plan);
+      if (s.watch && s.watch.key === key && s.watch.state <= WatchState.Armed) return;
+      this.#drop(s);
+      s.armedAt = this.#now();
+      s.watch = this.#hubOf().watch(plan, key);
+      if (!s.watch) s.unwatchable = true;
+      this.#bound();
+    });
+    return w;
+  }
+
+  #drop(s: Slot): void {
+    s.watch?.close();
+    s.watch = null;
+    s.baseline = -1;
+  }
+
+  /** Keeps at most MAX_WATCHED_SCOPES watches: scopes left behind by a root change go first. */
+  #bound(): void {
+    const watched = [...this.#slots.values()].filter((s) => s.watch !== null);
+    if (watched.length <= MAX_WATCHED_SCOPES) return;
+    watched.sort((a, b) => a.usedAt - b.usedAt);
+    for (const s of watched.slice(0, watched.length - MAX_WATCHED_SCOPES)) this.#drop(s);
+  }
+
+  watchOf(id: string): ScopeWatch | null {
+    return this.#slots.get(id)?.watch ?? null;
+  }
+
+  /**
+   * Keeps a skills.watch subscription's `close` until the returned function runs it; the last one
+   * released also releases every watch (findRelevant re-arms its own at its next check).
+   */
+  hold(close: () => void): () => void {
+    this.#subs.add(close);
+    return () => {
+      if (!this.#subs.delete(close)) return;
+      close();
+      if (this.#subs.size === 0) this.release();
+    };
+  }
+
+  release(): void {
+    for (const s of this.#slots.values()) this.#drop(s);
+  }
+
+  /** Ends every subscription and watch (lemon.close()). */
+  close(): void {
+    for (const c of this.#subs) c();
+    this.#subs.clear();
+    this.release();
+    this.#slots.clear();
+    this.#hub?.close();
+    this.#hub = null;
+  }
+}
