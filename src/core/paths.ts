@@ -35,6 +35,8 @@ export interface LemonPaths {
   configToml: string;
   snapshotDir: string;
   secretsDir: string;
+  /** OAuth tokens and dynamic client registrations (mcp.md §11.6): `A/secrets/mcp-oauth`. */
+  oauthDir: string;
   /** The global scope's audit cache. */
   auditCache: string;
   /** Project audit caches, `<scope-id>.json`: never under P, where a clone could forge verdicts. */
@@ -65,6 +67,7 @@ export function resolvePaths(ctx: LemonContext): LemonPaths {
     configToml: join(ctx.agentDir, "config.toml"),
     snapshotDir: join(ctx.agentDir, "cache", "skills"),
     secretsDir: join(ctx.agentDir, "secrets"),
+    oauthDir: join(ctx.agentDir, "secrets", "mcp-oauth"),
     auditCache: join(ctx.agentDir, "skills.audit.json"),
     auditCacheDir: join(ctx.agentDir, "cache", "audit"),
     global: scopePaths(ctx.agentDir),
