@@ -55,6 +55,7 @@ import {
   type Doc,
 } from "./relevance-quality.ts";
 import { makeScale, replicate, replicatedDocs, type Scale } from "./replicate.ts";
+import { watchedTurns } from "./relevance-turns.ts";
 
 const REPO = resolve(import.meta.dir, "..", "..");
 const QUERIES = join(REPO, "tests/fixtures/relevance/queries.json");
@@ -172,12 +173,10 @@ async function inProcess(
   // unchanged: nothing rebuilds). A bare identity check runs between turns, so both figures come
   // from the same moments of a machine whose load varies.
   let clock = Date.now();
-  const turns = createLemon({
-    ...scaleOptions(s, "auto"),
-    curator: false,
-    now: () => new Date((clock += CHECK_INTERVAL_MS + 1)),
-  });
-  const turn = (i: number) => turns.skills.findRelevant(queries[i % queries.length]!, { maxResults: 3 });
+  // Watching off: these turns are the stat check's (the watched figure follows, relevance-turns.ts).
+  const turnCtx = createContext({ ...scaleOptions(s, "auto"), now: () => new Date((clock += CHECK_INTERVAL_MS + 1)) });
+  const turns = new RelevanceEngine(turnCtx, { watch: "never" });
+  const turn = (i: number) => turns.findRelevant(turnCtx, queries[i % queries.length]!, { maxResults: 3 });
   for (let i = 0; i < 20; i++) await turn(i);
   const turnTimes: number[] = [];
   const checkTimes: number[] = [];
@@ -205,6 +204,8 @@ async function inProcess(
   // What a turn costs first; the query alone (a repeat inside the interval) is the scoring cost.
   const row = (figure: string, value: string, target = "") => rows.push({ scale: s.name, figure, value, target });
   row("findRelevant per turn (check + score) p50/p95", p5095(turnTimes));
+  const watched = (await watchedTurns(s, queries, Math.min(o.runs, PER_TURN_RUNS))).turns;
+  row("  per turn, watched, 60 ms apart, p50/p95", p5095(watched), copies === 10 ? "p50 ≤ 1 ms" : "");
   row("  query alone, inside 50 ms interval, p50/p95", p5095(lemonTimes), target);
   rows.push({ scale: s.name, figure: "  both scopes scored, p50 / p95 (ms)", value: p5095(both), target: "" });
   if (copies < 100 || o.minisearch112k) {
