@@ -3,13 +3,12 @@
  * The skills `lemon mcp serve` may show (cli.md §3.8): the effective displayable ones of the
  * project and global scopes — never blocked, disabled, hidden, superseded or platform-incompatible
  * skills — or the global ones only. Every tool, resource and prompt asks this one place, so no
- * path serves a skill another refuses. It also tells the server when the served set changed.
+ * path serves a skill another refuses. It also tells the server when the served set changed,
+ * from `lemon.skills.watch` (issue #16): a fingerprint of what clients can see, compared after
+ * each notification, so a change nobody can observe sends nothing.
  */
 import type { Lemon } from "../../index.ts";
 import { byKey, isDisplayable, type SkillEntry } from "../../skills/entry.ts";
-
-/** `lemon.skills.watch` of the relevance issue (#16): called after a change of a watched scope. */
-type WatchFn = (listener: (e: { cwd: string; scopes: string[] }) => void, opts?: { cwd?: string }) => () => void;
 
 export interface ServedCatalog {
   /** The served entries, sorted by key. */
@@ -32,7 +31,7 @@ function fingerprint(entries: readonly SkillEntry[]): string {
 
 export function servedCatalog(
   lemon: Lemon,
-  opts: { cwd?: string; globalOnly?: boolean; pollMs?: number; log?: (line: string) => void },
+  opts: { cwd?: string; globalOnly?: boolean; log?: (line: string) => void },
 ): ServedCatalog {
   const cwdOpt = opts.cwd !== undefined ? { cwd: opts.cwd } : {};
   const serves = (e: SkillEntry) => isDisplayable(e) && (opts.globalOnly !== true || e.scope === "global");
@@ -67,17 +66,21 @@ export function servedCatalog(
     }
   };
 
+  // The instance's watcher (fs notifications, else its own poll) says when to look again; one
+  // more look a little later catches a change the listing's own check interval had not seen yet.
+  let later: ReturnType<typeof setTimeout> | null = null;
   const start = (): void => {
     void check();
-    const watch = (lemon.skills as { watch?: WatchFn }).watch;
-    if (typeof watch === "function") {
-      stop = watch.call(lemon.skills, () => void check(), cwdOpt);
-      return;
-    }
-    // Until the instance can watch its roots: the listing's own identity check, polled.
-    const timer = setInterval(() => void check(), opts.pollMs ?? 250);
-    timer.unref?.();
-    stop = () => clearInterval(timer);
+    const unwatch = lemon.skills.watch(() => {
+      void check();
+      if (later !== null) clearTimeout(later);
+      later = setTimeout(() => void check(), 300);
+      later.unref?.();
+    }, cwdOpt);
+    stop = () => {
+      unwatch();
+      if (later !== null) clearTimeout(later);
+    };
   };
 
   return {

@@ -24,7 +24,6 @@ export async function serveSkills(lemon: Lemon, opts: ServeOptions): Promise<Ski
   const catalog = servedCatalog(lemon, {
     ...(opts.cwd !== undefined ? { cwd: opts.cwd } : {}),
     globalOnly: opts.globalOnly === true,
-    ...(opts.pollMs !== undefined ? { pollMs: opts.pollMs } : {}),
     log,
   });
   const deps = {

@@ -15,11 +15,6 @@ export interface ServeCommonOptions {
   allowWrites?: boolean;
   /** One line for the operator (stderr in the CLI); never the protocol stream. */
   log?: (line: string) => void;
-  /**
-   * How long a quiet catalog is checked for changes when no watcher is available, in ms
-   * (default 250).
-   */
-  pollMs?: number;
 }
 
 /** stdio: the client's pipe pair; the server ends when `stdin` ends. */

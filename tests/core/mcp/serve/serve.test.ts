@@ -42,7 +42,7 @@ beforeAll(async () => {
   box = await sandbox();
   dirs = await serveFixture(box);
   lemon = createLemon({ cwd: box.project, env: box.env, curator: false });
-  server = await serveSkills(lemon, { transport: "http", port: 0, token: TOKEN, pollMs: 50 });
+  server = await serveSkills(lemon, { transport: "http", port: 0, token: TOKEN });
   client = await connect(server.url!);
 });
 
