@@ -194,7 +194,7 @@ describe("resources and prompts", () => {
 });
 
 describe("live catalog and usage", () => {
-  test("resources/list_changed when a skill appears and when it disappears", async () => {
+  test("resources/list_changed when a skill appears, changes and disappears", async () => {
     let seen = 0;
     const changed = () =>
       new Promise<void>((resolve) => {
@@ -211,6 +211,11 @@ describe("live catalog and usage", () => {
     await box.skill(dirs.global, "fresh-one", { name: "fresh-one", description: "Use this to test live updates." });
     await next;
     expect((await client.listResources()).resources.map((r) => r.name)).toContain("fresh-one");
+    next = changed();
+    await box.skill(dirs.global, "fresh-one", { name: "fresh-one", description: "Use this to test a changed skill." });
+    await next;
+    const fresh = (await client.listResources()).resources.find((r) => r.name === "fresh-one");
+    expect(fresh?.description).toBe("Use this to test a changed skill.");
     next = changed();
     rmSync(join(dirs.global, "fresh-one"), { recursive: true });
     await next;
