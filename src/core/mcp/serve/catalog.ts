@@ -22,6 +22,11 @@ export interface ServedCatalog {
   close(): void;
 }
 
+interface Served {
+  list: SkillEntry[];
+  byKey: Map<string, SkillEntry>;
+}
+
 /** What the clients can observe of an entry: a change of any of these is a list change. */
 function fingerprint(entries: readonly SkillEntry[]): string {
   let s = "";
@@ -35,15 +40,26 @@ export function servedCatalog(
 ): ServedCatalog {
   const cwdOpt = opts.cwd !== undefined ? { cwd: opts.cwd } : {};
   const serves = (e: SkillEntry) => isDisplayable(e) && (opts.globalOnly !== true || e.scope === "global");
-  const entries = async (): Promise<SkillEntry[]> => {
-    const { skills } = await lemon.skills.list(cwdOpt);
-    return skills.filter(serves).sort(byKey);
-  };
   const listeners = new Set<() => void>();
   let last: string | null = null;
   let checking = false;
   let again = false;
   let stop: (() => void) | null = null;
+  // While the watcher runs, the served set is kept between its notifications: a listing of 11k
+  // skills per read_skill call would cost more than the call. Each notification drops it, and a
+  // listing that began before the notification is never kept.
+  let cached: Served | null = null;
+  let generation = 0;
+
+  const load = async (): Promise<Served> => {
+    const gen = generation;
+    const { skills } = await lemon.skills.list(cwdOpt);
+    const list = skills.filter(serves).sort(byKey);
+    const served = { list, byKey: new Map(list.map((e) => [e.key, e])) };
+    if (stop !== null && gen === generation) cached = served;
+    return served;
+  };
+  const current = async (): Promise<Served> => cached ?? load();
 
   // One check at a time; a notification during a check asks for one more afterwards.
   const check = async (): Promise<void> => {
@@ -55,7 +71,7 @@ export function servedCatalog(
     try {
       do {
         again = false;
-        const now = fingerprint(await entries());
+        const now = fingerprint((await load()).list);
         if (last !== null && now !== last) for (const fn of listeners) fn();
         last = now;
       } while (again);
@@ -69,26 +85,30 @@ export function servedCatalog(
   // The instance's watcher (fs notifications, else its own poll) says when to look again; one
   // more look a little later catches a change the listing's own check interval had not seen yet.
   let later: ReturnType<typeof setTimeout> | null = null;
-  const start = (): void => {
+  const changed = () => {
+    generation++;
+    cached = null;
     void check();
-    const unwatch = lemon.skills.watch(() => {
+    if (later !== null) clearTimeout(later);
+    later = setTimeout(() => {
+      generation++;
+      cached = null;
       void check();
-      if (later !== null) clearTimeout(later);
-      later = setTimeout(() => void check(), 300);
-      later.unref?.();
-    }, cwdOpt);
+    }, 300);
+    later.unref?.();
+  };
+  const start = (): void => {
+    const unwatch = lemon.skills.watch(changed, cwdOpt);
     stop = () => {
       unwatch();
       if (later !== null) clearTimeout(later);
     };
+    void check();
   };
 
   return {
-    entries,
-    async entry(key) {
-      const e = await lemon.skills.get(key, cwdOpt);
-      return e !== null && serves(e) ? e : null;
-    },
+    entries: async () => (await current()).list,
+    entry: async (key) => (await current()).byKey.get(key) ?? null,
     serves,
     onChange(fn) {
       listeners.add(fn);
@@ -98,6 +118,7 @@ export function servedCatalog(
     close() {
       stop?.();
       stop = null;
+      cached = null;
       listeners.clear();
     },
   };

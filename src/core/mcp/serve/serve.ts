@@ -54,8 +54,9 @@ export async function serveSkills(lemon: Lemon, opts: ServeOptions): Promise<Ski
     server.onclose = () => void close();
     opts.stdin.on("end", close);
     opts.stdin.on("close", close);
+    // The catalog's first listing waits for the handshake, so it never delays the answer to `initialize`.
+    server.oninitialized = () => void catalog.onChange(() => void notify(server));
     await server.connect(transport);
-    catalog.onChange(() => void notify(server));
     return { closed, close };
   }
 
