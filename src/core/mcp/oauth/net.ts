@@ -26,6 +26,8 @@ export interface RequestInit {
   method?: "GET" | "POST";
   headers?: Record<string, string>;
   body?: string;
+  /** false: a redirect is returned to the caller (the headless follower checks each hop itself). */
+  redirects?: boolean;
 }
 
 /** One request, redirects of a GET followed (re-checked) up to 3 hops. `label` names it in errors. */
@@ -52,7 +54,7 @@ export async function oauthRequest(net: OAuthNet, label: string, raw: string | U
       void err;
       throw fail(`${label} unreachable`);
     }
-    if (res.status < 300 || res.status >= 400 || res.status === 304) return res;
+    if (res.status < 300 || res.status >= 400 || res.status === 304 || init.redirects === false) return res;
     const location = res.headers.get("location");
     await res.body?.cancel().catch(() => {});
     if (location === null) return res;

@@ -1,0 +1,122 @@
+/**
+ * @module mcp/oauth/token-endpoint
+ * Token requests (RFC 6749 §3.2) with `client_secret_basic`, `client_secret_post` or a public
+ * client's `client_id`, and their answers (mcp.md §11.5). Error messages are fixed: a server's
+ * `error_description` is free text from the network and never reaches a message, a log or a
+ * file; only a registered `error` code is kept, in `details`.
+ */
+import { LemonError } from "../../errors.ts";
+import { type OAuthNet, oauthRequest, readJsonObject, str } from "./net.ts";
+import type { ClientAuthMethod } from "./settings.ts";
+
+export interface ClientCredentials {
+  clientId: string;
+  clientSecret: string | null;
+  method: ClientAuthMethod;
+}
+
+export interface TokenResult {
+  access_token: string;
+  token_type: string;
+  /** Seconds, or null when the server did not say. */
+  expires_in: number | null;
+  refresh_token: string | null;
+  scope: string | null;
+}
+
+/** RFC 6749 §5.2 and RFC 8707 codes; anything else a server says is reported as "other". */
+const KNOWN_ERRORS = new Set([
+  "invalid_request",
+  "invalid_client",
+  "invalid_grant",
+  "unauthorized_client",
+  "unsupported_grant_type",
+  "invalid_scope",
+  "invalid_target",
+  "invalid_redirect_uri",
+  "temporarily_unavailable",
+  "server_error",
+]);
+
+/** A token endpoint's refusal; `oauthError` is its (registered) `error` code. */
+export class TokenEndpointError extends LemonError {
+  constructor(
+    message: string,
+    readonly oauthError: string | null,
+    /** The refusal names the redirect URI: register again with a fresh one. */
+    readonly redirectRejected: boolean,
+  ) {
+    super("UNAUTHORIZED", message, oauthError ? { details: { oauth_error: oauthError } } : {});
+  }
+}
+
+export const isTokenEndpointError = (e: unknown): e is TokenEndpointError =>
+  LemonError.is(e) && e instanceof TokenEndpointError;
+
+/**
+ * The method to authenticate with: configured, else what the registration agreed, else the first
+ * of basic/post the server lists, else post; a client without a secret is public (`none`).
+ */
+export function chooseAuthMethod(
+  hasSecret: boolean,
+  configured: "client_secret_basic" | "client_secret_post" | null,
+  registered: string | null,
+  supported: string[] | null,
+): ClientAuthMethod {
+  if (!hasSecret) return "none";
+  if (configured !== null) return configured;
+  if (registered === "client_secret_basic" || registered === "client_secret_post") return registered;
+  const listed = (supported ?? []).find((m) => m === "client_secret_basic" || m === "client_secret_post");
+  return listed === "client_secret_basic" || listed === "client_secret_post" ? listed : "client_secret_post";
+}
+
+const formPart = (s: string) => encodeURIComponent(s).replace(/%20/g, "+");
+
+/** Describes a refusal without its free text (the redirect decision reads it, nothing keeps it). */
+export function refusal(doc: Record<string, unknown> | null, status: number): TokenEndpointError {
+  const raw = str(doc, "error");
+  const code = raw !== null && KNOWN_ERRORS.has(raw) ? raw : null;
+  const names = /redirect_uri/i.test(str(doc, "error_description") ?? "");
+  const redirect =
+    code === "invalid_redirect_uri" || ((code === "invalid_request" || code === "invalid_grant") && names);
+  if (code === "invalid_grant") return new TokenEndpointError("token endpoint rejected the grant", code, redirect);
+  if (code === "invalid_client" || (code === null && status === 401))
+    return new TokenEndpointError("token endpoint rejected the client", "invalid_client", false);
+  return new TokenEndpointError("token endpoint error", code, redirect);
+}
+
+/** POSTs `params` (plus client authentication) to the token endpoint and checks the answer. */
+export async function tokenRequest(
+  net: OAuthNet,
+  endpoint: string,
+  client: ClientCredentials,
+  params: Record<string, string>,
+): Promise<TokenResult> {
+  const body = new URLSearchParams(params);
+  const headers: Record<string, string> = { "content-type": "application/x-www-form-urlencoded" };
+  if (client.method === "client_secret_basic" && client.clientSecret !== null) {
+    const pair = `${formPart(client.clientId)}:${formPart(client.clientSecret)}`;
+    headers.authorization = `Basic ${Buffer.from(pair).toString("base64")}`;
+  } else {
+    body.set("client_id", client.clientId);
+    if (client.method === "client_secret_post" && client.clientSecret !== null)
+      body.set("client_secret", client.clientSecret);
+  }
+  const res = await oauthRequest(net, "token endpoint", endpoint, { method: "POST", headers, body: body.toString() });
+  const doc = await readJsonObject(res);
+  if (res.status !== 200) throw refusal(doc, res.status);
+  const access = str(doc, "access_token");
+  if (access === null) throw new TokenEndpointError("token response without access_token", null, false);
+  const type = str(doc, "token_type") ?? "Bearer";
+  if (type.toLowerCase() !== "bearer")
+    throw new TokenEndpointError("token response is not a Bearer token", null, false);
+  const exp = doc?.expires_in;
+  const seconds = typeof exp === "number" ? exp : typeof exp === "string" && /^\d+$/.test(exp) ? Number(exp) : null;
+  return {
+    access_token: access,
+    token_type: "Bearer",
+    expires_in: seconds !== null && Number.isFinite(seconds) && seconds >= 0 ? seconds : null,
+    refresh_token: str(doc, "refresh_token"),
+    scope: typeof doc?.scope === "string" ? doc.scope : null,
+  };
+}
