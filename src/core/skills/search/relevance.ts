@@ -152,9 +152,13 @@ export class RelevanceEngine {
   #rootsFor(ctx: LemonContext, refresh: boolean): { project: SkillRoot[]; global: SkillRoot[] } {
     const now = this.#now();
     const hit = this.#roots.get(ctx.cwd);
-    if (!refresh && hit && now - hit.at < CHECK_INTERVAL_MS) return hit.roots;
+    // Past the interval, a watch of what the resolution depends on may vouch for it (store-watches.ts).
+    if (!refresh && hit && (now - hit.at < CHECK_INTERVAL_MS || this.store.watches.rootsVouch(ctx.cwd)))
+      return hit.roots;
+    this.store.watches.beforeRoots(ctx.cwd);
     const roots = resolveRoots(ctx);
     this.#roots.set(ctx.cwd, { at: now, roots });
+    this.store.watches.afterRoots(ctx.cwd, roots);
     return roots;
   }
 

@@ -21,12 +21,20 @@ export type WatchMode = "auto" | "eager" | "never";
 const MAX_WATCHED_SCOPES = 8;
 /** A scope whose watched directory went away is re-armed at most this often. */
 const REARM_MS = 1000;
+/**
+ * A watch vouches for at most this long after a check, then the stat check runs once more: a
+ * safety net for what notifications cannot see (a SKILL.md edited through a hard link elsewhere,
+ * file systems that do not report). Roots are re-resolved at least every ROOTS_VOUCH_MS.
+ */
+const SCOPE_VOUCH_MS = 5000;
+const ROOTS_VOUCH_MS = 1000;
 
 interface Slot {
   checks: number;
   watch: ScopeWatch | null;
   /** The watch's event count when the last check started while it was armed; -1: no such check. */
   baseline: number;
+  baselineAt: number;
   lockKey: string;
   /** The identity the watch plan was made for. */
   planFor: string;
@@ -35,6 +43,18 @@ interface Slot {
   armedAt: number;
   usedAt: number;
 }
+
+const freshSlot = (): Slot => ({
+  checks: 0,
+  watch: null,
+  baseline: -1,
+  baselineAt: 0,
+  lockKey: "",
+  planFor: "",
+  unwatchable: false,
+  armedAt: 0,
+  usedAt: 0,
+});
 
 function lockKeyOf(file: string): string {
   const st = statOne(file);
@@ -57,20 +77,7 @@ export class StoreWatches {
 
   #slot(id: string): Slot {
     let s = this.#slots.get(id);
-    if (!s)
-      this.#slots.set(
-        id,
-        (s = {
-          checks: 0,
-          watch: null,
-          baseline: -1,
-          lockKey: "",
-          planFor: "",
-          unwatchable: false,
-          armedAt: 0,
-          usedAt: 0,
-        }),
-      );
+    if (!s) this.#slots.set(id, (s = freshSlot()));
     s.usedAt = this.#now();
     return s;
   }
@@ -84,8 +91,9 @@ export class StoreWatches {
     const s = this.#slots.get(id);
     const w = s?.watch;
     if (!s || !w || s.baseline < 0 || w.state !== WatchState.Armed || w.events !== s.baseline) return false;
-    if (lockKeyOf(lockfile) !== s.lockKey) return false;
-    s.usedAt = this.#now();
+    const now = this.#now();
+    if (now - s.baselineAt >= SCOPE_VOUCH_MS || lockKeyOf(lockfile) !== s.lockKey) return false;
+    s.usedAt = now;
     return true;
   }
 
@@ -94,6 +102,7 @@ export class StoreWatches {
     const s = this.#slot(id);
     const w = s.watch;
     s.baseline = w !== null && w.state === WatchState.Armed ? w.events : -1;
+    s.baselineAt = this.#now();
     s.lockKey = lockKeyOf(lockfile);
   }
 
@@ -156,6 +165,58 @@ export class StoreWatches {
     for (const s of watched.slice(0, watched.length - MAX_WATCHED_SCOPES)) this.#drop(s);
   }
 
+  readonly #roots = new Map<string, Slot>();
+
+  /** True when the watch of a cwd's root parents vouches that its roots resolve as before. */
+  rootsVouch(cwd: string): boolean {
+    const s = this.#roots.get(cwd);
+    const w = s?.watch;
+    if (!s || !w || s.baseline < 0 || w.state !== WatchState.Armed || w.events !== s.baseline) return false;
+    return this.#now() - s.baselineAt < ROOTS_VOUCH_MS;
+  }
+
+  /** Called before the roots of a cwd are resolved (the baseline of its watch, as beforeCheck). */
+  beforeRoots(cwd: string): void {
+    let s = this.#roots.get(cwd);
+    if (!s) this.#roots.set(cwd, (s = freshSlot()));
+    s.usedAt = this.#now();
+    const w = s.watch;
+    s.baseline = w !== null && w.state === WatchState.Armed ? w.events : -1;
+    s.baselineAt = this.#now();
+  }
+
+  /** After the roots of a cwd were resolved: arms (from the second resolution in `auto`) or re-arms its watch. */
+  afterRoots(cwd: string, roots: { project: SkillRoot[]; global: SkillRoot[] }): void {
+    const s = this.#roots.get(cwd);
+    if (!s || this.#mode === "never" || s.unwatchable) return;
+    s.checks++;
+    if (this.#mode === "auto" && s.checks < 2 && !s.watch) return;
+    const w = s.watch;
+    if (w && w.state === WatchState.Failed) {
+      this.#drop(s);
+      s.unwatchable = true;
+      return;
+    }
+    void import("./watch-plan.ts").then(({ planKey, rootsPlan }) => {
+      if (this.#roots.get(cwd) !== s || s.unwatchable) return;
+      const plan = rootsPlan(cwd, roots);
+      const key = planKey(plan);
+      if (s.watch && s.watch.key === key && s.watch.state <= WatchState.Armed) return;
+      if (s.watch && s.watch.state > WatchState.Armed && this.#now() - s.armedAt < REARM_MS) return;
+      this.#drop(s);
+      s.armedAt = this.#now();
+      s.watch = this.#hubOf().watch(plan, key);
+      if (!s.watch) s.unwatchable = true;
+      if (this.#roots.size > MAX_WATCHED_SCOPES) {
+        const [oldest] = [...this.#roots.entries()].sort((a, b) => a[1].usedAt - b[1].usedAt);
+        if (oldest && oldest[1] !== s) {
+          this.#drop(oldest[1]);
+          this.#roots.delete(oldest[0]);
+        }
+      }
+    });
+  }
+
   watchOf(id: string): ScopeWatch | null {
     return this.#slots.get(id)?.watch ?? null;
   }
@@ -175,6 +236,7 @@ export class StoreWatches {
 
   release(): void {
     for (const s of this.#slots.values()) this.#drop(s);
+    for (const s of this.#roots.values()) this.#drop(s);
   }
 
   /** Ends every subscription and watch (lemon.close()). */
@@ -183,6 +245,7 @@ export class StoreWatches {
     this.#subs.clear();
     this.release();
     this.#slots.clear();
+    this.#roots.clear();
     this.#hub?.close();
     this.#hub = null;
   }

@@ -268,3 +268,51 @@ describe("skills.watch", () => {
     expect(code).toBe(0);
   });
 });
+
+describe("watched root resolution", () => {
+  test("a project root created, a .git appearing and a root link retargeted are seen by the next turn", async () => {
+    await using box = await sandbox();
+    await box.skill("g", "alpha", md("alpha", "Zebra grooming."));
+    await box.skill("other", "omega", md("omega", "Zebra racing."));
+    await using l = lemonFor(box);
+    await armed(l);
+    for (let i = 0; i < 4; i++) {
+      await turn();
+      await l.skills.findRelevant("zebra");
+    }
+    await box.skill("project/.claude/skills", "proj", md("proj", "Zebra project."));
+    await turn();
+    expect(await keys(l, "zebra")).toEqual(["proj", "alpha"]);
+    // The cwd moves into a sub-directory of its own repository: its .git hides the parent's roots.
+    const sub = join(box.project, "sub");
+    mkdirSync(sub);
+    await using s = createLemon({
+      cwd: sub,
+      agentDir: box.agentDir,
+      env: { ...box.env, LEMON_SNAPSHOT_WORKER: "never" },
+      skillRoots: { agents: null, omp: null, claude: join(box.root, "g"), codex: null },
+      curator: false,
+    });
+    for (let i = 0; i < 4; i++) {
+      await turn();
+      await s.skills.findRelevant("zebra");
+    }
+    expect(await keys(s, "zebra")).toEqual(["proj", "alpha"]);
+    mkdirSync(join(sub, ".git"));
+    await turn();
+    expect(await keys(s, "zebra")).toEqual(["alpha"]);
+    // The global root becomes a link, then the link is retargeted.
+    renameSync(join(box.root, "g"), join(box.root, "g-real"));
+    symlinkSync(join(box.root, "g-real"), join(box.root, "g"));
+    await turn();
+    expect(await keys(s, "zebra")).toEqual(["alpha"]);
+    for (let i = 0; i < 4; i++) {
+      await turn();
+      await s.skills.findRelevant("zebra");
+    }
+    rmSync(join(box.root, "g"));
+    symlinkSync(join(box.root, "other"), join(box.root, "g"));
+    await turn();
+    expect(await keys(s, "zebra")).toEqual(["omega"]);
+  });
+});
