@@ -55,7 +55,8 @@ export const isTokenEndpointError = (e: unknown): e is TokenEndpointError =>
 
 /**
  * The method to authenticate with: configured, else what the registration agreed, else the first
- * of basic/post the server lists, else post; a client without a secret is public (`none`).
+ * of basic/post the server lists, else `none` when that is all it lists, else post; a client
+ * without a secret is public (`none`).
  */
 export function chooseAuthMethod(
   hasSecret: boolean,
@@ -67,7 +68,9 @@ export function chooseAuthMethod(
   if (configured !== null) return configured;
   if (registered === "client_secret_basic" || registered === "client_secret_post") return registered;
   const listed = (supported ?? []).find((m) => m === "client_secret_basic" || m === "client_secret_post");
-  return listed === "client_secret_basic" || listed === "client_secret_post" ? listed : "client_secret_post";
+  if (listed === "client_secret_basic" || listed === "client_secret_post") return listed;
+  // A server that lists only `none` does not want the secret (some issue one anyway on DCR).
+  return supported?.includes("none") ? "none" : "client_secret_post";
 }
 
 const formPart = (s: string) => encodeURIComponent(s).replace(/%20/g, "+");
