@@ -37,7 +37,7 @@ async function lemonEntry(box: Sandbox, env: Record<string, string> = {}) {
   return { source: s!.source, type: s!.type, command: entry.command, args: entry.args };
 }
 
-const SERVE = { type: "stdio", command: "lemon", args: ["mcp", "serve"] };
+const SERVE = { type: "stdio" as const, command: "lemon", args: ["mcp", "serve"] };
 
 describe("README: adding lemon to other agents", () => {
   test("Claude Code: the `claude mcp add` line and the ~/.claude.json entry agree; the importer finds it", async () => {
