@@ -82,6 +82,11 @@ export interface LemonOptions extends ContextOptions {
    * with this; `reviewed_model` asks `approve` (kind `mcp_sampling`) before the delegate runs.
    */
   sampling?: (params: SamplingRequest, summary: SamplingSummary) => Promise<SamplingResult>;
+  /**
+   * Shows or opens an approved OAuth authorization URL (mcp.md §11.4); without it the URL is
+   * emitted as the `mcp.oauth_url` event. Flows start only with an `approve` callback.
+   */
+  openUrl?: (url: string) => Promise<void>;
 }
 
 /** `lemon.skills`: what the `lemon skill …` commands use. `cwd` defaults to the instance's. */
@@ -191,8 +196,21 @@ export interface McpApi {
   status(opts?: { cwd?: string }): Promise<McpStatus>;
   /** Re-reads configuration, resets breakers and re-lists every (or the named) server. */
   refresh(serverName?: string, opts?: { cwd?: string }): Promise<void>;
-  /** `mcp test` (cli.md §3.5): an isolated connection, handshake and listings; never a tool call. */
-  test(name: string, opts?: { cwd?: string; global?: boolean; listTools?: boolean }): Promise<McpTestReport>;
+  /**
+   * `mcp test` (cli.md §3.5): an isolated connection, handshake and listings; never a tool call.
+   * An OAuth server's flow may run after `approve` (`headlessAuth`: lemon follows the redirect itself).
+   */
+  test(
+    name: string,
+    opts?: { cwd?: string; global?: boolean; listTools?: boolean; headlessAuth?: boolean },
+  ): Promise<McpTestReport>;
+  /** `mcp login` (cli.md §3.6): the OAuth flow of one entry of the selected lemon file; tokens stored. */
+  login(
+    name: string,
+    opts?: { cwd?: string; global?: boolean; headlessAuth?: boolean },
+  ): Promise<{ expiresAt: string | null; scopes: string[] }>;
+  /** `mcp logout` (cli.md §3.6): deletes the stored tokens (`registration`: the client registration too). */
+  logout(name: string, opts?: { cwd?: string; global?: boolean; registration?: boolean }): Promise<void>;
   /** Servers owned by one session (cli.md §7): in memory only, `approval: always` unless they say otherwise. */
   openSession(servers: McpServerConfig[], opts?: { cwd?: string }): Promise<McpSession>;
 }
@@ -254,6 +272,7 @@ const LEMON_FIELDS: Record<string, ArgKind> = {
   mcp: "object",
   toolPolicy: "function",
   sampling: "function",
+  openUrl: "function",
 };
 
 /**
@@ -525,6 +544,25 @@ export function createLemon(options: LemonOptions = {}): Lemon {
           },
         }
       : {};
+  // OAuth (mcp.md §11.4): approvals through `approve` (none: no interactive flow), the URL to
+  // `openUrl` or the `mcp.oauth_url` event.
+  const oauthFor = (headless: boolean): import("./mcp/index.ts").OAuthCallbacks => ({
+    approve: async (r) =>
+      options.approve !== undefined &&
+      (await options.approve({
+        kind: "mcp_oauth",
+        server: r.server,
+        authorizationServer: r.authorization_server,
+        scopes: r.scopes,
+        redirect: r.redirect,
+      })) === true,
+    openUrl: async (url, server) => {
+      if (options.openUrl !== undefined) await options.openUrl(url);
+      else hub.emit("mcp.oauth_url", { ts: eventTs(context), server, url });
+    },
+    headless,
+    interactive: options.approve !== undefined,
+  });
   // The MCP host loads on first use; the SDK only when a server is first contacted.
   let mcpClientP: Promise<McpClient> | null = null;
   const client = () =>
@@ -543,6 +581,7 @@ export function createLemon(options: LemonOptions = {}): Lemon {
         ...(options.toolPolicy !== undefined ? { toolPolicy: options.toolPolicy } : {}),
         ...(options.mcp?.trust !== undefined ? { trust: options.mcp.trust } : {}),
         ...samplingHost,
+        oauth: oauthFor(false),
         events: {
           serverState: (e) => hub.emit("mcp.server_state", e),
           toolCall: (e) => hub.emit("mcp.tool_call", e),
@@ -553,10 +592,47 @@ export function createLemon(options: LemonOptions = {}): Lemon {
     ...(options.config?.mcp !== undefined ? { config: options.config.mcp } : {}),
     ...(options.readConfigFile !== undefined ? { readConfigFile: options.readConfigFile } : {}),
   };
+  const login = method(
+    (n: unknown, o?: unknown) => {
+      checkArg(n, "string", "mcp.login: name");
+      checkOptions(o, { ...CWD, global: "boolean", headlessAuth: "boolean" }, "mcp.login");
+    },
+    async (n: string, o?: { cwd?: string; global?: boolean; headlessAuth?: boolean }) => {
+      const r = await (await import("./mcp/index.ts")).loginMcpServer(withCwd(context, o?.cwd), n, {
+        ...mcpOpts,
+        ...(o?.global !== undefined ? { global: o.global } : {}),
+        oauth: oauthFor(o?.headlessAuth === true),
+        ...(options.mcp?.trust !== undefined ? { trustMode: options.mcp.trust } : {}),
+        ...(options.approve !== undefined
+          ? {
+              approveTrust: options.approve as unknown as (
+                r: import("./mcp/index.ts").McpTrustRequest,
+              ) => Promise<boolean>,
+            }
+          : {}),
+      });
+      return { expiresAt: r.expires_at, scopes: r.scopes };
+    },
+  );
+  const logout = method(
+    (n: unknown, o?: unknown) => {
+      checkArg(n, "string", "mcp.logout: name");
+      checkOptions(o, { ...CWD, global: "boolean", registration: "boolean" }, "mcp.logout");
+    },
+    async (n: string, o?: { cwd?: string; global?: boolean; registration?: boolean }) => {
+      await (await import("./mcp/index.ts")).logoutMcpServer(withCwd(context, o?.cwd), n, {
+        ...mcpOpts,
+        ...(o?.global !== undefined ? { global: o.global } : {}),
+        ...(o?.registration !== undefined ? { registration: o.registration } : {}),
+      });
+    },
+  );
   const sessions = new Set<McpSession>();
   const mcp: McpApi = {
     config,
     validate,
+    login,
+    logout,
     trust: method(trustNames("mcp.trust"), async (names: string[], o?: { cwd?: string; all?: boolean }) => {
       const r: TrustResult = await (await trustOps()).trustServers(withCwd(context, o?.cwd), mcpOpts, names, {
         all: o?.all === true,
@@ -600,6 +676,7 @@ export function createLemon(options: LemonOptions = {}): Lemon {
           ...(options.approve !== undefined ? { approve: options.approve } : {}),
           ...(options.toolPolicy !== undefined ? { toolPolicy: options.toolPolicy } : {}),
           ...samplingHost,
+          oauth: oauthFor(false),
           events: {
             serverState: (e) => hub.emit("mcp.server_state", e),
             toolCall: (e) => hub.emit("mcp.tool_call", e),
@@ -619,11 +696,12 @@ export function createLemon(options: LemonOptions = {}): Lemon {
     test: method(
       (n: unknown, o?: unknown) => {
         checkArg(n, "string", "mcp.test: name");
-        checkOptions(o, { ...CWD, global: "boolean", listTools: "boolean" }, "mcp.test");
+        checkOptions(o, { ...CWD, global: "boolean", listTools: "boolean", headlessAuth: "boolean" }, "mcp.test");
       },
-      async (n: string, o?: { cwd?: string; global?: boolean; listTools?: boolean }) =>
+      async (n: string, o?: { cwd?: string; global?: boolean; listTools?: boolean; headlessAuth?: boolean }) =>
         (await import("./mcp/index.ts")).testMcpServer(withCwd(context, o?.cwd), n, {
           ...mcpOpts,
+          oauth: oauthFor(o?.headlessAuth === true),
           ...(o?.global !== undefined ? { global: o.global } : {}),
           ...(o?.listTools !== undefined ? { listTools: o.listTools } : {}),
           ...(options.mcp?.trust !== undefined ? { trustMode: options.mcp.trust } : {}),

@@ -284,6 +284,8 @@ export interface McpClientOptions extends McpConfigOptions {
   refreshIntervalMs?: number;
   /** The embedder's sampling delegate and approver (mcp.md §10); absent = sampling never offered. */
   sampling?: import("./client/sampling.ts").SamplingHost;
+  /** OAuth approvals and the URL opener (mcp.md §11.4); absent = no interactive flow starts. */
+  oauth?: import("./client/connect.ts").OAuthCallbacks;
 }
 
 /**
@@ -307,6 +309,7 @@ export async function openMcpClient(
   const [{ createMcpClient }, { ensureTrusted }] = await Promise.all([import("./client/api.ts"), import("./trust.ts")]);
   const { approve, toolPolicy, trust, approveTrust, events, refreshIntervalMs, config, readConfigFile, sampling } =
     opts;
+  const oauth = opts.oauth;
   const cfg: McpConfigOptions = {
     ...(config !== undefined ? { config } : {}),
     ...(readConfigFile !== undefined ? { readConfigFile } : {}),
@@ -326,6 +329,7 @@ export async function openMcpClient(
     ...(toolPolicy !== undefined ? { toolPolicy } : {}),
     ...(events !== undefined ? { events } : {}),
     ...(sampling !== undefined ? { sampling } : {}),
+    ...(oauth !== undefined ? { oauth } : {}),
     refreshIntervalMs: refreshIntervalMs ?? tuning.refreshIntervalMs,
   });
 }
@@ -358,8 +362,18 @@ export async function toolRegistry(
 export function mcpClient(
   options: ContextOptions & McpClientOptions = {},
 ): Promise<import("./client/api.ts").McpClient> {
-  const { config, readConfigFile, approve, toolPolicy, trust, approveTrust, events, refreshIntervalMs, ...ctxOpts } =
-    options;
+  const {
+    config,
+    readConfigFile,
+    approve,
+    toolPolicy,
+    trust,
+    approveTrust,
+    events,
+    refreshIntervalMs,
+    oauth,
+    ...ctxOpts
+  } = options;
   return openMcpClient(createContext(ctxOpts), {
     ...(config !== undefined ? { config } : {}),
     ...(readConfigFile !== undefined ? { readConfigFile } : {}),
@@ -369,6 +383,7 @@ export function mcpClient(
     ...(approveTrust !== undefined ? { approveTrust } : {}),
     ...(events !== undefined ? { events } : {}),
     ...(refreshIntervalMs !== undefined ? { refreshIntervalMs } : {}),
+    ...(oauth !== undefined ? { oauth } : {}),
   });
 }
 
@@ -405,8 +420,69 @@ export async function openMcpSession(
     ...(toolPolicy !== undefined ? { toolPolicy } : {}),
     ...(events !== undefined ? { events } : {}),
     ...(sampling !== undefined ? { sampling } : {}),
+    ...(opts.oauth !== undefined ? { oauth: opts.oauth } : {}),
   });
 }
+
+/** `mcp login NAME` (cli.md §3.6): the OAuth flow of one entry of the selected lemon file, tokens stored. */
+export async function loginMcpServer(
+  ctx: LemonContext,
+  name: string,
+  opts: import("./client/login.ts").LoginOptions & McpConfigOptions = {},
+): Promise<import("./client/login.ts").LoginResult> {
+  const { loginServer } = await import("./client/login.ts");
+  const { config, readConfigFile, ...rest } = opts;
+  const cfg = {
+    ...(config !== undefined ? { config } : {}),
+    ...(readConfigFile !== undefined ? { readConfigFile } : {}),
+  };
+  return loginServer(ctx, cfg, name, rest);
+}
+
+/** `mcp logout NAME` (cli.md §3.6): deletes the stored tokens (and with `registration` the client registration). */
+export async function logoutMcpServer(
+  ctx: LemonContext,
+  name: string,
+  opts: { global?: boolean; registration?: boolean } & McpConfigOptions = {},
+): Promise<{ name: string; deleted: boolean }> {
+  const { logoutServer } = await import("./client/login.ts");
+  const { config, readConfigFile, ...rest } = opts;
+  const cfg = {
+    ...(config !== undefined ? { config } : {}),
+    ...(readConfigFile !== undefined ? { readConfigFile } : {}),
+  };
+  return logoutServer(ctx, cfg, name, rest);
+}
+
+/** The context options of a CLI call, apart from the command's own. */
+function splitContext<T extends object>(options: ContextOptions & T): { ctx: LemonContext; rest: T } {
+  const { cwd, home, agentDir, homeDir, env, now, log, skillRoots, ...rest } = options;
+  const ctxOpts = Object.fromEntries(
+    Object.entries({ cwd, home, agentDir, homeDir, env, now, log, skillRoots }).filter(([, v]) => v !== undefined),
+  ) as ContextOptions;
+  return { ctx: createContext(ctxOpts), rest: rest as T };
+}
+
+/** `loginMcpServer` over context options (the CLI's `mcp login`). */
+export function mcpLogin(
+  name: string,
+  options: ContextOptions & import("./client/login.ts").LoginOptions = {},
+): Promise<import("./client/login.ts").LoginResult> {
+  const { ctx, rest } = splitContext(options);
+  return loginMcpServer(ctx, name, rest);
+}
+
+/** `logoutMcpServer` over context options (the CLI's `mcp logout`). */
+export function mcpLogout(
+  name: string,
+  options: ContextOptions & { global?: boolean; registration?: boolean } = {},
+): Promise<{ name: string; deleted: boolean }> {
+  const { ctx, rest } = splitContext(options);
+  return logoutMcpServer(ctx, name, rest);
+}
+
+export type { OAuthCallbacks } from "./client/connect.ts";
+export type { LoginResult } from "./client/login.ts";
 
 export type {
   ServeOptions,

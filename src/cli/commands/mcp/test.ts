@@ -1,10 +1,10 @@
 /**
  * @module cli/commands/mcp/test
- * `lemon mcp test NAME [--global] [--list-tools] [--verbose]` / `test --url URL [--transport
+ * `lemon mcp test NAME [--global] [--list-tools] [--verbose] [--no-browser] [--headless-auth]` / `test --url URL [--transport
  * http|sse]` (cli.md §3.5, check-style): an isolated connection, the handshake and listings, the
  * report, close; never a tool call. A project entry must be trusted (a terminal user may confirm).
- * OAuth is not built yet: such servers report `authorization required`, and the OAuth options
- * answer UNAVAILABLE. `--list-tools` prints the counted remote tools and the utilities apart.
+ * An OAuth server's flow runs after approval (`--approve` or a terminal; `--no-browser`,
+ * `--headless-auth`). `--list-tools` prints the counted remote tools and the utilities apart.
  */
 import { cell, LemonError, terminalText } from "../../../core/index.ts";
 import { mcpTest, type McpTestReport } from "../../../core/mcp/index.ts";
@@ -12,6 +12,7 @@ import { defineCommand } from "../../command.ts";
 import { formatRows, printJson } from "../../output.ts";
 import { projectDir } from "../../project-dir.ts";
 import { trustPrompt } from "./client.ts";
+import { cliOAuth, oauthFlags } from "./login.ts";
 import { globalFlag } from "./shared.ts";
 
 function human(r: McpTestReport, verbose: boolean): string {
@@ -52,23 +53,9 @@ export default defineCommand({
     transport: { type: "string", description: "Transport of --url: http (default) or sse", value: "http|sse" },
     "list-tools": { type: "boolean", description: "Also print the published tool and utility names" },
     verbose: { type: "boolean", description: "Add the last 4 KiB of server stderr (human output)" },
-    // The contract's OAuth options (cli.md §3.5): parsed so they answer UNAVAILABLE, but not
-    // offered in help while OAuth login is not built.
-    "no-browser": {
-      type: "boolean",
-      description: "OAuth: print the authorization URL instead of opening it",
-      hidden: true,
-    },
-    "headless-auth": {
-      type: "boolean",
-      description: "OAuth: follow the authorization redirect without a browser",
-      hidden: true,
-    },
+    ...oauthFlags,
   },
   async run({ flags, args, io }) {
-    for (const flag of ["no-browser", "headless-auth"] as const)
-      if (flags[flag])
-        throw new LemonError("UNAVAILABLE", `'lemon mcp test --${flag}' is not available in this version`);
     if (flags.url === undefined && args.name === undefined)
       throw new LemonError("INVALID_PARAMS", "NAME or --url is required");
     if (flags.transport !== undefined && flags.transport !== "http" && flags.transport !== "sse")
@@ -76,7 +63,10 @@ export default defineCommand({
     if (flags.transport !== undefined && flags.url === undefined)
       throw new LemonError("INVALID_PARAMS", "--transport applies to --url only");
     const approveTrust = trustPrompt(io);
+    // The OAuth flow may run after approval (cli.md §3.5); without one nothing is shown or opened.
+    const { oauth } = cliOAuth(io, flags);
     const report = await mcpTest(args.name ?? "", {
+      oauth,
       cwd: projectDir(io, flags),
       env: io.env,
       global: flags.global,

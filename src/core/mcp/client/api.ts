@@ -160,7 +160,8 @@ export function createMcpClient(o: McpClientOptions): McpClient {
     },
     async status(opts = {}) {
       if (await disabled()) return emptyStatus(true, host.cacheTtlMs);
-      return buildStatus(await host.view(cwdOf(opts)), host.cacheTtlMs, o.sampling !== undefined);
+      const view = await host.view(cwdOf(opts));
+      return buildStatus(view, host.cacheTtlMs, o.sampling !== undefined, await host.authStates(view));
     },
     async refresh(serverName, opts = {}) {
       if (await disabled()) return;
@@ -187,6 +188,9 @@ export function createMcpClient(o: McpClientOptions): McpClient {
     }
     if (slot.gate === "needs_auth") throw new LemonError("UNAUTHORIZED", "authorization required");
     const link = slot.link;
+    // A server whose OAuth flow could not run (or failed) says so, not just "not connected".
+    if (link !== null && link.conn === null && link.lastError?.startsWith("authorization "))
+      throw new LemonError("UNAUTHORIZED", link.lastError);
     const inventory = link?.inventory ?? null;
     if (slot.gate === "disabled" || link === null || link.conn === null || inventory === null)
       throw notConnected(server);

@@ -67,6 +67,28 @@ export interface ConnectableServer {
   readonly name: string;
   readonly type: Transport;
   readonly server: { readonly entry: McpServerConfig };
+  /** The entry's source label: OAuth honours `authorization_approval: false` only from lemon:global / lemon:config. */
+  readonly source?: string;
+}
+
+/** What the OAuth flows of mcp.md §11.4 may do for this caller (the CLI's prompt and opener, the module's options). */
+export interface OAuthCallbacks {
+  /** The approval before an authorization URL is shown or opened (default deny). */
+  approve(req: {
+    kind: "mcp_oauth";
+    server: string;
+    authorization_server: string;
+    scopes: string[];
+    redirect: "loopback";
+  }): Promise<boolean>;
+  /** Shows or opens the URL of `server`'s flow (after approval only). */
+  openUrl(url: string, server: string): Promise<void>;
+  /** `--headless-auth`: lemon follows the authorization redirect itself. */
+  headless: boolean;
+  /** False: never start a PKCE flow; a server that needs one fails `authorization required`. */
+  interactive: boolean;
+  /** An entry without `oauth` answered with an OAuth challenge (status then reports it as OAuth). */
+  onDetected?(server: string): void;
 }
 
 export interface ConnectOptions {
@@ -80,9 +102,15 @@ export interface ConnectOptions {
   signal?: AbortSignal;
   /** Where stderr and log lines go; given by `mcp test --verbose`, which shows them even when the connect fails. */
   ring?: OutputRing;
+  /** OAuth for HTTP and SSE servers (mcp.md §11); absent: stored tokens and non-interactive flows only. */
+  oauth?: OAuthCallbacks;
+  /** Wraps the HTTP transports' fetch (set by connectServer for OAuth; the transports apply it). */
+  wrapFetch?: (base: FetchFn) => FetchFn;
   /** The embedder's sampling delegate (mcp.md §10); without it sampling is never advertised. */
   sampling?: import("./sampling.ts").SamplingHost;
 }
+
+export type FetchFn = (url: string | URL, init?: RequestInit) => Promise<Response>;
 
 /** A bounded store of server stderr and log lines (transport/ring.ts `TextRing`). */
 export interface OutputRing {
@@ -109,13 +137,38 @@ export function connectError(reason: CloseReason): LemonError {
 }
 
 /**
- * Connects and completes the handshake, or fails with a LemonError carrying a §13 reason.
- * OAuth-configured servers answer `authorization required` until OAuth lands (mcp.md §11).
+ * Connects and completes the handshake, or fails with a LemonError carrying a §13 reason (OAuth
+ * failures keep their own fixed message, with `authorization required|failed` as the reason).
+ * An HTTP or SSE server gets OAuth (mcp.md §11): a challenge in the handshake is answered between
+ * two attempts, outside the handshake's timer (a browser login may take minutes).
  */
 export async function connectServer(server: ConnectableServer, opts: ConnectOptions): Promise<ServerConnection> {
   if (opts.signal?.aborted) throw connectError("connection failed");
-  if (server.type !== "stdio" && server.server.entry.oauth !== undefined) throw connectError("authorization required");
-  if (server.type !== "stdio") return (await import("./transport/session.ts")).openSession(server, opts);
+  if (server.type !== "stdio") {
+    const [{ openSession }, { serverAuthFor, authError }] = await Promise.all([
+      import("./transport/session.ts"),
+      import("./auth-fetch.ts"),
+    ]);
+    const auth = await serverAuthFor(server, opts);
+    if (auth === null) return openSession(server, opts);
+    const attempt = async () => {
+      auth.deferring = true;
+      const conn = await openSession(server, { ...opts, wrapFetch: (f) => auth.wrap(f) });
+      auth.deferring = false;
+      return conn;
+    };
+    try {
+      return await attempt();
+    } catch (err) {
+      if (auth.pending === null) throw err;
+    }
+    try {
+      await auth.resolve();
+    } catch (err) {
+      throw authError(err);
+    }
+    return attempt();
+  }
   // The child starts before the SDK loads (stdio.ts needs none of it): the two overlap.
   const { startStdio } = await import("./transport/stdio.ts");
   const started = startStdio(server, opts);

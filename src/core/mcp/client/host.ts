@@ -13,10 +13,25 @@ import { effectiveServers, type EffectiveServer, type EffectiveSet } from "../ef
 import { expandEntry } from "../expand.ts";
 import type { Scope } from "../../paths.ts";
 import type { McpConfigOptions } from "../settings.ts";
-import type { ConnectOptions, ServerConnection } from "./connect.ts";
+import type { ConnectableServer, ConnectOptions, OAuthCallbacks, ServerConnection } from "./connect.ts";
 import type { PublishedTool } from "./inventory.ts";
 import { Link, type LinkEnv } from "./link.ts";
 import { canonicalJson, serverIdentity } from "./naming.ts";
+
+/** The `auth` object of an OAuth server in status (mcp.md §13). */
+export interface AuthStatus {
+  type: "oauth";
+  state: "valid" | "expired" | "needs_auth";
+  expires_at: string | null;
+}
+
+/** No approver: approvals are denied and no PKCE flow starts (stored tokens, refresh, client credentials still work). */
+const NON_INTERACTIVE: OAuthCallbacks = {
+  approve: async () => false,
+  openUrl: async () => {},
+  headless: false,
+  interactive: false,
+};
 
 /** Why a configured server has no link. */
 export type Gate = "disabled" | "untrusted" | "needs_auth";
@@ -59,6 +74,8 @@ export interface HostOptions {
   /** The server set (default: the effective set read from configuration; a session passes its own). */
   servers?: (ctx: LemonContext, scope: Scope) => Promise<EffectiveSet>;
   onServerState?(server: string, state: string, lastError: string | null): void;
+  /** OAuth approvals and the URL opener (mcp.md §11.4); absent: no interactive flow starts. */
+  oauth?: OAuthCallbacks;
   /** The embedder's sampling delegate and approver (mcp.md §10), handed to every connection. */
   sampling?: ConnectOptions["sampling"];
 }
@@ -78,6 +95,8 @@ export class McpHost {
   readonly #loading = new Map<string, Promise<ProjectView>>();
   #timer: ReturnType<typeof setInterval> | null = null;
   #closed = false;
+  /** `<cwd>\0<name>` of entries without `oauth` that answered with an OAuth challenge. */
+  readonly #detected = new Set<string>();
 
   constructor(opts: HostOptions) {
     this.#opts = opts;
@@ -96,13 +115,20 @@ export class McpHost {
     return (this.#opts.nowMs ?? Date.now)();
   }
 
-  #env(cwd: string): LinkEnv {
+  #env(cwd: string, source: string): LinkEnv {
     const o = this.#opts;
+    const connect = o.connect ?? defaultConnect;
+    const onDetected = (name: string) => this.#detected.add(`${cwd}\0${name}`);
     return {
-      connect: o.connect ?? defaultConnect,
+      // The source decides which OAuth settings are honoured (mcp.md §11.1).
+      connect: (server, opts) => {
+        const sourced: ConnectableServer = { ...server, source };
+        return connect(sourced, opts);
+      },
       connectOptions: {
         ctx: withCwd(o.ctx, cwd),
         cwd,
+        oauth: { ...(o.oauth ?? NON_INTERACTIVE), onDetected },
         ...(o.sampling !== undefined ? { sampling: o.sampling } : {}),
       } satisfies Omit<ConnectOptions, "timeoutMs">,
       delays: o.delays ?? DEFAULT_DELAYS,
@@ -157,8 +183,6 @@ export class McpHost {
         if (off || !server.enabled) return { server, link: null, gate: "disabled" };
         // The gate comes first: an untrusted project server is never spawned nor contacted.
         if (!(await o.trusted(ctx, server))) return { server, link: null, gate: "untrusted" };
-        if (server.type !== "stdio" && server.server.entry.oauth !== undefined)
-          return { server, link: null, gate: "needs_auth" };
         const entry = expandEntry(server.server.entry, server.server.vars, vars).entry;
         const key = sha256Hex(
           canonicalJson({
@@ -178,7 +202,7 @@ export class McpHost {
         keep.add(key);
         let link = this.#links.get(key);
         if (link === undefined || link.retired) {
-          link = new Link(key, server, entry, this.#env(cwd));
+          link = new Link(key, server, entry, this.#env(cwd, server.source));
           this.#links.set(key, link);
         } else if (link.server !== server) link.update(server);
         return { server, link, gate: null };
@@ -256,6 +280,33 @@ export class McpHost {
     for (const v of this.#views.values())
       for (const s of v.slots)
         if (s.link?.conn && this.#now() - s.link.listedAt >= this.cacheTtlMs) await s.link.relist().catch(() => {});
+  }
+
+  /**
+   * The OAuth state of each HTTP/SSE server of the view that uses OAuth (an `oauth` entry, or one
+   * that challenged with resource metadata), for status (mcp.md §13 `auth`): read from the token
+   * store, never a flow, never a token.
+   */
+  async authStates(view: ProjectView): Promise<Map<string, AuthStatus>> {
+    const out = new Map<string, AuthStatus>();
+    await Promise.all(
+      view.slots.map(async ({ server, link }) => {
+        if (server.type === "stdio") return;
+        if (server.server.entry.oauth === undefined && !this.#detected.has(`${view.cwd}\0${server.name}`)) return;
+        try {
+          const { openAuthSession } = await import("./auth-fetch.ts");
+          const ctx = withCwd(this.#opts.ctx, view.cwd);
+          const vars = { env: ctx.env, cwd: ctx.cwd, homeDir: ctx.homeDir };
+          const entry = link?.entry ?? expandEntry(server.server.entry, server.server.vars, vars).entry;
+          const s = await openAuthSession(ctx, { ...server, server: { entry } }, undefined);
+          const st = await s.state();
+          out.set(server.name, { type: "oauth", state: st.state, expires_at: st.expires_at });
+        } catch {
+          out.set(server.name, { type: "oauth", state: "needs_auth", expires_at: null });
+        }
+      }),
+    );
+    return out;
   }
 
   /** Closes every link; the host may not be used afterwards. */

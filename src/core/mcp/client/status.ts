@@ -6,7 +6,7 @@
 import { diagnostic, type Diagnostic } from "../../diagnostics.ts";
 import { cell } from "../../text.ts";
 import { samplingWarning } from "./sampling.ts";
-import type { ProjectView } from "./host.ts";
+import type { AuthStatus, ProjectView } from "./host.ts";
 
 export interface McpServerStatus {
   name: string;
@@ -44,13 +44,24 @@ export function emptyStatus(disabled: boolean, cacheTtlMs: number): McpStatus {
   return { disabled, enabled: !disabled, cache_ttl_ms: cacheTtlMs, cached_tools: 0, servers: {}, diagnostics: [] };
 }
 
-export function buildStatus(view: ProjectView, cacheTtlMs: number, samplingDelegate = false): McpStatus {
+/**
+ * `oauth`: the OAuth state of each server that uses OAuth (host.authStates); such a server that
+ * needs a flow it could not run is `needs_auth` rather than `error`.
+ */
+export function buildStatus(
+  view: ProjectView,
+  cacheTtlMs: number,
+  samplingDelegate = false,
+  oauth?: Map<string, AuthStatus>,
+): McpStatus {
   const servers: Record<string, McpServerStatus> = {};
   const truncated: Diagnostic[] = [];
   for (const { server: s, link, gate } of view.slots) {
     const entry = s.server.entry;
-    const auth: McpServerStatus["auth"] =
-      entry.oauth !== undefined
+    const oauthState = oauth?.get(s.name);
+    const auth: McpServerStatus["auth"] = oauthState
+      ? { ...oauthState }
+      : entry.oauth !== undefined
         ? { type: "oauth", state: "needs_auth", expires_at: null }
         : Object.keys(entry.headers ?? {}).length > 0
           ? { type: "headers" }
@@ -72,6 +83,7 @@ export function buildStatus(view: ProjectView, cacheTtlMs: number, samplingDeleg
     if (gate === "needs_auth") lastError = "authorization required";
     if (gate === "disabled" || gate === "untrusted") lastError = null;
     if (link !== null && gate === null && link.state === "connected" && conn === null) state = "disconnected";
+    if (auth.type === "oauth" && conn === null && lastError === "authorization required") state = "needs_auth";
     servers[s.name] = {
       name: s.name,
       source: s.source,

@@ -13,7 +13,7 @@ import type { McpTrustRequest, TrustMode } from "../trust.ts";
 import type { McpServerConfig, Transport } from "../types.ts";
 import type { LinkEnv } from "./link.ts";
 import { publish } from "./inventory.ts";
-import type { ServerConnection } from "./connect.ts";
+import type { ConnectableServer, OAuthCallbacks, ServerConnection } from "./connect.ts";
 import { TextRing } from "./transport/ring.ts";
 
 export interface McpTestReport {
@@ -49,6 +49,8 @@ export interface TestOptions {
   /** Asked (on a terminal) when the project entry is not trusted yet; a yes records the trust. */
   approveTrust?: (r: McpTrustRequest) => Promise<boolean>;
   connect?: LinkEnv["connect"];
+  /** OAuth (cli.md §3.5: the flow may run after approval; `--no-browser`, `--headless-auth`). */
+  oauth?: OAuthCallbacks;
 }
 
 /** The server NAME of the selected lemon file, or the `--url` endpoint as a server. */
@@ -115,17 +117,17 @@ export async function testServer(
   // The test's own ring: a handshake that hangs or a server that exits leaves no connection, and
   // its stderr is then the only clue.
   const ring = o.verbose ? new TextRing() : undefined;
+  // The source travels with the server: OAuth relaxes its rules only for the user's own files.
+  const connectable: ConnectableServer = { name: t.name, type: t.type, server: { entry }, source: t.source };
   try {
-    conn = await (o.connect ?? defaultConnect)(
-      { name: t.name, type: t.type, server: { entry } },
-      {
-        ctx,
-        cwd: ctx.cwd,
-        ...(ring !== undefined ? { ring } : {}),
-        ...(entry.ready_timeout_ms !== undefined ? { timeoutMs: entry.ready_timeout_ms } : {}),
-        ...(entry.timeout_ms !== undefined ? { requestTimeoutMs: entry.timeout_ms } : {}),
-      },
-    );
+    conn = await (o.connect ?? defaultConnect)(connectable, {
+      ctx,
+      cwd: ctx.cwd,
+      ...(o.oauth !== undefined ? { oauth: o.oauth } : {}),
+      ...(ring !== undefined ? { ring } : {}),
+      ...(entry.ready_timeout_ms !== undefined ? { timeoutMs: entry.ready_timeout_ms } : {}),
+      ...(entry.timeout_ms !== undefined ? { requestTimeoutMs: entry.timeout_ms } : {}),
+    });
     // connectServer performs connect and initialize as one step; its time is reported as connect.
     report.timing_ms.connect = ms(connectStart);
     report.server_info = conn.serverInfo;
@@ -167,7 +169,9 @@ export async function testServer(
     report.ok = true;
   } catch (err) {
     const e = LemonError.is(err) ? err : new LemonError("OPERATION_FAILED", "connection failed");
-    const reason = typeof e.details?.reason === "string" ? e.details.reason : e.message;
+    // OAuth's own messages (and a refused approval) say more than their §13 reason.
+    const own = e.code === "UNAUTHORIZED" || e.code === "FORBIDDEN";
+    const reason = !own && typeof e.details?.reason === "string" ? e.details.reason : e.message;
     report.error = { code: e.code, message: reason };
   } finally {
     report.timing_ms.total = ms(started);

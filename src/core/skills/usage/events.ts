@@ -107,6 +107,8 @@ export interface LemonEventMap {
     durationMs: number;
     toolCallId?: string;
   };
+  /** cli.md §9, mcp.md §11.4: an approved authorization URL, for a host without `openUrl`. */
+  "mcp.oauth_url": { ts: string; server: string; url: string };
   diagnostic: Diagnostic;
 }
 

@@ -7,7 +7,7 @@
  * reach the SDK client, whose view of the session stays the same. Close sends DELETE.
  */
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { FetchLike, Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { isInitializeRequest, type JSONRPCMessage, type JSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
 import { connectError, DEFAULT_REQUEST_TIMEOUT_MS, type CloseReason } from "../connect.ts";
 import { guardedFetch } from "./fetch.ts";
@@ -31,13 +31,17 @@ export class HttpTransport implements Transport {
   private pending = new Map<string, Pending>();
   private reinits = 0;
   private done = false;
-  private readonly fetch = guardedFetch(() => this.fail("message exceeds 8 MiB limit"));
+  private readonly fetch: FetchLike;
 
   constructor(
     private readonly url: URL,
     private readonly headers: Record<string, string>,
     private readonly reinitTimeoutMs = DEFAULT_REQUEST_TIMEOUT_MS,
+    /** OAuth's bearer and challenge handling (auth-fetch.ts), around the capped fetch. */
+    wrap?: (base: FetchLike) => FetchLike,
   ) {
+    const guarded = guardedFetch(() => this.fail("message exceeds 8 MiB limit"));
+    this.fetch = wrap ? wrap(guarded) : guarded;
     this.inner = this.make();
   }
 

@@ -81,7 +81,10 @@ function transportFor(
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") throw connectError("connection failed");
   const headers = { ...(entry.headers ?? {}) };
-  return server.type === "http" ? new HttpTransport(url, headers) : new SseTransport(url, headers, readyMs);
+  const wrap = opts.wrapFetch;
+  return server.type === "http"
+    ? new HttpTransport(url, headers, undefined, wrap)
+    : new SseTransport(url, headers, readyMs, wrap);
 }
 
 /** `[log <level>] <logger>: <data>` lines, for the ring only (never status or errors). */

@@ -6,7 +6,7 @@
  * never a silent reconnect into a session that was never initialized.
  */
 import { SSEClientTransport, SseError } from "@modelcontextprotocol/sdk/client/sse.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { connectError, type CloseReason } from "../connect.ts";
 import { guardedFetch } from "./fetch.ts";
@@ -26,10 +26,13 @@ export class SseTransport implements Transport {
     url: URL,
     headers: Record<string, string>,
     private readonly readyMs: number,
+    /** OAuth's bearer and challenge handling (auth-fetch.ts), around the capped fetch. */
+    wrap?: (base: FetchLike) => FetchLike,
   ) {
+    const guarded = guardedFetch(() => this.fail("message exceeds 8 MiB limit"));
     this.inner = new SSEClientTransport(url, {
       requestInit: { headers },
-      fetch: guardedFetch(() => this.fail("message exceeds 8 MiB limit")),
+      fetch: wrap ? wrap(guarded) : guarded,
     });
     this.inner.onmessage = (m: JSONRPCMessage) => this.onmessage?.(m);
     this.inner.onerror = (e: Error) => {

@@ -1,0 +1,82 @@
+/**
+ * @module mcp/client/login
+ * `mcp login NAME` / `mcp logout NAME` (cli.md §3.6): the OAuth flow of one entry of the selected
+ * lemon file, run on request even when a token is stored, and the deletion of its stored tokens
+ * (with `registration`, the dynamic client registration too). NAME is looked up as `mcp test`
+ * does: the exact entry of the project file (or the global one), never another scope. An entry is
+ * OAuth when it has an `oauth` object or its server answers with an OAuth challenge.
+ */
+import type { LemonContext } from "../../context.ts";
+import { forbidden, invalidRequest, notFound } from "../../errors.ts";
+import { effectiveServers, type EffectiveServer } from "../effective.ts";
+import { expandEntry } from "../expand.ts";
+import type { McpConfigOptions } from "../settings.ts";
+import type { McpTrustRequest, TrustMode } from "../trust.ts";
+import type { OAuthCallbacks } from "./connect.ts";
+
+export interface LoginOptions {
+  global?: boolean;
+  oauth?: OAuthCallbacks;
+  trustMode?: TrustMode;
+  approveTrust?: (r: McpTrustRequest) => Promise<boolean>;
+}
+
+export interface LoginResult {
+  name: string;
+  expires_at: string | null;
+  scopes: string[];
+}
+
+async function entryOf(ctx: LemonContext, config: McpConfigOptions, name: string, global: boolean) {
+  const set = await effectiveServers(ctx, config, global ? "global" : "project");
+  const file = global ? set.global.file : (set.project?.file ?? `${ctx.cwd}/.lemon/mcp.json`);
+  const label = global ? "lemon:global" : "lemon:project";
+  const s = set.servers.find((x) => x.name === name && x.source === label);
+  if (s === undefined) throw notFound(`MCP server '${name}' not found in ${file}`);
+  if (s.type === "stdio")
+    throw invalidRequest(`MCP server '${name}' is a stdio server; OAuth applies to http and sse servers`);
+  return s;
+}
+
+/** The entry with its `${…}` placeholders resolved, as a connection would use it. */
+function expanded(ctx: LemonContext, s: EffectiveServer) {
+  const vars = { env: ctx.env, cwd: ctx.cwd, homeDir: ctx.homeDir };
+  return {
+    name: s.name,
+    type: s.type,
+    source: s.source,
+    server: { entry: expandEntry(s.server.entry, s.server.vars, vars).entry },
+  };
+}
+
+export async function loginServer(
+  ctx: LemonContext,
+  config: McpConfigOptions,
+  name: string,
+  o: LoginOptions = {},
+): Promise<LoginResult> {
+  const s = await entryOf(ctx, config, name, o.global === true);
+  // A project entry's URL is the repository's choice: it is contacted only once trusted (mcp.md §4.4).
+  const { ensureTrusted, untrustedMessage } = await import("../trust.ts");
+  const trusted = await ensureTrusted(ctx, s, {
+    ...(o.trustMode !== undefined ? { mode: o.trustMode } : {}),
+    ...(o.approveTrust !== undefined ? { approve: o.approveTrust } : {}),
+  });
+  if (!trusted) throw forbidden(untrustedMessage(name));
+  const { openAuthSession } = await import("./auth-fetch.ts");
+  const session = await openAuthSession(ctx, expanded(ctx, s), o.oauth);
+  const r = await session.login();
+  return { name, expires_at: r.expires_at, scopes: r.scopes };
+}
+
+export async function logoutServer(
+  ctx: LemonContext,
+  config: McpConfigOptions,
+  name: string,
+  o: { global?: boolean; registration?: boolean } = {},
+): Promise<{ name: string; deleted: boolean }> {
+  const s = await entryOf(ctx, config, name, o.global === true);
+  const { openAuthSession } = await import("./auth-fetch.ts");
+  const session = await openAuthSession(ctx, expanded(ctx, s), undefined);
+  return { name, deleted: await session.logout(o.registration === true) };
+}
