@@ -53,6 +53,10 @@ export default defineCommand({
       env: io.env,
       curator: false,
       approve,
+      // The core's warnings (a watcher that fell back to polling, a failed check) are the operator's.
+      log: (e) => {
+        if (e.level !== "info" && e.level !== "debug" && !quiet) io.err(`lemon mcp serve: ${e.level}: ${e.message}\n`);
+      },
       ...(tools ? { availableTools: tools } : {}),
     });
     const common = {
@@ -67,13 +71,19 @@ export default defineCommand({
       listen === null
         ? { transport: "stdio", stdin: process.stdin, stdout: process.stdout, ...common }
         : { transport: "http", host: listen.host, port: listen.port, token, ...common };
-    const server = await serveSkills(lemon, opts);
-    const stop = () => void server.close();
+    // stdout is the protocol on stdio: a stray console.log anywhere would corrupt it.
+    const consoleLog = console.log;
+    const consoleInfo = console.info;
+    if (listen === null) console.log = console.info = console.error;
     const signals = ["SIGINT", "SIGTERM"] as const;
-    for (const s of signals) process.on(s, stop);
-    // A client that closed its end of stdout: stop instead of dying on EPIPE.
-    process.stdout.on("error", stop);
+    let stop = () => {};
+    const onSignal = () => stop();
     try {
+      const server = await serveSkills(lemon, opts);
+      stop = () => void server.close();
+      for (const s of signals) process.on(s, onSignal);
+      // A client that closed its end of stdout: stop instead of dying on EPIPE.
+      process.stdout.on("error", onSignal);
       if (server.url !== undefined) {
         say(`listening on ${server.url}`);
         // Printed even with --quiet: a fresh token is the only way in.
@@ -82,8 +92,10 @@ export default defineCommand({
       } else say("serving over stdio");
       await server.closed;
     } finally {
-      for (const s of signals) process.off(s, stop);
-      process.stdout.off("error", stop);
+      for (const s of signals) process.off(s, onSignal);
+      process.stdout.off("error", onSignal);
+      console.log = consoleLog;
+      console.info = consoleInfo;
       await lemon.close();
     }
     return 0;
