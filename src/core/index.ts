@@ -333,6 +333,8 @@ export function createLemon(options: LemonOptions = {}): Lemon {
     checkArg(q, "string", `${what}: query`);
     checkOptions(o, { ...CWD, ...fields }, what);
   };
+  // skills.watch subscriptions, ended by close() even before their registry has loaded.
+  const watchStops = new Set<() => void>();
   const skills: SkillsApi = {
     curator: curator.api,
     list: method(
@@ -396,17 +398,20 @@ export function createLemon(options: LemonOptions = {}): Lemon {
       const ctx = withCwd(context, o?.cwd);
       let stop: (() => void) | null = null;
       let done = false;
+      const unsubscribe = () => {
+        done = true;
+        watchStops.delete(unsubscribe);
+        stop?.();
+        stop = null;
+      };
+      watchStops.add(unsubscribe);
       void (async () => {
         const [r, { subscribe }] = await Promise.all([reg(), import("./skills/search/catalog-watch.ts")]);
         if (!done) stop = subscribe(r.relevance().store, ctx, listener);
       })().catch((err: unknown) =>
         context.log({ level: "warn", message: `skills.watch failed: ${(err as Error).message}` }),
       );
-      return () => {
-        done = true;
-        stop?.();
-        stop = null;
-      };
+      return unsubscribe;
     },
     search: method(
       query("skills.search", { maxLocal: "number", maxOnline: "number", online: "boolean" }),
@@ -716,6 +721,7 @@ export function createLemon(options: LemonOptions = {}): Lemon {
     ),
   };
   const close = async () => {
+    for (const stop of [...watchStops]) stop();
     await Promise.all([...sessions].map((s) => s.close()));
     if (mcpClientP !== null) await (await mcpClientP).close();
     await curator.close();

@@ -245,6 +245,23 @@ describe("skills.watch", () => {
     stop();
   });
 
+  test("lemon.close() ends subscriptions, even one made just before it", async () => {
+    await using box = await sandbox();
+    await box.skill("g", "alpha", md("alpha", "Zebra grooming."));
+    const l = lemonFor(box);
+    const got: string[][] = [];
+    l.skills.watch((c) => got.push(c.scopes));
+    await l.close();
+    const late = lemonFor(box);
+    late.skills.watch((c) => got.push(c.scopes));
+    await late.skills.findRelevant("zebra");
+    await late.close();
+    await box.skill("g", "beta", md("beta", "Zebra feeding."));
+    await Bun.sleep(400);
+    expect(got).toEqual([]);
+    expect(() => l.skills.watch("nope" as unknown as () => void)).toThrow("skills.watch: listener");
+  });
+
   test("never keeps the process alive: a child that subscribes and unsubscribes exits", async () => {
     await using box = await sandbox();
     await box.skill("g", "alpha", md("alpha", "Zebra grooming."));
