@@ -244,6 +244,8 @@ export class OAuthSession {
         if (next !== null) return next;
       }
       if (this.#t.settings?.flow === "client_credentials") return this.#clientCredentials(d, scopes, cur);
+      // The server refused it and nothing can renew it: status must say needs_auth, not valid.
+      if (!force && cur !== null && cur.access_token === rejected) await this.#tokens.remove();
       return null;
     });
   }

@@ -257,3 +257,18 @@ describe("re-login after logout (issue 14 item 3)", () => {
     expect((await s.state()).state).toBe("needs_auth");
   });
 });
+
+describe("a refused token that nothing can renew", () => {
+  test("is deleted so status says needs_auth (no refresh token, PKCE flow, non-interactive)", async () => {
+    as.opts.refreshTokens = false;
+    const e = env();
+    await session(e, as, null).login();
+    const s = session(e, as, null, { interactive: false });
+    expect(await s.authorization()).toStartWith("Bearer ");
+    const r = await fetch(as.mcpUrl, { method: "POST" });
+    const err = await s.onUnauthorized(r.headers.get("www-authenticate")).catch((x) => x);
+    expect(err.message).toBe("authorization required");
+    expect((await s.state()).state).toBe("needs_auth");
+    expect(readdirSync(clientsDir(e)).length).toBe(1);
+  });
+});
