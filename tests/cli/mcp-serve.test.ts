@@ -91,6 +91,21 @@ describe("stdio", () => {
     expect(await readUntil(proc.stdout, () => false)).toBe("");
   });
 
+  test("a line longer than 8 MiB ends the session instead of growing the buffer; exit 0", async () => {
+    const proc = rawStdio();
+    const chunk = "x".repeat(1024 * 1024);
+    try {
+      for (let i = 0; i < 10; i++) {
+        proc.stdin.write(chunk);
+        await proc.stdin.flush();
+      }
+    } catch {
+      // EPIPE: the server stopped reading, which is the point.
+    }
+    expect(await proc.exited).toBe(0);
+    expect(await new Response(proc.stderr).text()).toContain("exceeded maximum size of 8388608 bytes");
+  });
+
   for (const signal of ["SIGINT", "SIGTERM"] as const)
     test(`${signal} ends the server with exit 0`, async () => {
       const proc = rawStdio();

@@ -166,6 +166,11 @@ describe("resources and prompts", () => {
     for (const k of NEVER) expect(await refused(`skill://${k}`)).toContain("Skill not found");
     expect(await refused("skill://k8s-rollout/../pg-migrate/SKILL.md")).toContain("outside the skill directory");
     expect(await refused("skill://k8s-rollout/%2e%2e/pg-migrate/SKILL.md")).toContain("outside the skill directory");
+    expect(await refused("skill://k8s-rollout/references%2F..%2F..%2Fpg-migrate%2FSKILL.md")).toContain(
+      "outside the skill directory",
+    );
+    expect(await refused("skill://k8s-rollout/%252e%252e/x")).toContain("not found");
+    expect(await refused("skill://%2e%2e/etc/passwd")).toContain("Skill not found");
     expect(await refused("skill://k8s-rollout/references/escape.md")).toContain("outside the skill directory");
     expect(await refused("skill://k8s-rollout/references/pipe")).toContain("not a regular file");
     expect(await refused("skill://k8s-rollout/references/big.txt")).toContain("too large");
