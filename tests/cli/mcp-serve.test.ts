@@ -2,10 +2,11 @@
 // and Streamable HTTP clients, mcp-remote as a second independent client over HTTP, stdout
 // carrying the protocol only, and a clean exit 0 on stdin EOF, SIGINT and SIGTERM.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { ResourceListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { parseListen } from "../../src/cli/commands/mcp/serve.ts";
 import { sandbox, type Sandbox } from "../support/sandbox.ts";
 import { NEVER, serveFixture } from "../core/mcp/serve/fixture.ts";
@@ -73,6 +74,29 @@ describe("stdio", () => {
       await client.close();
     }
     expect(stderr()).toContain("lemon mcp serve: serving over stdio");
+  });
+
+  test("resources/list_changed reaches a stdio client when a skill appears", async () => {
+    const { client } = await stdioClient(box);
+    const dir = join(box.agentDir, "skill", "stdio-notice");
+    try {
+      let seen = false;
+      client.setNotificationHandler(ResourceListChangedNotificationSchema, async () => {
+        seen = true;
+      });
+      // A first listing after the handshake arms the watcher.
+      await client.listResources();
+      await Bun.sleep(50);
+      await box.skill(join(box.agentDir, "skill"), "stdio-notice", {
+        name: "stdio-notice",
+        description: "Use this to check notifications over stdio.",
+      });
+      while (!seen) await Bun.sleep(20);
+      expect((await client.listResources()).resources.map((r) => r.name)).toContain("stdio-notice");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+      await client.close();
+    }
   });
 
   test("stdout carries JSON-RPC only, and stdin EOF ends the server with exit 0", async () => {

@@ -119,6 +119,32 @@ describe("the HTTP listener", () => {
   });
 });
 
+describe("idle sessions", () => {
+  test("a session no request touched for sessionIdleMs is closed (its id is then 404)", async () => {
+    const s = await serveSkills(lemon, { transport: "http", port: 0, token: TOKEN, sessionIdleMs: 100 });
+    try {
+      const r = await post(INIT, {}, s.url!);
+      const id = r.headers.get("mcp-session-id")!;
+      await r.body?.cancel();
+      let status = 200;
+      while (status !== 404) {
+        await Bun.sleep(50);
+        const again = await post(
+          { jsonrpc: "2.0", method: "notifications/initialized" },
+          { "mcp-session-id": id },
+          s.url!,
+        );
+        status = again.status;
+        await again.body?.cancel();
+        if (status !== 404) await Bun.sleep(150);
+      }
+      expect(status).toBe(404);
+    } finally {
+      await s.close();
+    }
+  });
+});
+
 describe("guard helpers", () => {
   test("hostnames, names allowed for a bind address, bearer parsing", () => {
     expect(hostnameOf("LocalHost:8080")).toBe("localhost");
