@@ -272,3 +272,11 @@ describe("a refused token that nothing can renew", () => {
     expect(readdirSync(clientsDir(e)).length).toBe(1);
   });
 });
+
+test("nobody completes the authorization: authorization timed out after authorization_timeout_ms", async () => {
+  const e = env();
+  const s = session(e, as, { authorization_timeout_ms: 200 }, { headless: false });
+  const err = await s.login().catch((x) => x);
+  expect([err.code, err.message]).toEqual(["UNAUTHORIZED", "authorization timed out"]);
+  expect(e.opened.length).toBe(1);
+});
