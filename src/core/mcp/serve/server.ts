@@ -124,7 +124,8 @@ async function findSkills(d: SessionDeps, args: Record<string, unknown>): Promis
 
 async function readSkill(d: SessionDeps, args: Record<string, unknown>): Promise<CallToolResult> {
   const key = args.key;
-  if (typeof key === "string" && key !== "" && (await d.catalog.entry(key)) === null) {
+  // A blank key is the tool's own parameter error; any other key must be served to be read.
+  if (typeof key === "string" && key.trim() !== "" && (await d.catalog.entry(key)) === null) {
     const { text, keys } = notFoundText(key, await d.catalog.entries());
     return toolError(text, { error: "not_found", key, suggestions: keys });
   }

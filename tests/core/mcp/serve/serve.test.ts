@@ -115,6 +115,8 @@ describe("tools", () => {
     }
     const blank = await client.callTool({ name: "read_skill", arguments: {} });
     expect(textOf(blank)).toBe("Parameter 'key' must be a non-empty string.");
+    const spaces = await client.callTool({ name: "read_skill", arguments: { key: "  " } });
+    expect(textOf(spaces)).toBe("Parameter 'key' must be a non-empty string.");
   });
 
   test("read_skill view=file: traversal, links out of the bundle, FIFOs and large files refused", async () => {
