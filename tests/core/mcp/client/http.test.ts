@@ -156,16 +156,20 @@ describe("headers, session id, DELETE and refusals", () => {
     expect(fx.seen.some((s) => s.path === "/elsewhere")).toBe(false);
   });
 
-  test("401 is authorization required; an oauth entry is refused before any request", async () => {
+  test("401 is authorization required; an oauth entry that needs a flow it cannot run fails UNAUTHORIZED", async () => {
     await using fx = httpFixture("unauthorized");
     expect(await failure(connectServer(server("http", { url: fx.url }), opts()))).toEqual({
       code: "UNAUTHORIZED",
       message: "authorization required",
     });
     const before = fx.seen.length;
-    const oauth = server("http", { url: fx.url, oauth: { flow: "client_credentials" } });
-    expect((await failure(connectServer(oauth, opts()))).message).toBe("authorization required");
-    expect(fx.seen.length).toBe(before);
+    // PKCE without an approver (no OAuth callbacks): no flow can run, nothing is retried.
+    const oauth = server("http", { url: fx.url, oauth: {} });
+    const f = await failure(connectServer(oauth, opts()));
+    expect(f.code).toBe("UNAUTHORIZED");
+    const after = fx.seen.slice(before);
+    expect(after.filter((s) => s.path === "/mcp").length).toBe(1);
+    expect(after.some((s) => s.path === "/token")).toBe(false);
   });
 
   test("connection refused", async () => {
