@@ -23,6 +23,8 @@ export function parseListen(raw: string): { host: string; port: number } {
   return { host, port };
 }
 
+const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1"]);
+
 /** A token worth guessing for nobody: 256 random bits. */
 const freshToken = () => randomBytes(32).toString("base64url");
 
@@ -86,6 +88,8 @@ export default defineCommand({
       process.stdout.on("error", onSignal);
       if (server.url !== undefined) {
         say(`listening on ${server.url}`);
+        if (!LOOPBACK.has(listen?.host ?? ""))
+          say("warning: not loopback only; anyone who reaches this address with the token can read the skills");
         // Printed even with --quiet: a fresh token is the only way in.
         if (envToken !== null) say("bearer token: from LEMON_SERVE_TOKEN");
         else io.err(`lemon mcp serve: bearer token: ${token}\n`);
