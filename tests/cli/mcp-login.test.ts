@@ -6,6 +6,7 @@
 // No token ever appears in output.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
+import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { type Sandbox, sandbox } from "../support/sandbox.ts";
 import { type SdkDemo, startSdkDemo } from "../support/oauth-peers.ts";
@@ -81,5 +82,125 @@ describe("mcp login against the SDK OAuth demo", () => {
     const tokens = tokensOf(box);
     expect(tokens.length).toBeGreaterThan(0);
     for (const out of [...outputs, demo.output().slice(0, 0)]) for (const tok of tokens) expect(out).not.toContain(tok);
+  }, 60_000);
+
+  test("logout deletes the token, keeps the registration; login again reuses it; a busy port registers anew", async () => {
+    await using box = await sandbox();
+    await withDemoEntry(box, {});
+    const login = () => box.cli(["mcp", "login", "demo", "--global", "--headless-auth", "--approve", "--json"]);
+    expect((await login()).code).toBe(0);
+    const client = () =>
+      JSON.parse(readFileSync(join(oauthDir(box), "clients", clientFiles(box)[0] ?? "none"), "utf8")) as {
+        client_id: string;
+        redirect_uris: string[];
+      };
+    const first = client();
+
+    const out = await box.cli(["mcp", "logout", "demo", "--global", "--json"]);
+    expect(out.code).toBe(0);
+    expect(out.json()).toEqual({ ok: true, name: "demo", deleted: true });
+    expect(tokenFiles(box)).toEqual([]);
+    expect(clientFiles(box).length).toBe(1);
+    // Without a token the server needs a flow, which `mcp test` cannot run without approval.
+    const t = await box.cli(["mcp", "test", "demo", "--global", "--json"]);
+    expect(t.code).toBe(1);
+    expect((t.json() as { error: { code: string } }).error.code).toBe("FORBIDDEN");
+
+    // The demo matches redirect URIs exactly: the second login must listen on the recorded port.
+    const again = await login();
+    expect(again.code).toBe(0);
+    expect(client().client_id).toBe(first.client_id);
+    expect((await box.cli(["mcp", "test", "demo", "--global", "--json"])).code).toBe(0);
+
+    // The recorded port is taken: lemon registers again and replaces the stored registration.
+    const port = Number(new URL(first.redirect_uris[0] ?? "").port);
+    const blocker: Server = createServer();
+    await new Promise<void>((ok) => blocker.listen(port, "127.0.0.1", ok));
+    try {
+      await box.cli(["mcp", "logout", "demo", "--global"]);
+      const third = await login();
+      expect(third.code).toBe(0);
+      expect(client().client_id).not.toBe(first.client_id);
+      expect(clientFiles(box).length).toBe(1);
+    } finally {
+      await new Promise<void>((ok) => blocker.close(() => ok()));
+    }
+
+    // --registration deletes the registration too; a second logout has nothing to delete.
+    const both = await box.cli(["mcp", "logout", "demo", "--global", "--registration", "--json"]);
+    expect(both.json()).toEqual({ ok: true, name: "demo", deleted: true });
+    expect(clientFiles(box)).toEqual([]);
+    const none = await box.cli(["mcp", "logout", "demo", "--global"]);
+    expect(none.code).toBe(0);
+    expect(none.stdout).toBe("No stored tokens for MCP server 'demo'\n");
+  }, 60_000);
+
+  test("an http entry without oauth whose 401 names resource metadata is OAuth: login and test work", async () => {
+    await using box = await sandbox();
+    await withDemoEntry(box);
+    const before = await box.cli(["mcp", "test", "demo", "--global", "--json"]);
+    expect(before.code).toBe(1);
+    expect((before.json() as { error: { code: string } }).error.code).toBe("FORBIDDEN");
+    const login = await box.cli(["mcp", "login", "demo", "--global", "--headless-auth", "--approve", "--json"]);
+    expect(login.code).toBe(0);
+    const t = await box.cli(["mcp", "test", "demo", "--global", "--json"]);
+    expect(t.code).toBe(0);
+    // `mcp test` may drive the flow itself too.
+    await box.cli(["mcp", "logout", "demo", "--global"]);
+    const driven = await box.cli(["mcp", "test", "demo", "--global", "--headless-auth", "--approve", "--json"]);
+    expect(driven.code).toBe(0);
+    expect((driven.json() as { ok: boolean }).ok).toBe(true);
+    const status = await box.cli(["mcp", "status", "--json"], { cwd: box.home });
+    const s = status.json() as { servers: Record<string, { auth: { type: string; state: string } }> };
+    expect(s.servers.demo?.auth.type).toBe("oauth");
+    expect(s.servers.demo?.auth.state).toBe("valid");
+    for (const tok of tokensOf(box))
+      for (const o of [login, t, driven, status]) expect(o.stdout + o.stderr).not.toContain(tok);
+  }, 60_000);
+
+  test("without a terminal and without --approve: nothing printed or opened, FORBIDDEN at once", async () => {
+    await using box = await sandbox();
+    await withDemoEntry(box, {});
+    const marker = join(box.root, "opened");
+    const browser = await box.write("browser.sh", `#!/bin/sh\ntouch '${marker}'\n`);
+    const { chmodSync } = await import("node:fs");
+    chmodSync(browser, 0o755);
+    const env = { BROWSER: browser };
+    const login = await box.cli(["mcp", "login", "demo", "--global"], { env });
+    expect(login.code).toBe(1);
+    expect(login.stdout).toBe("");
+    expect(login.stderr).toBe(
+      "error [FORBIDDEN]: approval required; re-run with --approve after reviewing the request\n",
+    );
+    const json = await box.cli(["mcp", "login", "demo", "--global", "--json"], { env });
+    expect((json.json() as { error: { code: string } }).error.code).toBe("FORBIDDEN");
+    const t = await box.cli(["mcp", "test", "demo", "--global"], { env });
+    expect(t.code).toBe(1);
+    expect(t.stdout).toContain("error      FORBIDDEN: approval required");
+    expect(t.stderr).toBe("");
+    expect(await Bun.file(marker).exists()).toBe(false);
+    expect(tokenFiles(box)).toEqual([]);
+  }, 20_000);
+
+  test("a terminal user approves; the URL goes to stderr and to BROWSER, which completes the flow", async () => {
+    await using box = await sandbox();
+    await withDemoEntry(box, {});
+    // A scripted "browser": follows the authorization redirects like a real one would.
+    const script = await box.write("browser.ts", "const r = await fetch(process.argv[2]); await r.text();\n");
+    const env = { BROWSER: `${process.execPath} ${script}` };
+    const login = await box.cli(["mcp", "login", "demo", "--global"], { env, answers: ["y"] });
+    expect(login.stderr).toContain("Log in to MCP server 'demo' at http://localhost:");
+    expect(login.stderr).toContain("Open this URL to authorize lemon:\n  http://localhost:");
+    expect(login.code).toBe(0);
+    expect(login.stdout).toMatch(/^Logged in to MCP server 'demo'/);
+    expect(tokenFiles(box).length).toBe(1);
+    for (const tok of tokensOf(box)) expect(login.stdout + login.stderr).not.toContain(tok);
+
+    // Declining prints Aborted. and changes nothing.
+    await box.cli(["mcp", "logout", "demo", "--global"]);
+    const no = await box.cli(["mcp", "login", "demo", "--global"], { env, answers: ["n"] });
+    expect(no.code).toBe(1);
+    expect(no.stderr).toEndWith("Aborted.\n");
+    expect(tokenFiles(box)).toEqual([]);
   }, 60_000);
 });
