@@ -127,8 +127,16 @@ async function findAuthServerMetadata(net: OAuthNet, issuer: string): Promise<Au
   return null;
 }
 
-/** Discovery for `serverUrl` (already canonical) after a challenge (or none, for login). */
-export async function discover(net: OAuthNet, serverUrl: string, challenge: Challenge | null): Promise<Discovery> {
+/**
+ * Discovery for `serverUrl` (already canonical) after a challenge (or none, for login). The
+ * 2025-03-26 default endpoints are assumed only for a server that answered 401 (`answered401`).
+ */
+export async function discover(
+  net: OAuthNet,
+  serverUrl: string,
+  challenge: Challenge | null,
+  answered401 = true,
+): Promise<Discovery> {
   const server = new URL(serverUrl);
   const prm = await findResourceMetadata(net, server, challenge);
   const servers = strList(prm, "authorization_servers") ?? [];
@@ -142,7 +150,8 @@ export async function discover(net: OAuthNet, serverUrl: string, challenge: Chal
   const found = await findAuthServerMetadata(net, issuer);
   let as = found;
   if (as === null) {
-    if (prm !== null && servers[0] !== undefined) throw fail("authorization server metadata not found");
+    if ((prm !== null && servers[0] !== undefined) || !answered401)
+      throw fail("authorization server metadata not found");
     // 2025-03-26 §2.3.3: the default endpoints at the server's origin; that revision requires S256.
     as = {
       ...asMetadata({}, issuer),

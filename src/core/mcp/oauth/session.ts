@@ -96,10 +96,10 @@ export class OAuthSession {
     return this.#net;
   }
 
-  async #discovery(ch: Challenge | null): Promise<Discovery> {
+  async #discovery(ch: Challenge | null, answered401 = true): Promise<Discovery> {
     const key = ch?.params.resource_metadata ?? "";
     if (this.#disc !== null && (key === "" || this.#disc.key === key)) return this.#disc.d;
-    const d = await discover(await this.#network(), this.#url, ch);
+    const d = await discover(await this.#network(), this.#url, ch, answered401);
     this.#disc = { key, d };
     return d;
   }
@@ -307,9 +307,9 @@ export class OAuthSession {
 
   async login(): Promise<{ expires_at: string | null; scopes: string[] }> {
     const t = await this.#guard(async () => {
-      const header = await this.#probe();
-      const ch = bearerChallenge(header);
-      const d = await this.#discovery(ch);
+      const probe = await this.#probe();
+      const ch = bearerChallenge(probe.header);
+      const d = await this.#discovery(ch, probe.status === 401);
       const scopes = this.#scopesFor(ch, d);
       this.#scopes = scopes;
       if (this.#t.settings?.flow === "client_credentials")
@@ -320,7 +320,7 @@ export class OAuthSession {
   }
 
   /** One unauthenticated request to the server for its challenge (login without a prior 401). */
-  async #probe(): Promise<string | null> {
+  async #probe(): Promise<{ status: number; header: string | null }> {
     const net = await this.#network();
     try {
       const res = await net.fetch(this.#url, {
@@ -336,9 +336,9 @@ export class OAuthSession {
         signal: AbortSignal.timeout(net.timeoutMs),
       });
       await res.body?.cancel().catch(() => {});
-      return res.status === 401 ? res.headers.get("www-authenticate") : null;
+      return { status: res.status, header: res.status === 401 ? res.headers.get("www-authenticate") : null };
     } catch {
-      return null;
+      return { status: 0, header: null };
     }
   }
 
@@ -348,7 +348,7 @@ export class OAuthSession {
     if (registration) {
       let issuer = cur?.issuer ?? this.#disc?.d.issuer ?? null;
       if (issuer === null)
-        issuer = await this.#discovery(null).then(
+        issuer = await this.#discovery(null, false).then(
           (d) => d.issuer,
           () => null,
         );

@@ -280,3 +280,21 @@ test("nobody completes the authorization: authorization timed out after authoriz
   expect([err.code, err.message]).toEqual(["UNAUTHORIZED", "authorization timed out"]);
   expect(e.opened.length).toBe(1);
 });
+
+test("login to a server that asks for no authorization and has no metadata fails without guessing endpoints", async () => {
+  const open = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch: (r) =>
+      new URL(r.url).pathname === "/mcp" ? Response.json({ ok: true }) : new Response("", { status: 404 }),
+  });
+  try {
+    const e = env();
+    const s = session(e, as, null, {}, { serverUrl: `http://127.0.0.1:${open.port}/mcp` });
+    const err = await s.login().catch((x) => x);
+    expect(err.message).toBe("authorization server metadata not found");
+    expect(e.approvals).toEqual([]);
+  } finally {
+    open.stop(true);
+  }
+});
