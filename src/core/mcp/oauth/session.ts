@@ -63,6 +63,7 @@ export class OAuthSession {
   #lastSent: string | null = null;
   #scopes: string[] = [];
   #stepUps = 0;
+  #inflight: Promise<OAuthTokenFile> | null = null;
 
   constructor(ctx: LemonContext, target: OAuthTarget, hooks: OAuthHooks) {
     this.#ctx = ctx;
@@ -292,7 +293,11 @@ export class OAuthSession {
   }
 
   async onUnauthorized(wwwAuthenticate: string | null): Promise<void> {
-    await this.#guard(() => this.#acquire(bearerChallenge(wwwAuthenticate), null, false));
+    // Concurrent 401s of one connection share one acquisition (one approval, one browser tab).
+    this.#inflight ??= this.#guard(() => this.#acquire(bearerChallenge(wwwAuthenticate), null, false)).finally(() => {
+      this.#inflight = null;
+    });
+    await this.#inflight;
   }
 
   async onInsufficientScope(wwwAuthenticate: string): Promise<void> {

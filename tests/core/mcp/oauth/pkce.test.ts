@@ -298,3 +298,13 @@ test("login to a server that asks for no authorization and has no metadata fails
     open.stop(true);
   }
 });
+
+test("concurrent 401s of one session share one flow: one approval, one authorization", async () => {
+  const e = env();
+  const s = session(e, as, null);
+  const h = (await call(s, as)).headers.get("www-authenticate");
+  await Promise.all([s.onUnauthorized(h), s.onUnauthorized(h), s.onUnauthorized(h)]);
+  expect(e.approvals.length).toBe(1);
+  expect(authorizes().length).toBe(1);
+  expect((await call(s, as)).status).toBe(200);
+});
