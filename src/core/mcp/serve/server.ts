@@ -1,8 +1,8 @@
 /**
  * @module mcp/serve/server
  * One MCP server session of `lemon mcp serve` (cli.md §3.8) on the SDK's low-level `Server`: the
- * JSON Schemas are lemon's own (tool-schemas.gen.ts, generated from the TypeBox definitions), so
- * no second schema language describes the same parameters. Three tools at most — never one per
+ * JSON Schemas are lemon's own (tool-schemas.gen.ts, generated from the TypeBox definitions, and
+ * the instance's `agentTools`), so no second schema language describes the same parameters. Three tools at most — never one per
  * skill —, one resource per served skill plus a template for its files, and two prompts. Every
  * skill a handler touches is first checked against the served catalog.
  */
@@ -23,9 +23,8 @@ import type { Lemon } from "../../index.ts";
 import { VERSION } from "../../build-info.ts";
 import { LemonError } from "../../errors.ts";
 import { renderListing } from "../../skills/prompt.ts";
-import { READ_SKILL_DESCRIPTION, SKILL_MANAGE_DESCRIPTION } from "../../skills/tools/agent-tools.ts";
 import type { ToolResult } from "../../skills/tools/result.ts";
-import { FIND_SKILLS_SCHEMA, READ_SKILL_SCHEMA, SKILL_MANAGE_SCHEMA } from "../../skills/tools/tool-schemas.gen.ts";
+import { FIND_SKILLS_SCHEMA } from "../../skills/tools/tool-schemas.gen.ts";
 import type { ServedCatalog } from "./catalog.ts";
 import {
   bodyOf,
@@ -70,7 +69,12 @@ const toolError = (text: string, details: Record<string, unknown>): CallToolResu
   structuredContent: details,
 });
 
-function tools(allowWrites: boolean) {
+/**
+ * The tools of a session: find_skills, then the instance's own `read_skill` and (with writes)
+ * `skill_manage` definitions, so their schemas and descriptions are the agent tools' very ones.
+ */
+function tools(d: SessionDeps) {
+  const own = d.lemon.agentTools(d.cwd !== undefined ? { cwd: d.cwd } : {});
   const list = [
     {
       name: "find_skills",
@@ -78,20 +82,12 @@ function tools(allowWrites: boolean) {
       description: FIND_SKILLS_DESCRIPTION,
       inputSchema: FIND_SKILLS_SCHEMA,
     },
-    {
-      name: "read_skill",
-      title: "Read skill",
-      description: `${READ_SKILL_DESCRIPTION} Call find_skills first when you do not know the key.`,
-      inputSchema: READ_SKILL_SCHEMA,
-    },
   ];
-  if (allowWrites)
-    list.push({
-      name: "skill_manage",
-      title: "Manage skills",
-      description: SKILL_MANAGE_DESCRIPTION,
-      inputSchema: SKILL_MANAGE_SCHEMA,
-    });
+  for (const t of own) {
+    if (t.name === "skill_manage" && !d.allowWrites) continue;
+    const hint = t.name === "read_skill" ? " Call find_skills first when you do not know the key." : "";
+    list.push({ name: t.name, title: t.label, description: `${t.description}${hint}`, inputSchema: t.parameters });
+  }
   return list;
 }
 
@@ -208,7 +204,7 @@ export function sessionServer(d: SessionDeps): Server {
     },
   );
   const cwd = d.cwd !== undefined ? { cwd: d.cwd } : {};
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: tools(d.allowWrites) }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: tools(d) }));
   server.setRequestHandler(CallToolRequestSchema, async (req) => {
     const args = isRecord(req.params.arguments) ? req.params.arguments : {};
     switch (req.params.name) {
