@@ -106,9 +106,18 @@ async function perTurn(s: Scale, queries: string[], n: number, rows: string[][])
   await turns(e3, queries, 5);
   const statted = await turns(e3, queries, n);
   await engine.close();
+  // The query alone at the same pace: a frozen clock keeps every call inside the 50 ms interval,
+  // so what a turn adds to it (roots, the watch's word, the lockfile and skills.json stats) shows.
+  const frozen = new Date();
+  const still = createLemon({ ...scaleOptions(s, "auto"), curator: false, now: () => frozen });
+  const s3 = (q: string) => still.skills.findRelevant(q, { maxResults: 3 });
+  await turns(s3, queries, 5);
+  const paced = await turns(s3, queries, n);
+  await still.close();
   rows.push([s.name, "findRelevant per turn, 60 ms apart, watched p50/p95", p5095(watched), "p50 ≤ 1 ms"]);
   rows.push([s.name, "  same, watching off (stat check) p50/p95", p5095(statted), ""]);
-  rows.push([s.name, "  query alone, inside 50 ms interval, p50/p95", p5095(alone), ""]);
+  rows.push([s.name, "  query alone, 60 ms apart (frozen clock) p50/p95", p5095(paced), ""]);
+  rows.push([s.name, "  query alone, back to back, p50/p95", p5095(alone), ""]);
 }
 
 /** The paths one check of the scale stats (watched paths, every SKILL.md, the lockfiles), as a list file. */

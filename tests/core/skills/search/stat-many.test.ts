@@ -1,0 +1,42 @@
+// statMany (the identity check's stat pass) must give exactly fs.statSync's numbers, whichever
+// way a path is stat'ed (thread pool, statx through bun:ffi, fs.statSync): the identity digest
+// of a stats-only check has to equal the one the full scan stored.
+import { expect, test } from "bun:test";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { STAT_FIELDS, put, statMany, statOne } from "../../../../src/core/skills/search/stat-many.ts";
+import { statxReader } from "../../../../src/core/skills/search/statx.ts";
+import { sandbox } from "../../../support/sandbox.ts";
+
+test("statMany agrees with fs.statSync on files, directories, links, missing and odd paths", async () => {
+  await using box = await sandbox();
+  const paths: string[] = [];
+  for (let i = 0; i < 700; i++) {
+    const dir = join(box.root, `d${i % 50}`, `s${i}`);
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, "SKILL.md");
+    writeFileSync(file, "x".repeat(i));
+    paths.push(file, dir);
+  }
+  symlinkSync(join(box.root, "d0"), join(box.root, "link"));
+  symlinkSync(join(box.root, "nowhere"), join(box.root, "dangling"));
+  writeFileSync(join(box.root, "é ü 技能.md"), "unicode");
+  paths.push(
+    join(box.root, "link"),
+    join(box.root, "dangling"),
+    join(box.root, "missing", "SKILL.md"),
+    join(box.root, "é ü 技能.md"),
+    `${box.root}/${"a".repeat(5000)}`,
+    "/dev/null",
+    "",
+  );
+  for (const n of [paths.length, 3000]) {
+    const list = Array.from({ length: n }, (_, i) => paths[i % paths.length]!);
+    const got = await statMany(list);
+    const want = new Float64Array(list.length * STAT_FIELDS);
+    list.forEach((p, i) => put(want, i, statOne(p)));
+    expect([...got]).toEqual([...want]);
+  }
+  // On Linux under Bun the statx path is the one taken (it checked itself against fs.statSync).
+  if (process.platform === "linux") expect(await statxReader(paths)).not.toBeNull();
+});
