@@ -4,9 +4,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { canonicalServerUrl, discover, metadataUrls } from "../../../../src/core/mcp/oauth/discovery.ts";
 import type { OAuthNet } from "../../../../src/core/mcp/oauth/net.ts";
+import { OAuthSession } from "../../../../src/core/mcp/oauth/session.ts";
+import { parseOAuthSettings } from "../../../../src/core/mcp/oauth/settings.ts";
 import { urlPolicy } from "../../../../src/core/mcp/oauth/url-safety.ts";
 import { bearerChallenge } from "../../../../src/core/mcp/oauth/www-authenticate.ts";
 import { type OAuthFixture, startOAuthFixture } from "../../../support/oauth-as.ts";
+import { env } from "./helpers.ts";
 
 let as: OAuthFixture;
 beforeAll(async () => {
@@ -162,5 +165,39 @@ describe("discover", () => {
     } finally {
       slow.stop(true);
     }
+  });
+});
+
+describe("allow_private_network", () => {
+  // A public server (IP literal: no DNS) whose challenge points at a private address.
+  const header = 'Bearer resource_metadata="https://10.0.0.1/prm"';
+  const run = async (privileged: boolean) => {
+    const asked: string[] = [];
+    const stub = (async (u: string | URL | Request) => {
+      asked.push(String(u));
+      return new Response("", { status: 404 });
+    }) as typeof fetch;
+    const s = new OAuthSession(
+      env().ctx,
+      {
+        server: "pub",
+        serverUrl: "https://93.184.216.34/mcp",
+        settings: parseOAuthSettings({ allow_private_network: true }, {}),
+        privileged,
+        persist: false,
+        tokenSecret: null,
+      },
+      { approve: async () => false, openUrl: async () => {}, headless: false, interactive: false, fetch: stub },
+    );
+    const err = (await s.onUnauthorized(header).catch((x) => x)) as Error;
+    return { message: err.message, asked };
+  };
+  test("ignored from a project source", async () => {
+    expect(await run(false)).toEqual({ message: "oauth URL refused: private address", asked: [] });
+  });
+  test("honoured from lemon's own config", async () => {
+    const r = await run(true);
+    expect(r.asked[0]).toBe("https://10.0.0.1/prm");
+    expect(r.message).toBe("authorization required");
   });
 });
