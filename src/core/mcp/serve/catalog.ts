@@ -17,6 +17,8 @@ export interface ServedCatalog {
   entry(key: string): Promise<SkillEntry | null>;
   /** True when `e` is served (scope filter only; `entries` already applies displayability). */
   serves(e: SkillEntry): boolean;
+  /** Forgets the kept served set (after this server's own write), so the next call lists afresh. */
+  invalidate(): void;
   /** Calls `fn` after the served set changed (coalesced); returns the unsubscribe function. */
   onChange(fn: () => void): () => void;
   close(): void;
@@ -110,6 +112,10 @@ export function servedCatalog(
     entries: async () => (await current()).list,
     entry: async (key) => (await current()).byKey.get(key) ?? null,
     serves,
+    invalidate() {
+      generation++;
+      cached = null;
+    },
     onChange(fn) {
       listeners.add(fn);
       if (stop === null) start();

@@ -213,7 +213,12 @@ export function sessionServer(d: SessionDeps): Server {
       case "read_skill":
         return readSkill(d, args);
       case "skill_manage":
-        if (d.allowWrites) return toCallResult(await d.lemon.skillManage(args, cwd));
+        if (d.allowWrites) {
+          const r = await d.lemon.skillManage(args, cwd);
+          // The writer reads its own write at once, before the watcher has said anything.
+          d.catalog.invalidate();
+          return toCallResult(r);
+        }
         break;
     }
     throw new McpError(ErrorCode.InvalidParams, `unknown tool '${echoed(req.params.name)}'`);

@@ -267,6 +267,9 @@ describe("options", () => {
       });
       expect([r.isError, textOf(r)]).toEqual([false, expect.stringContaining("Created skill 'made-here'")]);
       expect(existsSync(join(dirs.global, "made-here", "SKILL.md"))).toBe(true);
+      // The writer can read what it wrote at once.
+      const back = await c.callTool({ name: "read_skill", arguments: { key: "made-here", view: "summary" } });
+      expect([back.isError, textOf(back)]).toEqual([false, expect.stringContaining("# Skill: made-here")]);
     } finally {
       await c.close();
       await s.close();
