@@ -2,7 +2,7 @@
 // three tools, resources and their template, prompts, list_changed, usage, and the safety rules
 // (never-served skills, containment, sanitising, the untrusted note).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -227,6 +227,25 @@ describe("live catalog and usage", () => {
     rmSync(join(dirs.global, "fresh-one"), { recursive: true });
     await next;
     expect((await client.listResources()).resources.map((r) => r.name)).not.toContain("fresh-one");
+  });
+
+  test("disabling a served skill in skills.json withdraws it everywhere, with list_changed", async () => {
+    const file = join(box.agentDir, "skills.json");
+    const before = readFileSync(file, "utf8");
+    let seen = 0;
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, async () => void seen++);
+    try {
+      writeFileSync(file, JSON.stringify({ version: 1, disabled: ["turned-off", "sneaky"] }));
+      while (seen === 0) await Bun.sleep(10);
+      expect((await client.listResources()).resources.map((r) => r.name)).not.toContain("sneaky");
+      const r = await client.callTool({ name: "read_skill", arguments: { key: "sneaky" } });
+      expect(textOf(r)).toStartWith("Skill not found: sneaky");
+    } finally {
+      seen = 0;
+      writeFileSync(file, before);
+      while (seen === 0) await Bun.sleep(10);
+    }
+    expect((await client.listResources()).resources.map((r) => r.name)).toContain("sneaky");
   });
 
   test("read_skill loads are recorded in the usage sidecar", async () => {
