@@ -7,7 +7,6 @@
  * Float64Array, no strings per file.
  */
 import { lstatSync, stat, statSync, type Stats } from "node:fs";
-import { statxReader } from "./statx.ts";
 
 /** Numbers kept per path: size, mtimeMs, ctimeMs, ino, dev, kind. */
 export const STAT_FIELDS = 6;
@@ -62,15 +61,11 @@ export function statOne(path: string): Stats | undefined {
  */
 const POOL_WINDOW = 8192;
 
-/** Below this many paths the main thread uses fs.statSync: loading bun:ffi costs ~0.6 ms. */
-const STATX_MIN = 512;
-
 /** Stats every path (following links); never throws, a failure reads as missing. */
-export async function statMany(paths: readonly string[]): Promise<StatTable> {
+export function statMany(paths: readonly string[]): Promise<StatTable> {
   const n = paths.length;
   const t: StatTable = new Float64Array(n * STAT_FIELDS);
   const pooled = n >= PARALLEL_MIN ? Math.floor(n * POOL_SHARE) : 0;
-  const fast = n >= STATX_MIN ? await statxReader(paths) : null;
   return new Promise((resolve) => {
     let next = 0;
     let done = 0;
@@ -88,9 +83,7 @@ export async function statMany(paths: readonly string[]): Promise<StatTable> {
       });
     };
     for (let k = 0; k < Math.min(POOL_WINDOW, pooled); k++) launch();
-    if (fast) {
-      for (let i = pooled; i < n; i++) if (!fast(paths[i]!, t, i * STAT_FIELDS)) put(t, i, statOne(paths[i]!));
-    } else for (let i = pooled; i < n; i++) put(t, i, statOne(paths[i]!));
+    for (let i = pooled; i < n; i++) put(t, i, statOne(paths[i]!));
     mainDone = true;
     finish();
   });
