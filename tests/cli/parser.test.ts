@@ -151,7 +151,6 @@ describe("help comes from the definitions", () => {
     expect(skill).toContain("USAGE lemon skill <command> [OPTIONS]");
     expect(skill).toMatch(/inspect, info +Show everything/);
     for (const missing of ["draft"]) expect(skill).not.toMatch(new RegExp(`^  ${missing} `, "m"));
-    expect((await box.cli(["mcp", "--help"])).stdout).not.toMatch(/^ {2}login /m);
   });
 });
 
@@ -159,8 +158,6 @@ describe("commands the contract has and this version does not (issue 10 §5)", (
   test("answer UNAVAILABLE with exit 1, in human and JSON output", async () => {
     await using box = await sandbox();
     const cases: [string[], string][] = [
-      [["mcp", "login", "git"], "mcp login"],
-      [["mcp", "serve", "--http", "8080"], "mcp serve"],
       [["blueprints"], "blueprints"],
       [["automations", "list"], "automations"],
     ];
