@@ -174,6 +174,8 @@ export interface ResourceServer {
   /** Bearer tokens the MCP endpoint accepted and refused. */
   accepted: string[];
   refused: number;
+  /** Refuses every token accepted so far (a revocation the client learns of by a 401). */
+  revoke(): void;
   stop(): void;
 }
 
@@ -184,7 +186,16 @@ export interface ResourceServer {
  */
 export function startResourceServer(as: MockAs, opts: { scopes?: string[] } = {}): ResourceServer {
   const jwks = createRemoteJWKSet(new URL(`${as.issuer}/jwks`));
-  const rs: ResourceServer = { url: "", accepted: [], refused: 0, stop: () => {} };
+  const revoked = new Set<string>();
+  const rs: ResourceServer = {
+    url: "",
+    accepted: [],
+    refused: 0,
+    revoke: () => {
+      for (const t of rs.accepted) revoked.add(t);
+    },
+    stop: () => {},
+  };
   let origin = "";
   const server = Bun.serve({
     hostname: "127.0.0.1",
@@ -211,6 +222,7 @@ export function startResourceServer(as: MockAs, opts: { scopes?: string[] } = {}
         return new Response("unauthorized", { status: 401, headers: challenge });
       }
       try {
+        if (revoked.has(token)) throw new Error("revoked");
         await jwtVerify(token, jwks, { issuer: as.issuer });
       } catch {
         rs.refused++;

@@ -229,12 +229,19 @@ export async function openAuthSession(
   );
 }
 
+/** A whole session: the wire methods and what login, logout and status use. */
+export type FullSession = AuthSession & OAuthSessionExtras;
+
 /** What login, logout and status use beyond the wire methods. */
 export interface OAuthSessionExtras {
   login(): Promise<{ expires_at: string | null; scopes: string[] }>;
   logout(registration: boolean): Promise<boolean>;
   state(): Promise<{ type: "oauth"; state: "valid" | "expired" | "needs_auth"; expires_at: string | null }>;
 }
+
+/** The key of a server's session in a host's cache: its name, source and expanded entry. */
+export const sessionKey = (server: ConnectableServer) =>
+  JSON.stringify([server.name, server.source ?? null, server.server.entry]);
 
 /** The ServerAuth of an HTTP or SSE connection, or null when the URL cannot carry one. */
 export async function serverAuthFor(server: ConnectableServer, opts: ConnectOptions): Promise<ServerAuth | null> {
@@ -248,7 +255,20 @@ export async function serverAuthFor(server: ConnectableServer, opts: ConnectOpti
   return new ServerAuth({
     serverUrl: url,
     configured: server.server.entry.oauth !== undefined,
-    session: () => openAuthSession(opts.ctx, server, opts.oauth),
+    session: () => {
+      // One session per configuration for the host's lifetime: a reconnect resumes its in-memory
+      // tokens (persist_oauth_tokens: false) and concurrent 401s share one acquisition.
+      const cache = opts.authSessions;
+      if (cache === undefined) return openAuthSession(opts.ctx, server, opts.oauth);
+      const key = sessionKey(server);
+      let s = cache.get(key);
+      if (s === undefined) {
+        s = openAuthSession(opts.ctx, server, opts.oauth);
+        cache.set(key, s);
+        s.catch(() => cache.delete(key));
+      }
+      return s;
+    },
     isChallenge: isOAuthChallenge,
     onDetected: () => opts.oauth?.onDetected?.(server.name),
   });

@@ -104,6 +104,8 @@ export interface ConnectOptions {
   ring?: OutputRing;
   /** OAuth for HTTP and SSE servers (mcp.md §11); absent: stored tokens and non-interactive flows only. */
   oauth?: OAuthCallbacks;
+  /** OAuth sessions kept across the connections of one host, by configuration (auth-fetch.ts). */
+  authSessions?: Map<string, Promise<import("./auth-fetch.ts").FullSession>>;
   /** Wraps the HTTP transports' fetch (set by connectServer for OAuth; the transports apply it). */
   wrapFetch?: (base: FetchFn) => FetchFn;
   /** The embedder's sampling delegate (mcp.md §10); without it sampling is never advertised. */

@@ -97,6 +97,8 @@ export class McpHost {
   #closed = false;
   /** `<cwd>\0<name>` of entries without `oauth` that answered with an OAuth challenge. */
   readonly #detected = new Set<string>();
+  /** OAuth sessions by configuration, shared by every link's reconnects. */
+  readonly #authSessions: NonNullable<ConnectOptions["authSessions"]> = new Map();
 
   constructor(opts: HostOptions) {
     this.#opts = opts;
@@ -129,6 +131,7 @@ export class McpHost {
         ctx: withCwd(o.ctx, cwd),
         cwd,
         oauth: { ...(o.oauth ?? NON_INTERACTIVE), onDetected },
+        authSessions: this.#authSessions,
         ...(o.sampling !== undefined ? { sampling: o.sampling } : {}),
       } satisfies Omit<ConnectOptions, "timeoutMs">,
       delays: o.delays ?? DEFAULT_DELAYS,
@@ -294,11 +297,19 @@ export class McpHost {
         if (server.type === "stdio") return;
         if (server.server.entry.oauth === undefined && !this.#detected.has(`${view.cwd}\0${server.name}`)) return;
         try {
-          const { openAuthSession } = await import("./auth-fetch.ts");
+          const { openAuthSession, sessionKey } = await import("./auth-fetch.ts");
           const ctx = withCwd(this.#opts.ctx, view.cwd);
           const vars = { env: ctx.env, cwd: ctx.cwd, homeDir: ctx.homeDir };
           const entry = link?.entry ?? expandEntry(server.server.entry, server.server.vars, vars).entry;
-          const s = await openAuthSession(ctx, { ...server, server: { entry } }, undefined);
+          const target: ConnectableServer = {
+            name: server.name,
+            type: server.type,
+            source: server.source,
+            server: { entry },
+          };
+          // The live session knows in-memory tokens (persist_oauth_tokens: false); else the store.
+          const live = this.#authSessions.get(sessionKey(target));
+          const s = await (live ?? openAuthSession(ctx, target, undefined));
           const st = await s.state();
           out.set(server.name, { type: "oauth", state: st.state, expires_at: st.expires_at });
         } catch {

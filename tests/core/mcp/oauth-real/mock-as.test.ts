@@ -92,6 +92,22 @@ describe("OAuth against oauth2-mock-server", () => {
       }
     }, 30_000);
 
+  test("client credentials: a token the server stops accepting is re-acquired once on a later 401", async () => {
+    await using box = await sandbox();
+    await entry(box, { client_id: "svc", client_secret: "svc-secret" });
+    const lemon = lemonFor(box);
+    try {
+      expect(await echo(lemon)).toBe("echo: hi");
+      const from = as.tokenRequests.length;
+      await Bun.sleep(1100); // the mock's JWTs are deterministic per second: the next one differs
+      rs.revoke();
+      expect(await echo(lemon)).toBe("echo: hi");
+      expect(as.tokenRequests.slice(from).map((r) => r.grant_type)).toEqual(["client_credentials"]);
+    } finally {
+      await lemon.close();
+    }
+  }, 30_000);
+
   test("PKCE with a pre-registered client: approve + openUrl, then refresh near expiry", async () => {
     await using box = await sandbox();
     await entry(box, { client_id: "lemon-public", flow: "pkce", scopes: ["mcp"] });
