@@ -7,9 +7,10 @@ import { join } from "node:path";
 import { createLemon, type Lemon } from "../../../../src/core/index.ts";
 import type { LogEntry } from "../../../../src/core/context.ts";
 import { registryOf } from "../../../../src/core/internals.ts";
+import { resolvePaths } from "../../../../src/core/paths.ts";
 import { resolveRoots } from "../../../../src/core/skills/roots.ts";
 import type { SnapshotStore } from "../../../../src/core/skills/search/store.ts";
-import { WatchState } from "../../../../src/core/skills/search/watcher.ts";
+import { WatchHub, WatchState } from "../../../../src/core/skills/search/watcher.ts";
 import { sandbox, type Sandbox } from "../../../support/sandbox.ts";
 
 const md = (name: string, description: string) => `---\nname: ${name}\ndescription: ${description}\n---\nBody.\n`;
@@ -81,6 +82,33 @@ describe("watched identity check", () => {
     await box.skill("g/cat", "gamma", md("gamma", "Okapi feeding."));
     await turn();
     expect((await keys(l, "okapi")).sort()).toEqual(["alpha", "gamma"]);
+  });
+
+  test("recursive fs.watch on Linux: an event two levels below a watched root arrives", async () => {
+    await using box = await sandbox();
+    mkdirSync(join(box.root, "w/cat/skill"), { recursive: true });
+    const hub = new WatchHub(() => {});
+    try {
+      const w = hub.watch({ recursive: [join(box.root, "w")], single: [] }, "k")!;
+      await until(() => w.state === WatchState.Armed, "armed");
+      const before = w.events;
+      writeFileSync(join(box.root, "w/cat/skill/SKILL.md"), "x");
+      await until(() => w.events > before, "the event");
+    } finally {
+      hub.close();
+    }
+  });
+
+  test("the lockfile is stat'ed on every watched call: a new or rewritten one is a change", async () => {
+    await using box = await sandbox();
+    await box.skill("g", "alpha", md("alpha", "Zebra grooming."));
+    await using l = lemonFor(box);
+    const store = await armed(l);
+    const checks = store.counts.checks;
+    writeFileSync(resolvePaths(l.context).global.lockfile, "{}\n");
+    await turn();
+    await l.skills.findRelevant("zebra").catch(() => []);
+    expect(store.counts.checks).toBeGreaterThan(checks);
   });
 
   test("refresh: true still forces a rebuild while watched", async () => {
