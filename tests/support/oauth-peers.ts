@@ -7,7 +7,9 @@
 //
 // The SDK demo listens on every interface by default; a preload pins its listeners to 127.0.0.1.
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { createServer as createHttpServer } from "node:http";
 import { createRemoteJWKSet, jwtVerify } from "jose";
 import { OAuth2Server } from "oauth2-mock-server";
 import { mkdtempSync, writeFileSync } from "node:fs";
@@ -251,5 +253,73 @@ export function startResourceServer(as: MockAs, opts: { scopes?: string[] } = {}
   origin = `http://127.0.0.1:${server.port}`;
   rs.url = `${origin}/mcp`;
   rs.stop = () => server.stop(true);
+  return rs;
+}
+
+function echoServer(): McpServer {
+  const mcp = new McpServer({ name: "lemon-oauth-fixture", version: "1.0.0" });
+  mcp.registerTool("echo", { description: "Echoes its text", inputSchema: { text: z.string() } }, async ({ text }) => ({
+    content: [{ type: "text", text: `echo: ${text}` }],
+  }));
+  return mcp;
+}
+
+/**
+ * The same bearer check in front of legacy HTTP+SSE (mcp.md §5.3): `GET /sse` opens the stream,
+ * `POST /messages?sessionId=…` carries requests; both need the mock's JWT.
+ */
+export async function startSseResourceServer(as: MockAs): Promise<ResourceServer> {
+  const jwks = createRemoteJWKSet(new URL(`${as.issuer}/jwks`));
+  const transports = new Map<string, SSEServerTransport>();
+  const rs: ResourceServer = { url: "", accepted: [], refused: 0, revoke: () => {}, stop: () => {} };
+  let origin = "";
+  const server = createHttpServer(async (req, res) => {
+    const url = new URL(req.url ?? "/", origin);
+    if (url.pathname.startsWith("/.well-known/oauth-protected-resource")) {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(
+        JSON.stringify({ resource: `${origin}/sse`, authorization_servers: [as.issuer], scopes_supported: ["mcp"] }),
+      );
+      return;
+    }
+    const token = /^Bearer (.+)$/i.exec(req.headers.authorization ?? "")?.[1];
+    let ok = false;
+    if (token !== undefined)
+      try {
+        await jwtVerify(token, jwks, { issuer: as.issuer });
+        ok = true;
+      } catch {}
+    if (!ok || token === undefined) {
+      rs.refused++;
+      res.writeHead(401, {
+        "www-authenticate": `Bearer resource_metadata="${origin}/.well-known/oauth-protected-resource/sse"`,
+      });
+      res.end("unauthorized");
+      return;
+    }
+    rs.accepted.push(token);
+    if (req.method === "GET" && url.pathname === "/sse") {
+      const t = new SSEServerTransport("/messages", res);
+      transports.set(t.sessionId, t);
+      res.on("close", () => transports.delete(t.sessionId));
+      await echoServer().connect(t);
+      return;
+    }
+    const t = transports.get(url.searchParams.get("sessionId") ?? "");
+    if (req.method === "POST" && url.pathname === "/messages" && t !== undefined) {
+      await t.handlePostMessage(req, res);
+      return;
+    }
+    res.writeHead(404);
+    res.end();
+  });
+  await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
+  const a = server.address();
+  origin = `http://127.0.0.1:${typeof a === "object" && a !== null ? a.port : 0}`;
+  rs.url = `${origin}/sse`;
+  rs.stop = () => {
+    server.closeAllConnections();
+    server.close();
+  };
   return rs;
 }

@@ -8,7 +8,13 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createLemon, type Lemon, type LemonOptions } from "../../../../src/core/index.ts";
-import { type MockAs, type ResourceServer, startMockAs, startResourceServer } from "../../../support/oauth-peers.ts";
+import {
+  type MockAs,
+  type ResourceServer,
+  startMockAs,
+  startResourceServer,
+  startSseResourceServer,
+} from "../../../support/oauth-peers.ts";
 import { type Sandbox, sandbox } from "../../../support/sandbox.ts";
 
 let as: MockAs;
@@ -159,6 +165,29 @@ describe("OAuth against oauth2-mock-server", () => {
       as.expiresIn = 3600;
     }
     for (const tok of [...secretsOf(box), ...as.refreshTokens.slice(-2)]) expect(logs.join("\n")).not.toContain(tok);
+  }, 30_000);
+
+  test("legacy SSE: client credentials on the event stream and the message posts", async () => {
+    await using box = await sandbox();
+    const sse = await startSseResourceServer(as);
+    try {
+      await box.write(
+        join(box.agentDir, "mcp.json"),
+        JSON.stringify({
+          servers: [{ name: "rs", type: "sse", url: sse.url, oauth: { client_id: "svc", client_secret: "s" } }],
+        }),
+      );
+      const lemon = lemonFor(box);
+      try {
+        expect(await echo(lemon)).toBe("echo: hi");
+        expect(sse.refused).toBe(1);
+        expect(sse.accepted.length).toBeGreaterThan(1);
+      } finally {
+        await lemon.close();
+      }
+    } finally {
+      sse.stop();
+    }
   }, 30_000);
 
   test("without openUrl the approved URL is the mcp.oauth_url event", async () => {
