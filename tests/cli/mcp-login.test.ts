@@ -158,6 +158,23 @@ describe("mcp login against the SDK OAuth demo", () => {
       for (const o of [login, t, driven, status]) expect(o.stdout + o.stderr).not.toContain(tok);
   }, 60_000);
 
+  test("mcp call without a token says to log in; login takes an imported server too", async () => {
+    await using box = await sandbox();
+    const dir = join(box.home, "claude-config");
+    await box.write(
+      join(dir, ".claude.json"),
+      JSON.stringify({ mcpServers: { imported: { type: "http", url: demo.mcpUrl } } }),
+    );
+    box.env.CLAUDE_CONFIG_DIR = dir;
+    const call = await box.cli(["mcp", "call", "imported", "greet", "{}", "--global"]);
+    expect(call.code).toBe(1);
+    expect(call.stderr).toBe("error [UNAUTHORIZED]: authorization required\nhint: run 'lemon mcp login imported'\n");
+    const login = await box.cli(["mcp", "login", "imported", "--global", "--headless-auth", "--approve", "--json"]);
+    expect(login.code).toBe(0);
+    const again = await box.cli(["mcp", "call", "imported", "greet", '{"name":"x"}', "--global", "--approve"]);
+    expect(again.code).toBe(0);
+  }, 60_000);
+
   test("without a terminal and without --approve: nothing printed or opened, FORBIDDEN at once", async () => {
     await using box = await sandbox();
     await withDemoEntry(box, {});

@@ -190,7 +190,7 @@ export function createMcpClient(o: McpClientOptions): McpClient {
     const link = slot.link;
     // A server whose OAuth flow could not run (or failed) says so, not just "not connected".
     if (link !== null && link.conn === null && link.lastError?.startsWith("authorization "))
-      throw new LemonError("UNAUTHORIZED", link.lastError);
+      throw new LemonError("UNAUTHORIZED", link.lastError, { hint: `run 'lemon mcp login ${server}'` });
     const inventory = link?.inventory ?? null;
     if (slot.gate === "disabled" || link === null || link.conn === null || inventory === null)
       throw notConnected(server);

@@ -2,9 +2,10 @@
  * @module mcp/client/login
  * `mcp login NAME` / `mcp logout NAME` (cli.md §3.6): the OAuth flow of one entry of the selected
  * lemon file, run on request even when a token is stored, and the deletion of its stored tokens
- * (with `registration`, the dynamic client registration too). NAME is looked up as `mcp test`
- * does: the exact entry of the project file (or the global one), never another scope. An entry is
- * OAuth when it has an `oauth` object or its server answers with an OAuth challenge.
+ * (with `registration`, the dynamic client registration too). NAME is the entry of the project
+ * file (or the global one with `global`), else an effective server of that scope from another
+ * source (imports). An entry is OAuth when it has an `oauth` object or its server answers with an
+ * OAuth challenge.
  */
 import type { LemonContext } from "../../context.ts";
 import { forbidden, invalidRequest, notFound } from "../../errors.ts";
@@ -31,7 +32,8 @@ async function entryOf(ctx: LemonContext, config: McpConfigOptions, name: string
   const set = await effectiveServers(ctx, config, global ? "global" : "project");
   const file = global ? set.global.file : (set.project?.file ?? `${ctx.cwd}/.lemon/mcp.json`);
   const label = global ? "lemon:global" : "lemon:project";
-  const s = set.servers.find((x) => x.name === name && x.source === label);
+  // lemon's own entry first; else a server of another source (an import from Claude Code, …) by name.
+  const s = set.servers.find((x) => x.name === name && x.source === label) ?? set.servers.find((x) => x.name === name);
   if (s === undefined) throw notFound(`MCP server '${name}' not found in ${file}`);
   if (s.type === "stdio")
     throw invalidRequest(`MCP server '${name}' is a stdio server; OAuth applies to http and sse servers`);
