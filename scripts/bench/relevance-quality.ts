@@ -1,7 +1,7 @@
 /**
  * @module scripts/bench/relevance-quality
  * The quality half of the relevance benchmark (skills.md §7.2): the labelled queries of
- * tests/fixtures/relevance/queries.json run through lemon's `findRelevant` and through MiniSearch,
+ * tests/fixtures/relevance/ (every set: relevance-sets.ts) run through lemon's `findRelevant` and through MiniSearch,
  * Orama and SQLite FTS5 (bm25 with column weights) over the same fields and corpus. Used by
  * scripts/bench/relevance.ts and by the CI test tests/core/skills/search/quality.test.ts.
  */
@@ -36,6 +36,9 @@ export interface Doc {
 
 export interface Metrics {
   n: number;
+  /** No-answer requests (relevant: []) in the set, and the share of them that came back empty. */
+  nNoAnswer?: number;
+  empty?: number;
   top1: number;
   hit3: number;
   mrr3: number;
@@ -229,8 +232,9 @@ export function fts5Engine(docs: Doc[], o: BaselineOptions = BASELINE_DEFAULTS):
   };
 }
 
-export function lemonEngine(lemon: Lemon): Engine {
-  return async (q) => (await lemon.skills.findRelevant(q, { maxResults: 10 })).map((e) => e.key);
+/** lemon with the "nothing fits" cut-off (the default), or the uncut list with `cutoff: false`. */
+export function lemonEngine(lemon: Lemon, cutoff = true): Engine {
+  return async (q) => (await lemon.skills.findRelevant(q, { maxResults: 10, cutoff })).map((e) => e.key);
 }
 
 export function score(ranked: readonly string[], relevant: ReadonlySet<string>): Omit<Metrics, "n"> {
@@ -256,7 +260,8 @@ export type QualityReport = Record<EngineName, Record<"tune" | "heldout" | "all"
 
 function mean(rows: Omit<Metrics, "n">[]): Metrics {
   const n = rows.length;
-  const avg = (f: keyof Omit<Metrics, "n">) => (n === 0 ? 0 : rows.reduce((s, r) => s + r[f], 0) / n);
+  const avg = (f: keyof Omit<Metrics, "n" | "nNoAnswer" | "empty">) =>
+    n === 0 ? 0 : rows.reduce((s, r) => s + r[f], 0) / n;
   return {
     n,
     top1: avg("top1"),
@@ -280,6 +285,7 @@ async function evaluate(
     const relevant = new Set(q.relevant.filter((k) => valid.has(k)));
     const r = await engine(q.query);
     ranked.push(r);
+    if (q.relevant.length === 0) continue;
     // A query whose judged answers are all excluded (e.g. a macOS-only skill) carries no signal.
     if (relevant.size > 0) rows.push({ split: q.split, m: score(r, relevant) });
   }
@@ -374,25 +380,19 @@ if (import.meta.main) {
   const args = process.argv.slice(2);
   const corpus = requireCorpus(args.find((a) => !a.startsWith("--")));
   const queriesFile = join(import.meta.dir, "../../tests/fixtures/relevance/queries.json");
-  // `--tune` hides the held-out half (rows and misses), for tuning without peeking.
+  // `--tune` hides the held-out sets (rows and misses), for tuning without peeking.
   const tuneOnly = args.includes("--tune");
   if (args.includes("--grid")) await grid(corpus, queriesFile);
-  else {
-    const { report, perQuery, queries } = await runQuality(corpus, queriesFile);
-    const text = formatQuality(report);
-    const tuneRows = (t: string) =>
-      t
-        .split("\n")
-        .filter((l) => !l.startsWith("heldout") && !l.startsWith("all"))
-        .join("\n");
-    console.log(tuneOnly ? tuneRows(text) : text);
-    if (args.includes("--misses"))
-      queries.forEach((q, i) => {
-        if (tuneOnly && q.split !== "tune") return;
-        const got = perQuery.lemon[i]!;
-        if (q.relevant.includes(got[0] ?? "")) return;
-        const want = `want ${q.relevant.join(",")} got ${got.slice(0, 3).join(",")}`;
-        console.log(`${q.split} ${q.id} ${JSON.stringify(q.query)} ${want}`);
-      });
+  else if (args.includes("--misses")) {
+    const { perQuery, queries } = await runQuality(corpus, queriesFile, tuneOnly ? { split: "tune" } : {});
+    queries.forEach((q, i) => {
+      const got = perQuery.lemon[i]!;
+      if (q.relevant.includes(got[0] ?? "")) return;
+      console.log(`${q.split} ${q.id} ${JSON.stringify(q.query)} want ${q.relevant} got ${got.slice(0, 3)}`);
+    });
+  } else {
+    // Every labelled set (relevance-sets.ts): lemon with and without the cut-off, and the baselines.
+    const { formatSets, presentSets, runSets } = await import("./relevance-sets.ts");
+    console.log(formatSets(await runSets(corpus, presentSets(tuneOnly ? (s) => s.tune : undefined))));
   }
 }

@@ -117,7 +117,10 @@ export interface SkillsApi {
   /** The security audit of a key or a skill directory (install.md §7); `force` skips the cache (default false). */
   audit(target: string, opts?: { cwd?: string; force?: boolean }): Promise<AuditReport>;
   /** The skills most relevant to a request (skills.md §7.1); `maxResults` default 3, at most 50. */
-  findRelevant(query: string, opts?: { cwd?: string; maxResults?: number; refresh?: boolean }): Promise<SkillEntry[]>;
+  findRelevant(
+    query: string,
+    opts?: { cwd?: string; maxResults?: number; refresh?: boolean; cutoff?: boolean },
+  ): Promise<SkillEntry[]>;
   /**
    * Calls `listener` after a skill, root, lockfile or skills.json of `cwd`'s two scopes changed
    * (coalesced, at most once per 100 ms, within 1 s); file-system notifications while they work,
@@ -385,8 +388,9 @@ export function createLemon(options: LemonOptions = {}): Lemon {
       },
       async (t, o) => (await reg()).audit(t, o),
     ),
-    findRelevant: method(query("skills.findRelevant", { refresh: "boolean", maxResults: "number" }), async (q, o) =>
-      (await reg()).findRelevant(q, o),
+    findRelevant: method(
+      query("skills.findRelevant", { refresh: "boolean", maxResults: "number", cutoff: "boolean" }),
+      async (q, o) => (await reg()).findRelevant(q, o),
     ),
     watch: (listener, o) => {
       try {

@@ -22,11 +22,13 @@ import { normaliseMaxResults } from "./limits.ts";
  * The scorer (tokenizer, glossary, term matching) loads with the first query: a listing builds
  * this engine only to peek at a snapshot, and never scores.
  */
-type Scorer = typeof import("./score.ts");
+type Scorer = typeof import("./score.ts") & { keeps: typeof import("./cutoff.ts").keeps | null };
 
 export interface FindRelevantOptions {
   maxResults?: number;
   refresh?: boolean;
+  /** Apply the calibrated "nothing fits" cut-off (cutoff.ts; default true); false: the uncut list. */
+  cutoff?: boolean;
 }
 
 /** The disabled set when neither skills.json exists. */
@@ -96,7 +98,11 @@ export class RelevanceEngine {
   async findRelevant(ctx: LemonContext, query: string, opts: FindRelevantOptions = {}): Promise<SkillEntry[]> {
     const max = normaliseMaxResults(opts.maxResults);
     if (max === 0 || typeof query !== "string") return [];
-    const score = await import("./score.ts");
+    const [scorer, cut] = await Promise.all([
+      import("./score.ts"),
+      opts.cutoff === false ? null : import("./cutoff.ts"),
+    ]);
+    const score: Scorer = { ...scorer, keeps: cut ? cut.keeps : null };
     const parsed = score.parseQuery(query);
     if (parsed.terms.length === 0) return [];
     const [snaps, disabled] = await Promise.all([this.snapshots(ctx, opts.refresh === true), this.#disabled(ctx)]);
@@ -183,7 +189,7 @@ export class RelevanceEngine {
 
 /** Appends displayable hits of one scope to `out` until it holds `max` entries. */
 function collect(
-  { scoreSnapshot }: Scorer,
+  { scoreWithNorm, keeps }: Scorer,
   snap: Snapshot,
   roots: readonly SkillRoot[],
   q: ParsedQuery,
@@ -196,16 +202,23 @@ function collect(
 ): void {
   let limit = Math.max(8, (max - out.length) * 3);
   for (;;) {
-    const hits = scoreSnapshot(snap, q, limit);
+    const scored = scoreWithNorm(snap, q, limit);
+    const hits = scored.hits;
     const found: SkillEntry[] = [];
+    let cut = false;
     for (const h of hits) {
       if (out.length + found.length >= max) break;
+      // Hits come best first, so the first one cut ends the scope.
+      if (keeps && !keeps(h, q, scored)) {
+        cut = true;
+        break;
+      }
       const entry = entryOf(snap, h.doc, roots, ctx, disabled, lock);
       if (!entry || !isDisplayable(entry)) continue;
       if (claimedBy && claimedBy.docForKey(entry.key) >= 0) continue;
       found.push(entry);
     }
-    if (out.length + found.length >= max || hits.length < limit || limit >= snap.docCount) {
+    if (cut || out.length + found.length >= max || hits.length < limit || limit >= snap.docCount) {
       out.push(...found);
       return;
     }

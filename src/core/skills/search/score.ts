@@ -8,6 +8,8 @@
  * query get a coverage bonus. Ties are broken by key (a rank baked into the snapshot).
  */
 import { DOC_STRIDE, FIELD_COUNT, FLAG_EFFECTIVE, FLAG_HIDDEN, TERM_STRIDE, utf8, type Snapshot } from "./format.ts";
+import { addNeighbours, type NeighbourTable } from "./expand.ts";
+import { focusParts } from "./focus.ts";
 import { glossaryExpansion } from "./glossary.ts";
 import { resolveTerm, type Resolved } from "./term-match.ts";
 import { exactLabel, fold, nameTerms, plainWords, tokenize } from "./tokenize.ts";
@@ -31,6 +33,10 @@ export const SCORING = {
   glossaryWeight: 0.8,
   joinedWeight: 0.6,
   maxPrefixExpansions: 6,
+  /** Distinct terms at which a catalog's unknown words count fully toward the cut-off's `missing`. */
+  broadVocabulary: 20_000,
+  /** Weight of a long request's sentences that do not ask for anything (focus.ts); 1 = off. */
+  storyWeight: 1,
 };
 
 export interface QueryTerm {
@@ -41,16 +47,29 @@ export interface QueryTerm {
   expand: boolean;
   /** Counts toward coverage (one slot per distinct query word). */
   slot: number;
+  /** A stand-in for this query word, used only where the snapshot's dictionary lacks the word. */
+  standInFor?: Uint8Array;
 }
 
 export interface ParsedQuery {
   terms: QueryTerm[];
   slots: number;
   label: string;
+  /** Written (partly) in another language: non-ASCII letters, or the glossary expanded a word. */
+  foreign?: boolean;
+}
+
+const NON_ASCII_LETTER = /[^\x00-\x7f]/;
+const LETTER = /\p{L}/u;
+
+function hasForeignLetters(query: string): boolean {
+  if (!NON_ASCII_LETTER.test(query)) return false;
+  for (const ch of query) if (ch.charCodeAt(0) > 0x7f && LETTER.test(ch)) return true;
+  return false;
 }
 
 /** Splits a query into weighted terms; `terms` is empty when nothing usable remains. */
-export function parseQuery(query: string): ParsedQuery {
+export function parseQuery(query: string, vec: NeighbourTable | null = null): ParsedQuery {
   const terms: QueryTerm[] = [];
   const seen = new Map<string, QueryTerm>();
   let slots = 0;
@@ -65,8 +84,14 @@ export function parseQuery(query: string): ParsedQuery {
     terms.push(q);
   };
   const base = tokenize(query);
-  for (const t of base) if (!seen.has(t)) add(t, 1, true, slots++);
+  // Sentences that ask weigh more than the story around them (focus.ts); a word met in both keeps the larger weight.
+  for (const part of focusParts(query, SCORING.storyWeight))
+    for (const t of part.weight === 1 && part.text === query ? base : tokenize(part.text))
+      if (seen.has(t)) add(t, part.weight, true, -1);
+      else add(t, part.weight, true, slots++);
   if (slots === 0) return { terms: [], slots: 0, label: exactLabel(query) };
+  if (vec) addNeighbours(vec, terms, seen);
+
   // Adjacent words joined ("next js" -> "nextjs") meet the joined forms indexed for names.
   const joined = nameTerms(query).slice(base.length);
   for (const t of joined) add(t, SCORING.joinedWeight, false, -1);
@@ -74,7 +99,7 @@ export function parseQuery(query: string): ParsedQuery {
   const words = plainWords(folded);
   const gloss = glossaryExpansion(folded, words);
   if (gloss !== "") for (const t of tokenize(gloss)) add(t, SCORING.glossaryWeight, false, slots++);
-  return { terms, slots, label: exactLabel(query) };
+  return { terms, slots, label: exactLabel(query), foreign: gloss !== "" || hasForeignLetters(query) };
 }
 
 export interface Hit {
@@ -82,6 +107,19 @@ export interface Hit {
   score: number;
   /** The query equals this skill's key or name (skills.md §7.1 rule 5). */
   exact: boolean;
+  /** The query slots this document matched (bit i = slot i). */
+  bits: number;
+}
+
+/** What the cut-off (cutoff.ts) needs besides the hits: the most a document could score here. */
+export interface Scored {
+  hits: Hit[];
+  /** Sum over the query's matched slots of their best term's weight × idf. */
+  norm: number;
+  /** That weight × idf per slot (0 for a slot nothing in the snapshot matched). */
+  slotWeights: Float64Array;
+  /** The query's slots that matched nothing, each counted at the snapshot's largest idf. */
+  missing: number;
 }
 
 interface Scratch {
@@ -138,12 +176,20 @@ function beats(docs: Uint32Array, exact: boolean, score: number, doc: number, b:
 }
 
 /** Keeps the best `limit` hits in `heap` (a min-heap by rank: heap[0] is the worst kept). */
-function consider(docs: Uint32Array, heap: Hit[], limit: number, doc: number, score: number, exact: boolean): void {
+function consider(
+  docs: Uint32Array,
+  heap: Hit[],
+  limit: number,
+  doc: number,
+  score: number,
+  exact: boolean,
+  bits: number,
+): void {
   if (heap.length < limit) {
-    heap.push({ doc, score, exact });
+    heap.push({ doc, score, exact, bits });
     siftUp(docs, heap, heap.length - 1);
   } else if (beats(docs, exact, score, doc, heap[0]!)) {
-    heap[0] = { doc, score, exact };
+    heap[0] = { doc, score, exact, bits };
     siftDown(docs, heap, 0);
   }
 }
@@ -155,12 +201,21 @@ const EFFECTIVE_MASK = FLAG_EFFECTIVE | FLAG_HIDDEN;
  * Synchronous, so the shared scratch buffers are never used by two calls at once.
  */
 export function scoreSnapshot(snap: Snapshot, q: ParsedQuery, limit: number): Hit[] {
+  return scoreWithNorm(snap, q, limit).hits;
+}
+
+export function scoreWithNorm(snap: Snapshot, q: ParsedQuery, limit: number): Scored {
+  const none: Scored = { hits: [], norm: 0, slotWeights: new Float64Array(32), missing: 0 };
   const n = snap.docCount;
-  if (n === 0 || q.terms.length === 0 || limit <= 0) return [];
+  if (n === 0 || q.terms.length === 0 || limit <= 0) return none;
   const resolved: Resolved[] = [];
-  for (const t of q.terms) resolveTerm(snap, t, resolved, SCORING);
+  for (const t of q.terms)
+    if (!t.standInFor || snap.terms.find(t.standInFor) < 0) resolveTerm(snap, t, resolved, SCORING);
   const exactList = snap.docsForLabel(q.label);
-  if (resolved.length === 0 && exactList.length === 0) return [];
+  if (resolved.length === 0 && exactList.length === 0) return none;
+  // Per slot: the query word's own weight × idf when the dictionary has it, else its best stand-in.
+  const slotBest = new Float64Array(32);
+  const slotPrimary = new Uint8Array(32);
   const sc = scratchFor(snap);
   const { acc, tf, touched, termDocs, stamp, bits: slotBits, names, exact } = sc;
   const exactEpoch = ++sc.epoch;
@@ -209,6 +264,13 @@ export function scoreSnapshot(snap: Snapshot, q: ParsedQuery, limit: number): Hi
       }
     }
     const w = r.weight * idf;
+    if (r.slot >= 0 && r.slot < 32) {
+      const own = r.primary === true;
+      if (own && !slotPrimary[r.slot]) {
+        slotPrimary[r.slot] = 1;
+        slotBest[r.slot] = w;
+      } else if (own === (slotPrimary[r.slot] === 1) && w > slotBest[r.slot]!) slotBest[r.slot] = w;
+    }
     const bit = r.slot < 0 ? 0 : 1 << Math.min(r.slot, 30);
     for (let i = 0; i < count; i++) {
       const d = termDocs[i]!;
@@ -248,7 +310,7 @@ export function scoreSnapshot(snap: Snapshot, q: ParsedQuery, limit: number): Hi
       (worstExact || s < worstScore || (s === worstScore && docs[row + 7]! > worstRank))
     )
       continue;
-    consider(docs, heap, limit, d, s, isExact);
+    consider(docs, heap, limit, d, s, isExact, hitBits);
     if (heap.length === limit) {
       const w = heap[0]!;
       worstExact = w.exact;
@@ -259,9 +321,19 @@ export function scoreSnapshot(snap: Snapshot, q: ParsedQuery, limit: number): Hi
   for (const d of exactList)
     if (exact[d] === exactEpoch) {
       exact[d] = 0;
-      if ((docs[d * DOC_STRIDE + 4]! & EFFECTIVE_MASK) === FLAG_EFFECTIVE) consider(docs, heap, limit, d, 0, true);
+      if ((docs[d * DOC_STRIDE + 4]! & EFFECTIVE_MASK) === FLAG_EFFECTIVE) consider(docs, heap, limit, d, 0, true, 0);
     }
-  return heap.sort((a, b) => (before(docs, a, b) ? -1 : before(docs, b, a) ? 1 : 0));
+  let norm = 0;
+  let missing = 0;
+  // An unknown word says "nothing here fits" only as far as the catalog's vocabulary is broad: in
+  // a catalog of ten skills most words of any request are unknown.
+  const maxIdf = Math.log(1 + (n + 0.5) / 0.5) * Math.min(1, snap.terms.size / SCORING.broadVocabulary);
+  for (let i = 0; i < 32; i++) {
+    norm += slotBest[i]!;
+    if (i < q.slots && slotBest[i] === 0) missing += maxIdf;
+  }
+  const hits = heap.sort((a, b) => (before(docs, a, b) ? -1 : before(docs, b, a) ? 1 : 0));
+  return { hits, norm, slotWeights: slotBest, missing };
 }
 
 function popcount(x: number): number {

@@ -115,6 +115,8 @@ export interface Resolved {
   id: number;
   weight: number;
   slot: number;
+  /** The query's own word, spelled as in the dictionary (not a neighbour, prefix or near spelling). */
+  primary?: boolean;
 }
 
 /** How far a term reaches beyond its exact spelling; the scorer passes its tuned values. */
@@ -128,7 +130,7 @@ export interface Reach {
 export function resolveTerm(snap: Snapshot, q: QueryTerm, out: Resolved[], reach: Reach): void {
   const dict = snap.terms;
   const id = dict.find(q.bytes);
-  if (id >= 0) out.push({ id, weight: q.weight, slot: q.slot });
+  if (id >= 0) out.push({ id, weight: q.weight, slot: q.slot, primary: q.expand });
   if (!q.expand || q.bytes.length < 4 || !IS_ASCII_WORD.test(q.term)) return;
   // Longer words sharing the prefix ("kube" -> "kubectl"), a few, most frequent first.
   const [lo, hi] = dict.prefixRange(q.bytes);

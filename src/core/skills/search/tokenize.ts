@@ -46,6 +46,11 @@ const STOP_WORDS: ReadonlySet<string> = new Set(
   ).split(/\s+/),
 );
 
+/** A word the tokeniser drops (judged on the folded word, before stemming). */
+export function isStopWord(word: string): boolean {
+  return STOP_WORDS.has(word);
+}
+
 /** Case and accent folding: lower case, NFD, combining marks removed (only when not ASCII). */
 export function fold(text: string): string {
   const lower = text.toLowerCase();

@@ -1,0 +1,106 @@
+/**
+ * @module scripts/bench/relevance-vectors
+ * The word-vector experiment of issue 16 item 1, on the tune sets only: lemon's scorer (uncut,
+ * straight over the corpus snapshot) without vectors, with neighbour expansion (expand.ts) at
+ * several weights, with neighbours standing in only for words the catalog lacks, and with a dense
+ * re-rank of the top 30 by the cosine of idf-weighted mean vectors. Needs the table
+ * scripts/build-vectors.ts writes (default $TMPDIR/lemon-vectors.bin, or LEMON_VECTORS).
+ *
+ *   ./node_modules/.bin/bun scripts/build-vectors.ts && ./node_modules/.bin/bun scripts/bench/relevance-vectors.ts
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { createContext } from "../../src/core/context.ts";
+import { NEIGHBOURS } from "../../src/core/skills/search/expand.ts";
+import { parseQuery, scoreWithNorm } from "../../src/core/skills/search/score.ts";
+import { tokenize } from "../../src/core/skills/search/tokenize.ts";
+import { ASSET } from "../build-vectors.ts";
+import { requireCorpus } from "./corpus.ts";
+import { corpusDocs, corpusLemon, loadQueries, score } from "./relevance-quality.ts";
+import { FIXTURES, SETS } from "./relevance-sets.ts";
+import { openVectors, VECTOR_DIMS as D, type Vectors } from "./vector-format.ts";
+
+const corpus = requireCorpus(process.argv[2]);
+const opened = openVectors(new Uint8Array(readFileSync(ASSET)));
+if (typeof opened === "string") throw new Error(`${ASSET}: ${opened}`);
+const vec: Vectors = opened;
+await using env = await corpusLemon(corpus);
+const docs = await corpusDocs(env.registry);
+const valid = new Set(docs.map((d) => d.key));
+const ctx = createContext({
+  cwd: env.dir,
+  agentDir: join(env.dir, "agent"),
+  env: { PATH: process.env.PATH ?? "", LEMON_CLAUDE_SKILLS_DIR: corpus, LEMON_SNAPSHOT_WORKER: "never" },
+  platform: "linux",
+});
+const snap = (await env.registry.relevance().snapshots(ctx, false)).global!;
+const enc = new TextEncoder();
+
+/** Unit mean of the words' vectors, rarer words (by the table's frequency rank) weighing more. */
+function embed(text: string): Float64Array {
+  const out = new Float64Array(D);
+  for (const t of tokenize(text)) {
+    const id = vec.find(enc.encode(t));
+    if (id < 0) continue;
+    const w = Math.log(2 + id / 50) * vec.scale[id]!;
+    for (let i = 0; i < D; i++) out[i]! += w * vec.vec[id * D + i]!;
+  }
+  const n = Math.hypot(...out) || 1;
+  return out.map((x) => x / n);
+}
+const docVec = new Map(
+  docs.map((d) => [d.key, embed(`${d.name} ${d.name} ${d.keywords} ${d.description} ${d.body.slice(0, 3000)}`)]),
+);
+
+const sets = await Promise.all(
+  SETS.filter((s) => s.tune).map(async (s) => ({
+    name: s.name,
+    queries: (await loadQueries(join(FIXTURES, s.file))).filter(
+      (q) => (!s.split || q.split === s.split) && q.relevant.some((k) => valid.has(k)),
+    ),
+  })),
+);
+
+function run(label: string, useVec: boolean, dense: number): void {
+  const cells = sets.map(({ name, queries }) => {
+    let mrr = 0;
+    let hit = 0;
+    for (const q of queries) {
+      const { hits, norm } = scoreWithNorm(snap, parseQuery(q.query, useVec ? vec : null), 30);
+      const qv = dense > 0 ? embed(q.query) : null;
+      const ranked = hits
+        .map((h) => {
+          const key = snap.keyOf(h.doc);
+          const dv = docVec.get(key);
+          let cos = 0;
+          if (qv && dv) for (let i = 0; i < D; i++) cos += qv[i]! * dv[i]!;
+          return { key, s: (h.exact ? 1e9 : 0) + h.score / (norm || 1) + dense * cos };
+        })
+        .sort((a, b) => b.s - a.s)
+        .map((x) => x.key);
+      const m = score(ranked.slice(0, 10), new Set(q.relevant.filter((k) => valid.has(k))));
+      mrr += m.mrr10;
+      hit += m.hit3;
+    }
+    return `${name} MRR@10 ${(mrr / queries.length).toFixed(3)} hit@3 ${(hit / queries.length).toFixed(3)}`;
+  });
+  console.log(`${label.padEnd(44)} ${cells.join("   ")}`);
+}
+
+run("no vectors", false, 0);
+NEIGHBOURS.onlyMissing = 0;
+for (const [weight, min] of [
+  [0.25, 0.7],
+  [0.25, 0.8],
+  [0.5, 0.7],
+  [0.5, 0.8],
+]) {
+  Object.assign(NEIGHBOURS, { weight, min });
+  run(`neighbours weight ${weight} cos >= ${min}`, true, 0);
+}
+NEIGHBOURS.onlyMissing = 1;
+for (const weight of [0.3, 1]) {
+  Object.assign(NEIGHBOURS, { weight, min: 0.6 });
+  run(`neighbours for unknown words, weight ${weight}`, true, 0);
+}
+for (const lambda of [0.3, 1]) run(`dense re-rank of top 30, lambda ${lambda}`, false, lambda);

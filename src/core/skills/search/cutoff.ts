@@ -1,0 +1,34 @@
+/**
+ * @module skills/search/cutoff
+ * The "nothing fits" cut-off (issue 16 item 3). A hit is returned only when its score is a large
+ * enough share of what the request could score in that snapshot: every query word's best weight ×
+ * idf (`Scored.norm`), plus, for each word no skill contains at all, the snapshot's largest idf
+ * (`Scored.missing`: a request about COBOL copybooks in a catalog without COBOL is mostly
+ * unanswered). Long requests get a gentler share (their story words raise the most a skill could
+ * score without making any skill less right). Never cut: a query equal to a key or name
+ * (skills.md §7.1 rule 5), and requests in other languages, which match through the glossary's
+ * few English words and whose own words are rightly missing. Chosen on the tune sets only
+ * (queries.json tune half, tune-v2.json; scripts/bench/relevance.md): the largest share at which
+ * lemon with the cut-off stays ahead of MiniSearch and SQLite FTS5 in MRR@10 and hit@3 on both
+ * (tune-v2's no-answer requests: 71% come back empty; 0.255 would empty 80% but fall behind).
+ */
+import type { Hit, ParsedQuery, Scored } from "./score.ts";
+
+export const CUTOFF = {
+  /** score / (norm + missing) below this (for a request of up to `longFrom` words): not an answer. */
+  minShare: 0.24,
+  /** Beyond this many query words the share is multiplied by (words / longFrom) ^ longPower. */
+  longFrom: 8,
+  longPower: 0.25,
+  /** 0: requests in other languages are cut too. */
+  spareForeign: 1,
+};
+
+/** Whether a hit survives the cut-off in the snapshot it was scored in. */
+export function keeps(h: Hit, q: ParsedQuery, scored: Scored): boolean {
+  if (h.exact || (q.foreign === true && CUTOFF.spareForeign === 1)) return true;
+  const most = scored.norm + scored.missing;
+  if (most <= 0) return true;
+  const long = Math.max(1, q.slots / CUTOFF.longFrom) ** CUTOFF.longPower;
+  return (h.score / most) * long >= CUTOFF.minShare;
+}

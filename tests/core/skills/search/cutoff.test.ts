@@ -1,0 +1,85 @@
+// The "nothing fits" cut-off (issue 16 item 3): weak matches are dropped by default, the uncut
+// list is one option away, maxResults stays an upper bound, and the §7.1 rules still hold.
+import { describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { createLemon, type Lemon } from "../../../../src/core/index.ts";
+import { corpusLemon } from "../../../../scripts/bench/relevance-quality.ts";
+import { CORPUS_DIR, referenceCorpusAvailable } from "../../../support/corpus.ts";
+import { sandbox, type Sandbox } from "../../../support/sandbox.ts";
+
+function lemonFor(box: Sandbox): Lemon {
+  return createLemon({
+    cwd: box.project,
+    agentDir: box.agentDir,
+    env: { ...box.env, LEMON_SNAPSHOT_WORKER: "never" },
+    skillRoots: { agents: null, omp: null, claude: join(box.root, "global-skills"), codex: null },
+    curator: false,
+  });
+}
+
+const keys = async (l: Lemon, q: string, o: { maxResults?: number; cutoff?: boolean } = {}) =>
+  (await l.skills.findRelevant(q, o)).map((e) => e.key);
+
+describe("cut-off in a small catalog", () => {
+  test("a passing mention deep in a long body is cut; cutoff: false returns it", async () => {
+    await using box = await sandbox();
+    const body = `${"Partitions, brokers, offsets and consumer groups explained step by step. ".repeat(60)}A zebra once.\n`;
+    await box.skill(
+      "global-skills",
+      "kafka-topics",
+      { name: "kafka-topics", description: "Create Kafka topics and inspect consumer lag." },
+      body,
+    );
+    await using l = lemonFor(box);
+    const q = "zebra stripes painting ideas for the bedroom wall";
+    expect(await keys(l, q)).toEqual([]);
+    expect(await keys(l, q, { cutoff: false })).toEqual(["kafka-topics"]);
+    expect(await keys(l, "inspect consumer lag of kafka topics")).toEqual(["kafka-topics"]);
+  });
+
+  test("maxResults stays an upper bound with and without the cut-off", async () => {
+    await using box = await sandbox();
+    for (let i = 0; i < 8; i++)
+      await box.skill("global-skills", `yaml-lint-${i}`, { name: `yaml-lint-${i}`, description: "Lint YAML files." });
+    await using l = lemonFor(box);
+    expect((await keys(l, "lint yaml", { maxResults: 5 })).length).toBe(5);
+    expect((await keys(l, "lint yaml", { maxResults: 5, cutoff: false })).length).toBe(5);
+  });
+
+  test("a query equal to a key or name is never cut, nor a keywords-only match", async () => {
+    await using box = await sandbox();
+    const body = `${"Unrelated words about gardening, tomatoes and compost heaps. ".repeat(80)}\n`;
+    await box.skill("global-skills", "zz-notes", { name: "Field Notes", description: "Gardening notes." }, body);
+    await box.skill("global-skills", "blimp-tool", {
+      name: "blimp-tool",
+      description: "Airship maintenance.",
+      keywords: ["zeppelin"],
+    });
+    await using l = lemonFor(box);
+    expect((await keys(l, "zz-notes"))[0]).toBe("zz-notes");
+    expect((await keys(l, "  FIELD NOTES "))[0]).toBe("zz-notes");
+    expect(await keys(l, "zeppelin")).toEqual(["blimp-tool"]);
+  });
+
+  test("the option is checked like the others", async () => {
+    await using box = await sandbox();
+    await using l = lemonFor(box);
+    await expect(l.skills.findRelevant("x", { cutoff: "no" as unknown as boolean })).rejects.toThrow();
+  });
+});
+
+describe.skipIf(!referenceCorpusAvailable())("cut-off on the corpus", () => {
+  test("requests no corpus skill answers come back empty; the uncut list still has results", async () => {
+    await using env = await corpusLemon(CORPUS_DIR);
+    // Written for this test, not taken from a labelled set: nothing in the corpus is about these.
+    for (const q of [
+      "knit a wool scarf with a cable pattern for my grandmother",
+      "which wine goes well with grilled salmon",
+    ]) {
+      expect(await keys(env.lemon, q)).toEqual([]);
+      expect((await keys(env.lemon, q, { cutoff: false })).length).toBeGreaterThan(0);
+    }
+    // A key is never cut, whatever else the scores say.
+    expect((await keys(env.lemon, "algorithmic-art"))[0]).toBe("algorithmic-art");
+  });
+});
