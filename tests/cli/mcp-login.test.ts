@@ -175,6 +175,24 @@ describe("mcp login against the SDK OAuth demo", () => {
     expect(again.code).toBe(0);
   }, 60_000);
 
+  test("login of a stdio server or an unknown name fails before anything runs", async () => {
+    await using box = await sandbox();
+    const marker = join(box.root, "ran");
+    await box.write(
+      join(box.agentDir, "mcp.json"),
+      JSON.stringify({ servers: [{ name: "local", command: "touch", args: [marker] }] }),
+    );
+    const stdio = await box.cli(["mcp", "login", "local", "--global", "--approve"]);
+    expect(stdio.code).toBe(1);
+    expect(stdio.stderr).toBe(
+      "error [INVALID_REQUEST]: MCP server 'local' is a stdio server; OAuth applies to http and sse servers\n",
+    );
+    const missing = await box.cli(["mcp", "logout", "nope", "--global", "--json"]);
+    expect(missing.code).toBe(1);
+    expect((missing.json() as { error: { code: string } }).error.code).toBe("NOT_FOUND");
+    expect(await Bun.file(marker).exists()).toBe(false);
+  });
+
   test("without a terminal and without --approve: nothing printed or opened, FORBIDDEN at once", async () => {
     await using box = await sandbox();
     await withDemoEntry(box, {});
