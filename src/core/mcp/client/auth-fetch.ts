@@ -189,7 +189,7 @@ export function authError(err: unknown): LemonError {
 /** `lemon:global` and `lemon:config` are the user's own files: their `oauth` may relax approval and network rules. */
 export const isPrivileged = (source: string | undefined) => source === "lemon:global" || source === "lemon:config";
 
-/** The OAuth session of one server entry (O1's engine, loaded on first need). */
+/** The OAuth session of one server entry (the engine in ../oauth, loaded on first need). */
 export async function openAuthSession(
   ctx: LemonContext,
   server: ConnectableServer,
