@@ -45,15 +45,7 @@ import { hostTarget } from "../targets.ts";
 import { requireCorpus } from "./corpus.ts";
 import { pct } from "./measure.ts";
 import { cliRows, ms, scaleOptions, type Row } from "./relevance-cli.ts";
-import {
-  corpusDocs,
-  corpusLemon,
-  formatQuality,
-  loadQueries,
-  miniSearchEngine,
-  runQuality,
-  type Doc,
-} from "./relevance-quality.ts";
+import { corpusDocs, corpusLemon, loadQueries, miniSearchEngine, type Doc } from "./relevance-quality.ts";
 import { makeScale, replicate, replicatedDocs, type Scale } from "./replicate.ts";
 import { watchedTurns } from "./relevance-turns.ts";
 
@@ -336,8 +328,9 @@ async function main(): Promise<void> {
   console.log(`corpus: ${o.corpus}; replicas in ${o.cache}\n`);
   printTable(rows);
   if (!o.skipQuality) {
-    const { report } = await runQuality(o.corpus, QUERIES);
-    console.log(`\nquality (${QUERIES}):\n${formatQuality(report)}`);
+    // Every labelled set, lemon with and without the cut-off (relevance-sets.ts).
+    const { formatSets, runSets } = await import("./relevance-sets.ts");
+    console.log(`\nquality (tests/fixtures/relevance/):\n${formatSets(await runSets(o.corpus))}`);
   }
   const args = process.argv.slice(2).join(" ");
   console.log(`\nreproduce: ./node_modules/.bin/bun scripts/bench/relevance.ts${args ? ` ${args}` : ""}`);

@@ -5,7 +5,9 @@
  * idf (`Scored.norm`), plus, for each word no skill contains at all, the snapshot's largest idf
  * (`Scored.missing`: a request about COBOL copybooks in a catalog without COBOL is mostly
  * unanswered). Long requests get a gentler share (their story words raise the most a skill could
- * score without making any skill less right). Never cut: a query equal to a key or name
+ * score without making any skill less right). The share scales with the catalog's breadth
+ * (`Scored.breadth`): calibrated on 1,124 skills, it would cut good answers in a catalog of ten,
+ * whose idf is noise. Never cut: a query equal to a key or name
  * (skills.md §7.1 rule 5), and requests in other languages, which match through the glossary's
  * few English words and whose own words are rightly missing. Chosen on the tune sets only
  * (queries.json tune half, tune-v2.json; scripts/bench/relevance.md): the largest share at which
@@ -30,5 +32,5 @@ export function keeps(h: Hit, q: ParsedQuery, scored: Scored): boolean {
   const most = scored.norm + scored.missing;
   if (most <= 0) return true;
   const long = Math.max(1, q.slots / CUTOFF.longFrom) ** CUTOFF.longPower;
-  return (h.score / most) * long >= CUTOFF.minShare;
+  return (h.score / most) * long >= CUTOFF.minShare * scored.breadth;
 }

@@ -33,7 +33,7 @@ export const SCORING = {
   glossaryWeight: 0.8,
   joinedWeight: 0.6,
   maxPrefixExpansions: 6,
-  /** Distinct terms at which a catalog's unknown words count fully toward the cut-off's `missing`. */
+  /** Distinct terms from which a catalog counts as broad: the cut-off (cutoff.ts) applies in full. */
   broadVocabulary: 20_000,
   /** Weight of a long request's sentences that do not ask for anything (focus.ts); 1 = off. */
   storyWeight: 1,
@@ -118,8 +118,14 @@ export interface Scored {
   norm: number;
   /** That weight × idf per slot (0 for a slot nothing in the snapshot matched). */
   slotWeights: Float64Array;
-  /** The query's slots that matched nothing, each counted at the snapshot's largest idf. */
+  /** The query's slots that matched nothing, each counted at the snapshot's largest idf × breadth. */
   missing: number;
+  /**
+   * How broad the catalog's vocabulary is, 0..1 (distinct terms / SCORING.broadVocabulary). Scores
+   * of a narrow catalog say little about "nothing fits": idf is noisy over ten skills, and most
+   * words of any request are unknown to it, so the cut-off scales with this.
+   */
+  breadth: number;
 }
 
 interface Scratch {
@@ -205,7 +211,7 @@ export function scoreSnapshot(snap: Snapshot, q: ParsedQuery, limit: number): Hi
 }
 
 export function scoreWithNorm(snap: Snapshot, q: ParsedQuery, limit: number): Scored {
-  const none: Scored = { hits: [], norm: 0, slotWeights: new Float64Array(32), missing: 0 };
+  const none: Scored = { hits: [], norm: 0, slotWeights: new Float64Array(32), missing: 0, breadth: 0 };
   const n = snap.docCount;
   if (n === 0 || q.terms.length === 0 || limit <= 0) return none;
   const resolved: Resolved[] = [];
@@ -325,15 +331,14 @@ export function scoreWithNorm(snap: Snapshot, q: ParsedQuery, limit: number): Sc
     }
   let norm = 0;
   let missing = 0;
-  // An unknown word says "nothing here fits" only as far as the catalog's vocabulary is broad: in
-  // a catalog of ten skills most words of any request are unknown.
-  const maxIdf = Math.log(1 + (n + 0.5) / 0.5) * Math.min(1, snap.terms.size / SCORING.broadVocabulary);
+  const breadth = Math.min(1, snap.terms.size / SCORING.broadVocabulary);
+  const maxIdf = Math.log(1 + (n + 0.5) / 0.5) * breadth;
   for (let i = 0; i < 32; i++) {
     norm += slotBest[i]!;
     if (i < q.slots && slotBest[i] === 0) missing += maxIdf;
   }
   const hits = heap.sort((a, b) => (before(docs, a, b) ? -1 : before(docs, b, a) ? 1 : 0));
-  return { hits, norm, slotWeights: slotBest, missing };
+  return { hits, norm, slotWeights: slotBest, missing, breadth };
 }
 
 function popcount(x: number): number {

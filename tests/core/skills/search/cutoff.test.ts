@@ -20,9 +20,19 @@ function lemonFor(box: Sandbox): Lemon {
 const keys = async (l: Lemon, q: string, o: { maxResults?: number; cutoff?: boolean } = {}) =>
   (await l.skills.findRelevant(q, o)).map((e) => e.key);
 
-describe("cut-off in a small catalog", () => {
-  test("a passing mention deep in a long body is cut; cutoff: false returns it", async () => {
+/** Fourteen skills of 1,500 made-up words each: a catalog as broad as the corpus (21,000 terms). */
+async function broadCatalog(box: Sandbox): Promise<void> {
+  for (let s = 0; s < 14; s++) {
+    let words = "";
+    for (let i = 0; i < 1500; i++) words += `q${(s * 1500 + i).toString(36)}z `;
+    await box.skill("global-skills", `filler-${s}`, { name: `filler-${s}`, description: "Filler." }, `${words}\n`);
+  }
+}
+
+describe("cut-off", () => {
+  test("a passing mention deep in a long body is cut in a broad catalog; cutoff: false returns it", async () => {
     await using box = await sandbox();
+    await broadCatalog(box);
     const body = `${"Partitions, brokers, offsets and consumer groups explained step by step. ".repeat(60)}A zebra once.\n`;
     await box.skill(
       "global-skills",
@@ -35,6 +45,16 @@ describe("cut-off in a small catalog", () => {
     expect(await keys(l, q)).toEqual([]);
     expect(await keys(l, q, { cutoff: false })).toEqual(["kafka-topics"]);
     expect(await keys(l, "inspect consumer lag of kafka topics")).toEqual(["kafka-topics"]);
+  });
+
+  test("a narrow catalog is cut less: its scores say little about what fits", async () => {
+    await using box = await sandbox();
+    const d = (what: string) => ({ description: `Use this skill to ${what} in production.` });
+    await box.skill("global-skills", "managed", { name: "managed", ...d("rotate kubernetes certificates") });
+    await box.skill("global-skills", "other", { name: "other", ...d("rotate kubernetes secrets") });
+    await box.write(join(box.agentDir, "skills.json"), JSON.stringify({ disabled: ["other"] }));
+    await using l = lemonFor(box);
+    expect(await keys(l, "rotate kubernetes secrets")).toEqual(["managed"]);
   });
 
   test("maxResults stays an upper bound with and without the cut-off", async () => {
