@@ -22,7 +22,11 @@ import { normaliseMaxResults } from "./limits.ts";
  * The scorer (tokenizer, glossary, term matching) loads with the first query: a listing builds
  * this engine only to peek at a snapshot, and never scores.
  */
-type Scorer = typeof import("./score.ts") & { keeps: typeof import("./cutoff.ts").keeps | null };
+interface Scorer {
+  scoreWithNorm: typeof import("./score.ts").scoreWithNorm;
+  /** The cut-off (cutoff.ts, loaded with the scorer), or null for the uncut list. */
+  keeps: typeof import("./cutoff.ts").keeps | null;
+}
 
 export interface FindRelevantOptions {
   maxResults?: number;
@@ -98,12 +102,9 @@ export class RelevanceEngine {
   async findRelevant(ctx: LemonContext, query: string, opts: FindRelevantOptions = {}): Promise<SkillEntry[]> {
     const max = normaliseMaxResults(opts.maxResults);
     if (max === 0 || typeof query !== "string") return [];
-    const [scorer, cut] = await Promise.all([
-      import("./score.ts"),
-      opts.cutoff === false ? null : import("./cutoff.ts"),
-    ]);
-    const score: Scorer = { ...scorer, keeps: cut ? cut.keeps : null };
-    const parsed = score.parseQuery(query);
+    const scorer = await import("./score.ts");
+    const score: Scorer = { scoreWithNorm: scorer.scoreWithNorm, keeps: opts.cutoff === false ? null : scorer.keeps };
+    const parsed = scorer.parseQuery(query);
     if (parsed.terms.length === 0) return [];
     const [snaps, disabled] = await Promise.all([this.snapshots(ctx, opts.refresh === true), this.#disabled(ctx)]);
     const paths = resolvePaths(ctx);

@@ -9,6 +9,9 @@
  */
 import { DOC_STRIDE, FIELD_COUNT, FLAG_EFFECTIVE, FLAG_HIDDEN, TERM_STRIDE, utf8, type Snapshot } from "./format.ts";
 import { addNeighbours, type NeighbourTable } from "./expand.ts";
+
+// The cut-off loads with the scorer: one module fetch on the query path, nothing on a listing's.
+export { keeps } from "./cutoff.ts";
 import { focusParts } from "./focus.ts";
 import { glossaryExpansion } from "./glossary.ts";
 import { resolveTerm, type Resolved } from "./term-match.ts";
