@@ -219,13 +219,47 @@ describe("sampling policy", () => {
       message_count: 2,
       roles: ["user", "assistant"],
       content_kinds: { text: 2, image: 1 },
-      text_chars: "sys".length + "hello".length + "abc".length,
+      // The hint names reach the delegate too.
+      text_chars: "sys".length + "hello".length + "abc".length + "nope".length + "m-big".length,
       max_tokens: 10,
       model: "m-big",
     });
     // Canonical: key order does not change the hash.
     const reordered = Object.fromEntries(Object.entries(params).reverse());
     expect(summarize(reordered, "m-big").request_hash).toBe(s.request_hash);
+  });
+
+  test("summary: text_chars counts every text the delegate sees, nested kinds are counted", () => {
+    const big = "x".repeat(1000);
+    const s = summarize(
+      {
+        messages: [
+          {
+            role: "user",
+            content: [
+              { type: "tool_use", id: "1", name: "nm", input: { prompt: big } },
+              { type: "tool_result", toolUseId: "1", content: [{ type: "text", text: big }] },
+            ],
+          },
+        ],
+        maxTokens: 5,
+        stopSequences: [big],
+        metadata: { p: big },
+      },
+      null,
+    );
+    expect(s.content_kinds).toEqual({ tool_use: 1, tool_result: 1, text: 1 });
+    expect(s.text_chars).toBeGreaterThanOrEqual(4 * 1000);
+    expect(JSON.stringify(s)).not.toContain(big);
+  });
+
+  test("project scope: mode model is reviewed; lemon config, global and env keep model", () => {
+    const e = { sampling: { mode: "model" as const } };
+    expect(samplingMode(e, "lemon:project")).toBe("reviewed_model");
+    expect(samplingMode(e, "claude:project")).toBe("reviewed_model");
+    for (const src of ["lemon:global", "lemon:config", "lemon:env", undefined])
+      expect(samplingMode(e, src)).toBe("model");
+    expect(samplingMode({ sampling: { mode: "deny" } }, "lemon:project")).toBe("deny");
   });
 
   test("modes: require_approval makes model reviewed; deny and no delegate refuse with −1", async () => {

@@ -8,7 +8,6 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
-  CreateMessageRequestSchema,
   ErrorCode,
   ListRootsRequestSchema,
   LoggingMessageNotificationSchema,
@@ -33,7 +32,7 @@ import {
   type RequestOptions,
   type ServerConnection,
 } from "../connect.ts";
-import { answerSampling, offersSampling, samplingMode, SamplingError } from "../sampling.ts";
+import { createSampler, offersSampling, SAMPLING_DENIED, samplingMode } from "../sampling.ts";
 import { connectReason, requestError } from "./errors.ts";
 import { HttpTransport } from "./http.ts";
 import { tagErrorAnswer } from "./protocol.ts";
@@ -61,6 +60,26 @@ function tagAnswers(transport: Transport): void {
   if (inner === undefined) return;
   transport.onmessage = ((message: unknown, extra?: unknown) => {
     tagErrorAnswer(message, "remote");
+    (inner as (m: unknown, e?: unknown) => void)(message, extra);
+  }) as Transport["onmessage"];
+}
+
+/**
+ * A `sampling/createMessage` whose params are not an object fails the SDK's message schema and
+ * would never be answered (the SDK only reports it to onerror): refuse it like any malformed one.
+ */
+function refuseShapelessSampling(transport: Transport): void {
+  const inner = transport.onmessage;
+  if (inner === undefined) return;
+  transport.onmessage = ((message: unknown, extra?: unknown) => {
+    const m = message as { id?: unknown; method?: unknown; params?: unknown } | null;
+    const id = m?.id;
+    const shapeless =
+      m?.params !== undefined && (typeof m?.params !== "object" || m.params === null || Array.isArray(m.params));
+    if (m?.method === "sampling/createMessage" && (typeof id === "string" || typeof id === "number") && shapeless) {
+      void transport.send({ jsonrpc: "2.0", id, error: { code: -1, message: SAMPLING_DENIED } }).catch(() => {});
+      return;
+    }
     (inner as (m: unknown, e?: unknown) => void)(message, extra);
   }) as Transport["onmessage"];
 }
@@ -113,18 +132,21 @@ export async function openSession(
   }
 
   // Sampling (mcp.md §10) is offered only with a delegate; a configured but unoffered entry still
-  // answers −1 rather than "method not found", so the server sees one refusal either way.
+  // answers −1 rather than "method not found", so the server sees one refusal either way. The
+  // fallback handler gets the raw params: sampling.ts validates them, since the SDK's schema would
+  // answer −32603 with its issue list. Each request's signal also aborts when lemon starts closing
+  // (the transport's close grace would otherwise still let a request reach the approver).
   const sampling = offersSampling(entry, opts.sampling);
   const client = new Client(
     { name: "lemon", version: VERSION },
     { capabilities: { roots: { listChanged: false }, ...(sampling ? { sampling: {} } : {}) } },
   );
-  const sample = (params: Record<string, unknown>) => answerSampling(server.name, entry, opts.sampling, params);
-  if (sampling) client.setRequestHandler(CreateMessageRequestSchema, (r) => sample(r.params) as never);
-  else if (samplingMode(entry) !== null)
-    client.fallbackRequestHandler = async (r) => {
-      if (r.method === "sampling/createMessage") throw new SamplingError(-1, "sampling request denied");
-      throw new McpError(ErrorCode.MethodNotFound, "Method not found");
+  const samplingStop = new AbortController();
+  const sample = createSampler(server.name, entry, sampling ? opts.sampling : undefined, server.source);
+  if (samplingMode(entry) !== null)
+    client.fallbackRequestHandler = async (r, extra) => {
+      if (r.method !== "sampling/createMessage") throw new McpError(ErrorCode.MethodNotFound, "Method not found");
+      return (await sample(r.params, AbortSignal.any([extra.signal, samplingStop.signal]))) as never;
     };
   const root = { uri: pathToFileURL(opts.cwd).href, name: basename(opts.cwd) };
   client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [root] }));
@@ -167,6 +189,7 @@ export async function openSession(
     opts.signal?.removeEventListener("abort", onAbort);
   }
   tagAnswers(transport);
+  if (samplingMode(entry) !== null) refuseShapelessSampling(transport);
 
   const caps = client.getServerCapabilities() ?? {};
   const info = client.getServerVersion();
@@ -233,6 +256,7 @@ export async function openSession(
     async close() {
       if (closing) return;
       closing = true;
+      samplingStop.abort();
       await client.close().catch(() => {});
       await transport.close().catch(() => {});
     },
