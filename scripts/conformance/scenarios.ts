@@ -33,8 +33,9 @@ export function scenarioEntry(
   const ctx = parseContext(contextText);
   const oauth: Record<string, unknown> = { authorization_timeout_ms: 20_000 };
   if (ctx?.client_id !== undefined) {
-    // Pre-registered client (auth/pre-registration): the authorization code flow with its secret.
-    oauth.flow = "authorization_code_pkce";
+    // Pre-registered credentials: auth/client-credentials-* expect the client_credentials grant,
+    // auth/pre-registration the authorization code flow with its secret.
+    oauth.flow = scenario.startsWith("auth/client-credentials") ? "client_credentials" : "authorization_code_pkce";
     oauth.client_id = ctx.client_id;
     if (ctx.client_secret !== undefined) oauth.client_secret = ctx.client_secret;
   } else if (scenario === "auth/basic-cimd") {
