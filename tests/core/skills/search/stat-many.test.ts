@@ -33,7 +33,7 @@ test("statMany agrees with fs.statSync on files, directories, links, missing and
     const list = Array.from({ length: n }, (_, i) => paths[i % paths.length]!);
     const got = await statMany(list);
     const want = new Float64Array(list.length * STAT_FIELDS);
-    list.forEach((p, i) => put(want, i, statOne(p)));
+    for (const [i, p] of list.entries()) put(want, i, statOne(p));
     expect([...got]).toEqual([...want]);
   }
 });
