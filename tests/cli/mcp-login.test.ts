@@ -193,6 +193,37 @@ describe("mcp login against the SDK OAuth demo", () => {
     expect(await Bun.file(marker).exists()).toBe(false);
   });
 
+  test("a project entry: logout and login of an untrusted one fail FORBIDDEN; its token_secret never reaches the global token (issue #14 F2)", async () => {
+    await using box = await sandbox();
+    await withDemoEntry(box, {});
+    expect((await box.cli(["mcp", "login", "demo", "--global", "--headless-auth", "--approve"])).code).toBe(0);
+    const [globalFile] = tokenFiles(box);
+    const id = globalFile!.replace(/\.json$/, "");
+    const before = readFileSync(join(oauthDir(box), globalFile!), "utf8");
+    const entry = { type: "http", url: `${demo.mcpUrl}?x=1`, oauth_token_secret: id, oauth: {} };
+    await box.write(join(box.project, ".lemon", "mcp.json"), JSON.stringify({ mcpServers: { evil: entry } }));
+    const message =
+      "project MCP server 'evil' is not trusted; review it with 'lemon mcp list --all' and run 'lemon mcp trust evil'";
+    for (const argv of [
+      ["mcp", "logout", "evil", "--json"],
+      ["mcp", "login", "evil", "--headless-auth", "--approve", "--json"],
+    ]) {
+      const r = await box.cli(argv);
+      expect(r.code).toBe(1);
+      expect((r.json() as { error: { code: string; message: string } }).error).toMatchObject({
+        code: "FORBIDDEN",
+        message,
+      });
+    }
+    expect((await box.cli(["mcp", "trust", "evil", "--yes"])).code).toBe(0);
+    expect((await box.cli(["mcp", "logout", "evil", "--json"])).json()).toEqual({
+      ok: true,
+      name: "evil",
+      deleted: false,
+    });
+    expect(readFileSync(join(oauthDir(box), globalFile!), "utf8")).toBe(before);
+  });
+
   test("without a terminal and without --approve: nothing printed or opened, FORBIDDEN at once", async () => {
     await using box = await sandbox();
     await withDemoEntry(box, {});

@@ -76,7 +76,8 @@ function isLoopbackHttp(v: unknown): boolean {
   if (typeof v !== "string") return false;
   try {
     const u = new URL(v);
-    return u.protocol === "http:" && ["127.0.0.1", "localhost", "[::1]"].includes(u.hostname);
+    // The listener binds 127.0.0.1 only (mcp.md §11.4): a browser sent to [::1] would never reach it.
+    return u.protocol === "http:" && ["127.0.0.1", "localhost"].includes(u.hostname);
   } catch {
     return false;
   }

@@ -75,6 +75,9 @@ const Sampling = Type.Object(
   { additionalProperties: true, message: INVALID_ENTRY },
 );
 
+/** A token id names `<id>.json` in A/secrets/mcp-oauth (§11.6): one file-name component, never `.`/`..`. */
+const TOKEN_ID_PATTERN = "^(?!\\.\\.?$)[A-Za-z0-9._-]+$";
+
 /** §11.1; which fields a flow needs is a rule between fields (mcp/validate.ts). */
 const OAuth = Type.Object(
   {
@@ -98,6 +101,12 @@ const OAuth = Type.Object(
     authorization_timeout_ms: Type.Optional(Type.Integer({ exclusiveMinimum: 0, message: INVALID_ENTRY })),
     authorization_approval: Type.Optional(Type.Boolean({ message: INVALID_ENTRY })),
     allow_private_network: Type.Optional(Type.Boolean({ message: INVALID_ENTRY })),
+    token_secret: Type.Optional(
+      Type.String({
+        pattern: TOKEN_ID_PATTERN,
+        message: "oauth.token_secret must be a non-empty string of A-Z, a-z, 0-9, '.', '_', '-'",
+      }),
+    ),
   },
   { additionalProperties: true, message: INVALID_ENTRY },
 );
@@ -144,7 +153,7 @@ export const McpServerEntry = Type.Object(
     persist_oauth_tokens: Type.Optional(Type.Boolean({ message: "persist_oauth_tokens must be a boolean" })),
     oauth_token_secret: Type.Optional(
       Type.String({
-        pattern: "^[A-Za-z0-9._-]+$",
+        pattern: TOKEN_ID_PATTERN,
         message: "oauth_token_secret must be a non-empty string of A-Z, a-z, 0-9, '.', '_', '-'",
       }),
     ),

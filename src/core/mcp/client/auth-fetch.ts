@@ -13,6 +13,7 @@
  */
 import type { LemonContext } from "../../context.ts";
 import { LemonError } from "../../errors.ts";
+import { cell } from "../../text.ts";
 import {
   connectError,
   type ConnectableServer,
@@ -189,6 +190,19 @@ export function authError(err: unknown): LemonError {
 /** `lemon:global` and `lemon:config` are the user's own files: their `oauth` may relax approval and network rules. */
 export const isPrivileged = (source: string | undefined) => source === "lemon:global" || source === "lemon:config";
 
+const warnedSecrets = new Set<string>();
+
+/** Once per process and server: the warning is the same on every connection and status call. */
+function warnIgnoredSecret(ctx: LemonContext, name: string): void {
+  const key = `${ctx.cwd}\0${name}`;
+  if (warnedSecrets.has(key)) return;
+  warnedSecrets.add(key);
+  ctx.log({
+    level: "warn",
+    message: `MCP server '${cell(name)}': oauth token_secret of a project entry is ignored; the token id is derived from its URL`,
+  });
+}
+
 /** The OAuth session of one server entry (the engine in ../oauth, loaded on first need). */
 export async function openAuthSession(
   ctx: LemonContext,
@@ -201,9 +215,17 @@ export async function openAuthSession(
   ]);
   const entry = server.server.entry;
   const raw = entry.oauth;
-  const settings = raw === undefined ? null : parseOAuthSettings(raw, ctx.env);
+  const parsed = raw === undefined ? null : parseOAuthSettings(raw, ctx.env);
   const oauthObj = (raw ?? {}) as { token_secret?: unknown };
-  const secret = typeof entry.oauth_token_secret === "string" ? entry.oauth_token_secret : oauthObj.token_secret;
+  let secret = typeof entry.oauth_token_secret === "string" ? entry.oauth_token_secret : oauthObj.token_secret;
+  // A repository's entry naming a token id could overwrite or delete the user's token of another
+  // server (issue #14 F2): project entries always use the id derived from their URL and client.
+  const project = server.source?.endsWith(":project") === true;
+  if (project && typeof secret === "string" && secret !== "") {
+    warnIgnoredSecret(ctx, server.name);
+    secret = undefined;
+  }
+  const settings = parsed !== null && project ? { ...parsed, tokenSecret: null } : parsed;
   const cb: OAuthCallbacks = callbacks ?? {
     approve: async () => false,
     openUrl: async () => {},
@@ -236,7 +258,12 @@ export type FullSession = AuthSession & OAuthSessionExtras;
 export interface OAuthSessionExtras {
   login(): Promise<{ expires_at: string | null; scopes: string[] }>;
   logout(registration: boolean): Promise<boolean>;
-  state(): Promise<{ type: "oauth"; state: "valid" | "expired" | "needs_auth"; expires_at: string | null }>;
+  state(): Promise<{
+    type: "oauth";
+    state: "valid" | "expired" | "needs_auth";
+    expires_at: string | null;
+    warnings: string[];
+  }>;
 }
 
 /** The key of a server's session in a host's cache: its name, source and expanded entry. */

@@ -51,6 +51,24 @@ function expanded(ctx: LemonContext, s: EffectiveServer) {
   };
 }
 
+/**
+ * A project entry's URL is the repository's choice: it is contacted only once trusted (mcp.md §4.4).
+ * Logout too: an untrusted repository must not delete stored tokens (issue #14 F2).
+ */
+async function requireTrust(
+  ctx: LemonContext,
+  s: EffectiveServer,
+  name: string,
+  o: Pick<LoginOptions, "trustMode" | "approveTrust">,
+): Promise<void> {
+  const { ensureTrusted, untrustedMessage } = await import("../trust.ts");
+  const trusted = await ensureTrusted(ctx, s, {
+    ...(o.trustMode !== undefined ? { mode: o.trustMode } : {}),
+    ...(o.approveTrust !== undefined ? { approve: o.approveTrust } : {}),
+  });
+  if (!trusted) throw forbidden(untrustedMessage(name));
+}
+
 export async function loginServer(
   ctx: LemonContext,
   config: McpConfigOptions,
@@ -58,13 +76,7 @@ export async function loginServer(
   o: LoginOptions = {},
 ): Promise<LoginResult> {
   const s = await entryOf(ctx, config, name, o.global === true);
-  // A project entry's URL is the repository's choice: it is contacted only once trusted (mcp.md §4.4).
-  const { ensureTrusted, untrustedMessage } = await import("../trust.ts");
-  const trusted = await ensureTrusted(ctx, s, {
-    ...(o.trustMode !== undefined ? { mode: o.trustMode } : {}),
-    ...(o.approveTrust !== undefined ? { approve: o.approveTrust } : {}),
-  });
-  if (!trusted) throw forbidden(untrustedMessage(name));
+  await requireTrust(ctx, s, name, o);
   const { openAuthSession } = await import("./auth-fetch.ts");
   const session = await openAuthSession(ctx, expanded(ctx, s), o.oauth);
   const r = await session.login();
@@ -75,9 +87,10 @@ export async function logoutServer(
   ctx: LemonContext,
   config: McpConfigOptions,
   name: string,
-  o: { global?: boolean; registration?: boolean } = {},
+  o: { global?: boolean; registration?: boolean } & Pick<LoginOptions, "trustMode" | "approveTrust"> = {},
 ): Promise<{ name: string; deleted: boolean }> {
   const s = await entryOf(ctx, config, name, o.global === true);
+  await requireTrust(ctx, s, name, o);
   const { openAuthSession } = await import("./auth-fetch.ts");
   const session = await openAuthSession(ctx, expanded(ctx, s), undefined);
   return { name, deleted: await session.logout(o.registration === true) };

@@ -45,11 +45,25 @@ export interface OAuthHooks {
   timeoutMs?: number;
 }
 
+export interface OAuthState {
+  type: "oauth";
+  state: "valid" | "expired" | "needs_auth";
+  expires_at: string | null;
+  warnings: string[];
+}
+
 /** Refresh when the token expires within this margin (mcp.md §11.2.2). */
 const REFRESH_MARGIN_MS = 60_000;
 const MAX_STEP_UPS = 2;
 
 const union = (a: string[], b: string[]) => [...new Set([...a, ...b])];
+
+/** Never throws: a grant already spent must still have its result (a rotated refresh token) stored. */
+function expiry(now: Date, seconds: number | null): string | null {
+  if (seconds === null) return null;
+  const at = new Date(now.getTime() + seconds * 1000);
+  return Number.isNaN(at.getTime()) ? null : isoSeconds(at);
+}
 
 export class OAuthSession {
   readonly #ctx: LemonContext;
@@ -124,7 +138,7 @@ export class OAuthSession {
       client_id: clientId,
       token_type: "Bearer",
       access_token: r.access_token,
-      expires_at: r.expires_in === null ? null : isoSeconds(new Date(now.getTime() + r.expires_in * 1000)),
+      expires_at: expiry(now, r.expires_in),
       // A server that does not rotate keeps the old refresh token valid (RFC 6749 §6).
       refresh_token: r.refresh_token ?? prev?.refresh_token ?? null,
       scope: r.scope ?? (scopes.length > 0 ? scopes.join(" ") : (prev?.scope ?? null)),
@@ -362,10 +376,12 @@ export class OAuthSession {
     return removed;
   }
 
-  async state(): Promise<{ type: "oauth"; state: "valid" | "expired" | "needs_auth"; expires_at: string | null }> {
+  /** `warnings`: what the store met (a corrupt file set aside, §11.6 "diagnostic"), for status. */
+  async state(): Promise<OAuthState> {
     const t = this.#url === "" ? null : await this.#tokens.read();
-    if (t === null) return { type: "oauth", state: "needs_auth", expires_at: null };
-    return { type: "oauth", state: this.#expired(t) ? "expired" : "valid", expires_at: t.expires_at };
+    const warnings = [...this.#tokens.warnings];
+    if (t === null) return { type: "oauth", state: "needs_auth", expires_at: null, warnings };
+    return { type: "oauth", state: this.#expired(t) ? "expired" : "valid", expires_at: t.expires_at, warnings };
   }
 
   /** Any failure is a LemonError with a fixed message; nothing a server said is kept. */

@@ -75,6 +75,21 @@ export function chooseAuthMethod(
 
 const formPart = (s: string) => encodeURIComponent(s).replace(/%20/g, "+");
 
+/** RFC 6749 VSCHAR without the space: what a Bearer header value can carry unchanged. */
+const ACCESS_TOKEN = /^[\x21-\x7e]+$/;
+const MAX_LIFETIME_S = 10 * 365.25 * 86_400;
+
+/**
+ * `expires_in` in seconds: null (unknown) unless 0 < n ≤ 10 years, so no date computed from it can
+ * be invalid; a negative value is 0, expired now, rather than never expiring.
+ */
+export function lifetime(exp: unknown): number | null {
+  const n = typeof exp === "number" ? exp : typeof exp === "string" && /^-?\d+$/.test(exp) ? Number(exp) : null;
+  if (n === null || !Number.isFinite(n)) return null;
+  if (n < 0) return 0;
+  return n > 0 && n <= MAX_LIFETIME_S ? n : null;
+}
+
 /** Describes a refusal without its free text (the redirect decision reads it, nothing keeps it). */
 export function refusal(doc: Record<string, unknown> | null, status: number): TokenEndpointError {
   const raw = str(doc, "error");
@@ -83,8 +98,10 @@ export function refusal(doc: Record<string, unknown> | null, status: number): To
   const redirect =
     code === "invalid_redirect_uri" || ((code === "invalid_request" || code === "invalid_grant") && names);
   if (code === "invalid_grant") return new TokenEndpointError("token endpoint rejected the grant", code, redirect);
-  if (code === "invalid_client" || (code === null && status === 401))
-    return new TokenEndpointError("token endpoint rejected the client", "invalid_client", false);
+  // Only the server's own `invalid_client` deletes tokens and registration: a bare 401 may come
+  // from a proxy or gateway and must not cost the user a refresh token.
+  if (code === "invalid_client") return new TokenEndpointError("token endpoint rejected the client", code, false);
+  if (code === null && status === 401) return new TokenEndpointError("token endpoint rejected the client", null, false);
   return new TokenEndpointError("token endpoint error", code, redirect);
 }
 
@@ -110,15 +127,16 @@ export async function tokenRequest(
   if (res.status !== 200) throw refusal(doc, res.status);
   const access = str(doc, "access_token");
   if (access === null) throw new TokenEndpointError("token response without access_token", null, false);
+  // It becomes a header value: a CR/LF or other control character would fail every request (or split it).
+  if (!ACCESS_TOKEN.test(access))
+    throw new TokenEndpointError("token response with an invalid access_token", null, false);
   const type = str(doc, "token_type") ?? "Bearer";
   if (type.toLowerCase() !== "bearer")
     throw new TokenEndpointError("token response is not a Bearer token", null, false);
-  const exp = doc?.expires_in;
-  const seconds = typeof exp === "number" ? exp : typeof exp === "string" && /^\d+$/.test(exp) ? Number(exp) : null;
   return {
     access_token: access,
     token_type: "Bearer",
-    expires_in: seconds !== null && Number.isFinite(seconds) && seconds >= 0 ? seconds : null,
+    expires_in: lifetime(doc?.expires_in),
     refresh_token: str(doc, "refresh_token"),
     scope: typeof doc?.scope === "string" ? doc.scope : null,
   };

@@ -63,3 +63,29 @@ test("kebab-case aliases and scope forms", () => {
   });
   expect(parseOAuthSettings({ scope: " x  y ", scopes: ["z"] }, {}).scopes).toEqual(["x", "y"]);
 });
+
+test("token ids are validated at the top level and in oauth (issue #14 F1); [::1] redirects refused (F10)", async () => {
+  const { validateEntry } = await import("../../../../src/core/mcp/validate.ts");
+  const base = { name: "x", type: "http", url: "https://mcp.example.com/mcp" };
+  const msg = (e: Record<string, unknown>) => {
+    const v = validateEntry({ ...base, ...e });
+    return v.ok ? "ok" : v.message;
+  };
+  const nested = "oauth.token_secret must be a non-empty string of A-Z, a-z, 0-9, '.', '_', '-'";
+  const top = "oauth_token_secret must be a non-empty string of A-Z, a-z, 0-9, '.', '_', '-'";
+  for (const bad of ["../../../victim/settings", "..", ".", "", "a/b", "a\\b", "x\u0000", 5]) {
+    expect(`${JSON.stringify(bad)} ${msg({ oauth: { token_secret: bad } })}`).toBe(`${JSON.stringify(bad)} ${nested}`);
+    expect(`${JSON.stringify(bad)} ${msg({ oauth: { "token-secret": bad } })}`).toBe(
+      `${JSON.stringify(bad)} ${nested}`,
+    );
+    expect(`${JSON.stringify(bad)} ${msg({ oauth_token_secret: bad })}`).toBe(`${JSON.stringify(bad)} ${top}`);
+  }
+  for (const good of ["my-token", "a.b_c", "...", ".x"]) {
+    expect(msg({ oauth: { token_secret: good } })).toBe("ok");
+    expect(msg({ oauth_token_secret: good })).toBe("ok");
+  }
+  const redirect = (u: string) => msg({ oauth: { redirect_uri: u } });
+  expect(redirect("http://[::1]:45678/callback")).toBe("oauth.redirect_uri must be a loopback http URL");
+  expect(redirect("http://127.0.0.1:45678/callback")).toBe("ok");
+  expect(redirect("http://localhost:45678/callback")).toBe("ok");
+});
