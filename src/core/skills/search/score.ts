@@ -223,6 +223,8 @@ export function scoreWithNorm(snap: Snapshot, q: ParsedQuery, limit: number): Sc
   const exactList = snap.docsForLabel(q.label);
   if (resolved.length === 0 && exactList.length === 0) return none;
   // Per slot: the query word's own weight × idf when the dictionary has it, else its best stand-in.
+  // Only the first 32 distinct words count (as for coverage), while every word scores: a pasted
+  // log of hundreds of words is measured by its opening words and is rarely cut (tuned that way).
   const slotBest = new Float64Array(32);
   const slotPrimary = new Uint8Array(32);
   const sc = scratchFor(snap);
