@@ -14,7 +14,7 @@ import { DEFAULT_TIMEOUT_MS, fail, type OAuthNet } from "./net.ts";
 import type { OAuthSettings } from "./settings.ts";
 import { type ClientStore, clientStore, type OAuthTokenFile, type TokenStore, tokenStore } from "./store.ts";
 import { chooseAuthMethod, isTokenEndpointError, type TokenResult, tokenRequest } from "./token-endpoint.ts";
-import { systemResolver, urlPolicy } from "./url-safety.ts";
+import { checkOAuthUrl, systemResolver, urlPolicy } from "./url-safety.ts";
 import { bearerChallenge, type Challenge, challengeScopes } from "./www-authenticate.ts";
 
 export { isOAuthChallenge } from "./www-authenticate.ts";
@@ -33,6 +33,8 @@ export interface OAuthHooks {
     kind: "mcp_oauth";
     server: string;
     authorization_server: string;
+    /** Where the browser is sent, when known (it may differ from the issuer's origin). */
+    authorization_endpoint?: string;
     scopes: string[];
     redirect: "loopback";
   }): Promise<boolean>;
@@ -269,11 +271,18 @@ export class OAuthSession {
     if (!this.#hooks.interactive) throw fail("authorization required");
     const s = this.#t.settings;
     const skipApproval = this.#t.privileged && s?.authorizationApproval === false;
+    // The browser is sent there: the same URL rules as every other OAuth URL, checked before the
+    // user is asked (a file:, smb: or custom-scheme URL must never reach the platform opener).
+    const endpoint =
+      d.as.authorization_endpoint === null
+        ? null
+        : await checkOAuthUrl(d.as.authorization_endpoint, (await this.#network()).policy);
     if (!skipApproval) {
       const ok = await this.#hooks.approve({
         kind: "mcp_oauth",
         server: this.#t.server,
         authorization_server: new URL(d.issuer).origin,
+        ...(endpoint !== null ? { authorization_endpoint: endpoint.origin } : {}),
         scopes,
         redirect: "loopback",
       });

@@ -78,6 +78,9 @@ export function classifyIPv4(b: number[]): AddressClass {
   // Carrier-grade NAT: cloud providers put metadata services there, so it is no public address.
   if (a === 100 && c >= 64 && c <= 127) return "private";
   if (a === 169 && c === 254) return "link-local";
+  // Benchmarking (198.18/15) and IETF protocol assignments (192.0.0/24) are no public hosts either.
+  if ((a === 198 && (c === 18 || c === 19)) || (a === 192 && c === 0 && b[2] === 0)) return "private";
+  // Multicast, reserved 240/4 and the broadcast address.
   if (a >= 224) return "private";
   return "public";
 }
@@ -91,6 +94,10 @@ export function classifyIPv6(g: number[]): AddressClass {
   if (zeros(5) && g[5] === 0xffff) return classifyIPv4(v4(g[6]!, g[7]!));
   if (zeros(6)) return classifyIPv4(v4(g[6]!, g[7]!));
   if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)) return classifyIPv4(v4(g[6]!, g[7]!));
+  // The local-use NAT64 prefix (RFC 8215) may embed the IPv4 address at any of several offsets.
+  if (g[0] === 0x64 && g[1] === 0xff9b && g[2] === 1) return "private";
+  // Teredo tunnels to an obfuscated client address; nothing a metadata URL needs.
+  if (g[0] === 0x2001 && g[1] === 0) return "private";
   if (g[0] === 0x2002) return classifyIPv4(v4(g[1]!, g[2]!));
   const first = g[0]!;
   if ((first & 0xffc0) === 0xfe80) return "link-local";
@@ -110,7 +117,12 @@ export function classifyLiteral(host: string): AddressClass | "invalid" | null {
   return looksNumeric(h) ? "invalid" : null;
 }
 
-/** Resolves a host name to its addresses; injectable so tests need no DNS. */
+/**
+ * Resolves a host name to its addresses; injectable so tests need no DNS. Known gap (issue #14
+ * F9): fetch resolves the name again, so a rebinding DNS server can answer differently there.
+ * Connecting to the checked IP with a Host header would break TLS name checks, and Bun's fetch
+ * offers no hook to pin the address, so §11.3's "SHOULD be the one connected to" is not met yet.
+ */
 export type Resolver = (host: string) => Promise<string[]>;
 
 export const systemResolver: Resolver = async (host) => {

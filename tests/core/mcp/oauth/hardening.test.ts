@@ -192,3 +192,68 @@ describe("F6/F7: the secrets directories and files", () => {
     expect(e.logs.some((l) => l.level === "warn" && l.message.includes("corrupt OAuth file set aside"))).toBe(true);
   });
 });
+
+describe("F5: the authorization endpoint is checked before approval and opening", () => {
+  const SERVER = "http://127.0.0.1:9/mcp";
+  const ISSUER = "http://127.0.0.1:9";
+  const metadata = (endpoint: string) =>
+    (async (input: string | URL | Request) => {
+      const u = new URL(typeof input === "string" ? input : input instanceof URL ? input.href : input.url);
+      if (u.pathname.startsWith("/.well-known/oauth-protected-resource"))
+        return Response.json({ resource: SERVER, authorization_servers: [ISSUER] });
+      if (u.pathname.startsWith("/.well-known/oauth-authorization-server"))
+        return Response.json({
+          issuer: ISSUER,
+          authorization_endpoint: endpoint,
+          token_endpoint: `${ISSUER}/token`,
+          code_challenge_methods_supported: ["S256"],
+        });
+      return new Response("nf", { status: 404 });
+    }) as typeof fetch;
+  const run = async (endpoint: string) => {
+    const e = env();
+    const s = session(
+      e,
+      as,
+      { client_id: "pub", authorization_timeout_ms: 300 },
+      { fetch: metadata(endpoint), headless: false },
+      { serverUrl: SERVER },
+    );
+    const out = await s.onUnauthorized(null).then(
+      () => "ok",
+      (x: Error) => x.message,
+    );
+    return { out, approvals: e.approvals, opened: e.opened };
+  };
+
+  test("non-https schemes and non-loopback http are refused: no approval, nothing opened", async () => {
+    for (const ep of [
+      "file:///etc/passwd",
+      "javascript:alert(1)//",
+      "smb://evil.example.test/share",
+      "x-evil-handler:payload",
+      "http://169.254.169.254/x",
+      "http://10.0.0.1/authorize",
+    ]) {
+      const r = await run(ep);
+      expect(`${ep} ${r.out.startsWith("oauth URL refused: ")}`).toBe(`${ep} true`);
+      expect(r.approvals).toEqual([]);
+      expect(r.opened).toEqual([]);
+    }
+  });
+
+  test("the approval names the authorization endpoint's origin", async () => {
+    const r = await run("http://127.0.0.1:8/authorize");
+    expect(r.approvals).toEqual([
+      {
+        kind: "mcp_oauth",
+        server: "demo",
+        authorization_server: ISSUER,
+        authorization_endpoint: "http://127.0.0.1:8",
+        scopes: [],
+        redirect: "loopback",
+      },
+    ]);
+    expect(r.opened.length).toBe(1);
+  });
+});

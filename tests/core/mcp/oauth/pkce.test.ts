@@ -34,6 +34,7 @@ describe("PKCE + DCR", () => {
         kind: "mcp_oauth",
         server: "demo",
         authorization_server: as.origin,
+        authorization_endpoint: as.origin,
         scopes: ["mcp:tools"],
         redirect: "loopback",
       },

@@ -64,6 +64,23 @@ describe("IP parser", () => {
       "8.8.8.8": "public",
       "1.2.3.999": "invalid",
       "example.com": "null",
+      // Issue #14 F9: special-purpose ranges that are no public address.
+      "198.18.0.1": "private",
+      "198.19.255.255": "private",
+      "198.20.0.1": "public",
+      "192.0.0.8": "private",
+      "192.0.1.1": "public",
+      "240.0.0.1": "private",
+      "255.255.255.255": "private",
+      "64:ff9b:1::a9fe:a9fe": "private",
+      "64:ff9b:1:ffff::1": "private",
+      "64:ff9b::a9fe:a9fe": "link-local",
+      "64:ff9b::808:808": "public",
+      "2001::1": "private",
+      "2001:0:4136:e378:8000:63bf:3fff:fdd2": "private",
+      "2001:db8::1": "public",
+      "2002:a9fe:a9fe::1": "link-local",
+      "2002:0808:0808::1": "public",
     };
     for (const [h, c] of Object.entries(cases)) expect(`${h} ${String(classifyLiteral(h))}`).toBe(`${h} ${c}`);
   });
