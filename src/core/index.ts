@@ -55,7 +55,7 @@ import type { ReadSkillDetails } from "./skills/tools/read-skill.ts";
 import type { ResolvedSkillUri } from "./skills/tools/skill-uri.ts";
 import { errorResult, type ToolCallContext, type ToolDefinition, type ToolResult } from "./skills/tools/result.ts";
 import type { ToolExecutor } from "./skills/tools/agent-tools.ts";
-import type { SamplingRequest, SamplingResult, SamplingSummary } from "./mcp/client/sampling.ts";
+import type { SamplingDelegate } from "./mcp/client/sampling.ts";
 
 /** What `createLemon` takes (cli.md §7): the context options plus configuration and the curator. */
 export interface LemonOptions extends ContextOptions {
@@ -81,7 +81,7 @@ export interface LemonOptions extends ContextOptions {
    * The sampling delegate (mcp.md §10): servers whose entry allows sampling are offered it only
    * with this; `reviewed_model` asks `approve` (kind `mcp_sampling`) before the delegate runs.
    */
-  sampling?: (params: SamplingRequest, summary: SamplingSummary) => Promise<SamplingResult>;
+  sampling?: SamplingDelegate;
   /**
    * Shows or opens an approved OAuth authorization URL (mcp.md §11.4); without it the URL is
    * emitted as the `mcp.oauth_url` event. Flows start only with an `approve` callback.
@@ -873,7 +873,9 @@ export type { CatalogChange } from "./skills/search/catalog-watch.ts";
 export type { DiscoveryResponse, DiscoveryResult, DiscoveryWarning } from "./skills/online/discover.ts";
 export type { ApprovalRequest, Approver } from "./skills/install/approval.ts";
 export type {
+  SamplingCallOptions,
   SamplingContent,
+  SamplingDelegate,
   SamplingMessage,
   SamplingRequest,
   SamplingResult,
