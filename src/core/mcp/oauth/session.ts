@@ -13,7 +13,7 @@ import { notApproved, runPkce } from "./flows.ts";
 import { DEFAULT_TIMEOUT_MS, fail, type OAuthNet } from "./net.ts";
 import type { OAuthSettings } from "./settings.ts";
 import { type ClientStore, clientStore, type OAuthTokenFile, type TokenStore, tokenStore } from "./store.ts";
-import { chooseAuthMethod, isTokenEndpointError, type TokenResult, tokenRequest } from "./token-endpoint.ts";
+import { chooseAuthMethod, expiry, isTokenEndpointError, type TokenResult, tokenRequest } from "./token-endpoint.ts";
 import { checkOAuthUrl, systemResolver, urlPolicy } from "./url-safety.ts";
 import { bearerChallenge, type Challenge, challengeScopes } from "./www-authenticate.ts";
 
@@ -59,13 +59,6 @@ const REFRESH_MARGIN_MS = 60_000;
 const MAX_STEP_UPS = 2;
 
 const union = (a: string[], b: string[]) => [...new Set([...a, ...b])];
-
-/** Never throws: a grant already spent must still have its result (a rotated refresh token) stored. */
-function expiry(now: Date, seconds: number | null): string | null {
-  if (seconds === null) return null;
-  const at = new Date(now.getTime() + seconds * 1000);
-  return Number.isNaN(at.getTime()) ? null : isoSeconds(at);
-}
 
 export class OAuthSession {
   readonly #ctx: LemonContext;

@@ -90,6 +90,13 @@ export function lifetime(exp: unknown): number | null {
   return n > 0 && n <= MAX_LIFETIME_S ? n : null;
 }
 
+/** Never throws: a grant already spent must still have its result (a rotated refresh token) stored. */
+export function expiry(now: Date, seconds: number | null): string | null {
+  if (seconds === null) return null;
+  const at = new Date(now.getTime() + seconds * 1000);
+  return Number.isNaN(at.getTime()) ? null : isoSeconds(at);
+}
+
 /** Describes a refusal without its free text (the redirect decision reads it, nothing keeps it). */
 export function refusal(doc: Record<string, unknown> | null, status: number): TokenEndpointError {
   const raw = str(doc, "error");
