@@ -10,6 +10,9 @@ import { fail } from "./net.ts";
 import { sameIssuer } from "./discovery.ts";
 
 const PAGE = "<!doctype html><title>lemon</title><p>Authorization complete. You can close this window.</p>\n";
+const FAILED = "<!doctype html><title>lemon</title><p>Authorization failed. You can close this window.</p>\n";
+/** How long the browser's answer gets to leave before the flow settles (and the CLI may exit). */
+const ANSWER_GRACE_MS = 50;
 
 export const DEFAULT_CALLBACK_PATH = "/callback";
 
@@ -69,37 +72,48 @@ export function startListener(redirectUri: string | null): Listener {
     close,
     wait(w) {
       return new Promise<string>((resolve, reject) => {
+        let settled = false;
         const finish = (err: Error | null, code?: string) => {
+          if (settled) return;
+          settled = true;
           clearTimeout(timer);
           w.signal?.removeEventListener("abort", onAbort);
           onRequest = null;
-          // Let the answer leave before the socket closes.
-          setTimeout(close, 50);
-          if (err) reject(err);
-          else resolve(code!);
+          // The answer leaves first: settling lets the CLI exit, which would cut the browser off.
+          setTimeout(() => {
+            close();
+            if (err) reject(err);
+            else resolve(code!);
+          }, ANSWER_GRACE_MS);
         };
         const timer = setTimeout(() => finish(fail("authorization timed out")), w.timeoutMs);
         const onAbort = () => finish(fail("authorization cancelled"));
         w.signal?.addEventListener("abort", onAbort, { once: true });
+        const page = (status: number) =>
+          new Response(status === 200 ? PAGE : FAILED, {
+            status,
+            headers: { "content-type": "text/html; charset=utf-8" },
+          });
         onRequest = (url) => {
           const q = url.searchParams;
+          // mcp.md §11.4: a mismatched state fails the flow. A local page could so end a pending
+          // login, but waiting on would let it probe the listener at will; one bad request ends it.
           if (q.get("state") !== w.state) {
             finish(fail("authorization callback state mismatch"));
-            return new Response("not found\n", { status: 404 });
+            return page(400);
           }
           const iss = q.get("iss");
-          const page = new Response(PAGE, { headers: { "content-type": "text/html; charset=utf-8" } });
           if ((iss === null && w.requireIss) || (iss !== null && !sameIssuer(iss, w.issuer))) {
             finish(fail("authorization callback issuer mismatch"));
-            return page;
+            return page(400);
           }
           const code = q.get("code");
           if (q.get("error") !== null || code === null || code === "") {
             finish(fail("authorization denied"));
-            return page;
+            return page(400);
           }
           finish(null, code);
-          return page;
+          return page(200);
         };
       });
     },

@@ -6,6 +6,7 @@
  * file; only a registered `error` code is kept, in `details`.
  */
 import { LemonError } from "../../errors.ts";
+import { isoSeconds } from "../../fsx/atomic.ts";
 import { type OAuthNet, oauthRequest, readJsonObject, str } from "./net.ts";
 import type { ClientAuthMethod } from "./settings.ts";
 

@@ -157,6 +157,27 @@ describe("PKCE + DCR", () => {
       l2.close();
     }
   });
+  test("a failing callback gets the fixed 400 page before the flow fails (issue #14 F4)", async () => {
+    for (const query of ["state=wrong&code=c", "state=s1&error=access_denied&error_description=<b>x</b>"]) {
+      const l = startListener(null);
+      try {
+        const w = l.wait({ state: "s1", issuer: "x", requireIss: false, timeoutMs: 2000 });
+        let answered: Response | null = null;
+        const res = fetch(`http://127.0.0.1:${l.port}/callback?${query}`).then((r) => (answered = r));
+        const err = (await w.catch((x: Error) => x)) as Error;
+        expect(err.message).toMatch(/^authorization (callback state mismatch|denied)$/);
+        // The browser's answer left before the flow's failure was reported (the CLI exits then).
+        expect(answered).not.toBeNull();
+        const r = await res;
+        expect(r.status).toBe(400);
+        expect(await r.text()).toBe(
+          "<!doctype html><title>lemon</title><p>Authorization failed. You can close this window.</p>\n",
+        );
+      } finally {
+        l.close();
+      }
+    }
+  });
 });
 
 describe("scopes", () => {
