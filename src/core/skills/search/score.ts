@@ -14,6 +14,7 @@ import { addNeighbours, type NeighbourTable } from "./expand.ts";
 export { keeps } from "./cutoff.ts";
 import { focusParts } from "./focus.ts";
 import { glossaryExpansion } from "./glossary.ts";
+import { synonymsOf } from "./synonyms.ts";
 import { resolveTerm, type Resolved } from "./term-match.ts";
 import { exactLabel, fold, nameTerms, plainWords, tokenize } from "./tokenize.ts";
 
@@ -35,6 +36,8 @@ export const SCORING = {
   prefixWeight: 0.35,
   glossaryWeight: 0.8,
   joinedWeight: 0.6,
+  /** Weight of a query word's software synonyms (synonyms.ts), in the word's own slot; 0 = off. */
+  synonymWeight: 0.5,
   maxPrefixExpansions: 6,
   /** Distinct terms from which a catalog counts as broad: the cut-off (cutoff.ts) applies in full. */
   broadVocabulary: 20_000,
@@ -100,6 +103,12 @@ export function parseQuery(query: string, vec: NeighbourTable | null = null): Pa
   for (const t of joined) add(t, SCORING.joinedWeight, false, -1);
   const folded = fold(query);
   const words = plainWords(folded);
+  if (SCORING.synonymWeight > 0)
+    for (const [w, v] of synonymsOf(folded, words)) {
+      const own = seen.get(tokenize(w)[0] ?? "");
+      if (!own || own.slot < 0) continue;
+      for (const t of tokenize(v)) add(t, own.weight * SCORING.synonymWeight, false, own.slot);
+    }
   const gloss = glossaryExpansion(folded, words);
   if (gloss !== "") for (const t of tokenize(gloss)) add(t, SCORING.glossaryWeight, false, slots++);
   return { terms, slots, label: exactLabel(query), foreign: gloss !== "" || hasForeignLetters(query) };
