@@ -25,7 +25,8 @@ export function describeRequest(r: ApprovalRequest): string {
     return `Call MCP tool '${cell(r.tool)}' of server '${cell(r.server)}' (${r.transport}) with ${cell(r.argumentsPreview)}? [y/N] `;
   if (r.kind === "mcp_oauth") {
     const scopes = r.scopes.length > 0 ? ` for scopes ${cell(r.scopes.join(" "))}` : "";
-    return `Log in to MCP server '${cell(r.server)}' at ${cell(r.authorizationServer)}${scopes} (loopback redirect)? [y/N] `;
+    const page = r.authorizationEndpoint !== undefined ? ` (sign-in page ${cell(r.authorizationEndpoint)})` : "";
+    return `Log in to MCP server '${cell(r.server)}' at ${cell(r.authorizationServer)}${page}${scopes} (loopback redirect)? [y/N] `;
   }
   if (r.kind === "mcp_sampling")
     return `Let MCP server '${cell(r.server)}' sample the model (${r.summary.message_count} messages, ${r.summary.text_chars} characters, request ${r.summary.request_hash.slice(0, 16)})? [y/N] `;

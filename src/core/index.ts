@@ -562,6 +562,9 @@ export function createLemon(options: LemonOptions = {}): Lemon {
         kind: "mcp_oauth",
         server: r.server,
         authorizationServer: r.authorization_server,
+        ...(r.authorization_endpoint !== undefined && r.authorization_endpoint !== r.authorization_server
+          ? { authorizationEndpoint: r.authorization_endpoint }
+          : {}),
         scopes: r.scopes,
         redirect: r.redirect,
       })) === true,

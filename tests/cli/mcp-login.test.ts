@@ -84,6 +84,21 @@ describe("mcp login against the SDK OAuth demo", () => {
     for (const out of [...outputs, demo.output().slice(0, 0)]) for (const tok of tokens) expect(out).not.toContain(tok);
   }, 60_000);
 
+  test("a corrupt token file is set aside and mcp status says so in the server's warnings", async () => {
+    await using box = await sandbox();
+    await withDemoEntry(box, {});
+    expect((await box.cli(["mcp", "login", "demo", "--global", "--headless-auth", "--approve", "--json"])).code).toBe(
+      0,
+    );
+    const [file] = tokenFiles(box);
+    await Bun.write(join(oauthDir(box), file ?? "none"), "{not json");
+    const status = await box.cli(["mcp", "status", "--json"], { cwd: box.home });
+    const s = status.json() as { servers: Record<string, { auth: { state: string }; warnings: string[] }> };
+    expect(s.servers.demo?.auth.state).toBe("needs_auth");
+    expect(s.servers.demo?.warnings).toContain("corrupt OAuth token file set aside; authorization required");
+    expect(readdirSync(oauthDir(box)).some((n) => n.includes(".corrupt-"))).toBe(true);
+  }, 60_000);
+
   test("logout deletes the token, keeps the registration; login again reuses it; a busy port registers anew", async () => {
     await using box = await sandbox();
     await withDemoEntry(box, {});

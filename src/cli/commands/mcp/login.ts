@@ -38,6 +38,9 @@ export function cliOAuth(
         kind: "mcp_oauth" as const,
         server: r.server,
         authorizationServer: r.authorization_server,
+        ...(r.authorization_endpoint !== undefined && r.authorization_endpoint !== r.authorization_server
+          ? { authorizationEndpoint: r.authorization_endpoint }
+          : {}),
         scopes: r.scopes,
         redirect: r.redirect,
       };

@@ -78,6 +78,8 @@ export interface OAuthCallbacks {
     kind: "mcp_oauth";
     server: string;
     authorization_server: string;
+    /** The origin of the page the browser will open (mcp.md §11.3 checked), when the engine knows it. */
+    authorization_endpoint?: string;
     scopes: string[];
     redirect: "loopback";
   }): Promise<boolean>;

@@ -290,8 +290,8 @@ export class McpHost {
    * that challenged with resource metadata), for status (mcp.md §13 `auth`): read from the token
    * store, never a flow, never a token.
    */
-  async authStates(view: ProjectView): Promise<Map<string, AuthStatus>> {
-    const out = new Map<string, AuthStatus>();
+  async authStates(view: ProjectView): Promise<Map<string, AuthStatus & { warnings: string[] }>> {
+    const out = new Map<string, AuthStatus & { warnings: string[] }>();
     await Promise.all(
       view.slots.map(async ({ server, link }) => {
         if (server.type === "stdio") return;
@@ -311,9 +311,9 @@ export class McpHost {
           const live = this.#authSessions.get(sessionKey(target));
           const s = await (live ?? openAuthSession(ctx, target, undefined));
           const st = await s.state();
-          out.set(server.name, { type: "oauth", state: st.state, expires_at: st.expires_at });
+          out.set(server.name, { type: "oauth", state: st.state, expires_at: st.expires_at, warnings: st.warnings });
         } catch {
-          out.set(server.name, { type: "oauth", state: "needs_auth", expires_at: null });
+          out.set(server.name, { type: "oauth", state: "needs_auth", expires_at: null, warnings: [] });
         }
       }),
     );

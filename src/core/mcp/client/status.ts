@@ -52,7 +52,7 @@ export function buildStatus(
   view: ProjectView,
   cacheTtlMs: number,
   samplingDelegate = false,
-  oauth?: Map<string, AuthStatus>,
+  oauth?: Map<string, AuthStatus & { warnings?: string[] }>,
 ): McpStatus {
   const servers: Record<string, McpServerStatus> = {};
   const truncated: Diagnostic[] = [];
@@ -60,7 +60,7 @@ export function buildStatus(
     const entry = s.server.entry;
     const oauthState = oauth?.get(s.name);
     const auth: McpServerStatus["auth"] = oauthState
-      ? { ...oauthState }
+      ? { type: oauthState.type, state: oauthState.state, expires_at: oauthState.expires_at }
       : entry.oauth !== undefined
         ? { type: "oauth", state: "needs_auth", expires_at: null }
         : Object.keys(entry.headers ?? {}).length > 0
@@ -68,7 +68,11 @@ export function buildStatus(
           : { type: "none" };
     const conn = link?.conn ?? null;
     const inv = link?.inventory ?? null;
-    const warnings = [...s.warnings, ...(inv?.truncated ?? []).map((k) => `${k} listing truncated`)];
+    const warnings = [
+      ...s.warnings,
+      ...(oauthState?.warnings ?? []),
+      ...(inv?.truncated ?? []).map((k) => `${k} listing truncated`),
+    ];
     const noDelegate = samplingWarning(entry, samplingDelegate);
     if (noDelegate !== null) warnings.push(noDelegate);
     // §6.1: a listing cut at 50 pages / 1,000 items is a `truncated` diagnostic, not only a warning.

@@ -32,6 +32,8 @@ export interface McpOAuthApprovalRequest {
   kind: "mcp_oauth";
   server: string;
   authorizationServer: string;
+  /** The origin of the authorization page, only when it differs from `authorizationServer`. */
+  authorizationEndpoint?: string;
   scopes: string[];
   redirect: "loopback";
 }
