@@ -76,6 +76,19 @@ export const SYNONYMS: Readonly<Record<string, string>> = {
   deck: "presentation slides",
   changelog: "release notes",
   webhook: "http callback",
+  ado: "azure devops",
+  ef: "entity framework",
+  gcp: "google cloud",
+  sso: "single sign on",
+  jwt: "token authentication",
+  cert: "certificate",
+  certs: "certificates",
+  tls: "ssl certificate",
+  vm: "virtual machine",
+  vms: "virtual machines",
+  md: "markdown",
+  yml: "yaml",
+  ml: "machine learning",
 };
 
 const PHRASES = Object.keys(SYNONYMS).filter((k) => k.includes(" "));
