@@ -1,7 +1,7 @@
 // read_skill view=file (skills.md §8): containment, special files, sizes, binary text.
 import { describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { mkdirSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
+import { linkSync, mkdirSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createLemon } from "../../../src/core/index.ts";
 import { sandbox, type Sandbox } from "../../support/sandbox.ts";
@@ -101,6 +101,19 @@ describe("read_skill view=file", () => {
     expect(text(await file("assets/secret.txt"))).toBe("Path 'assets/secret.txt' is outside the skill directory.");
     expect(text(await file("references/alias.md"))).toContain("Call it.");
     expect(text(await file("references/dangling.md"))).toBe("Could not read 'references/dangling.md': not found");
+  });
+
+  test("hard links: a supporting file with another name anywhere is refused as outside (realpath cannot see them)", async () => {
+    await using box = await sandbox();
+    const { dir, lemon } = await setup(box);
+    await using _ = lemon;
+    linkSync(join(box.root, "outside/secret.txt"), join(dir, "references/hard.md"));
+    const r = await lemon.readSkill({ key: "alpha", view: "file", path: "references/hard.md" });
+    expect(text(r)).toBe("Path 'references/hard.md' is outside the skill directory.");
+    await expect(lemon.resolveSkillUri("skill://alpha/references/hard.md")).rejects.toThrow(
+      "Path 'references/hard.md' is outside the skill directory.",
+    );
+    expect((await lemon.readSkill({ key: "alpha", view: "file", path: "references/api.md" })).isError).toBe(false);
   });
 
   test("a component swapped for a link to the outside while reading never leaks (a real racing process)", async () => {

@@ -119,6 +119,9 @@ export function readContainedBytes(
     if (opened !== null ? !isInside(opened, skillReal) : !sameFile(fd, real)) return { ok: false, problem: "outside" };
     const st = fstatSync(fd);
     if (!st.isFile()) return { ok: false, problem: "not a regular file" };
+    // A hard link is the outside file itself under an inside name; no path check can tell, so a
+    // supporting file with a second name anywhere is refused (SKILL.md is the catalog's already).
+    if (st.nlink > 1 && rel !== "SKILL.md") return { ok: false, problem: "outside" };
     // `SKILL.md/` and `SKILL.md/.` name a directory that is not there (ENOTDIR on POSIX), though
     // realpath accepts them: the path is used as given.
     if (/[\\/]\.?$/.test(rel)) return { ok: false, problem: "not found" };
