@@ -4,7 +4,12 @@
  * What a turn costs a long-lived agent (issue 16 item 4), and what the cold CLI's identity check
  * costs beside the stat floor, at 1.1k and 11k skills (the replicated corpus of relevance.ts).
  *
- *   bun scripts/bench/relevance-turns.ts [--turns N] [--cold-runs N] [--cache DIR] [--corpus DIR]
+ *   bun scripts/bench/relevance-turns.ts [--turns N] [--cold-runs N] [--cold-only] [--baseline-tree DIR]
+ *                                        [--cache DIR] [--corpus DIR]
+ *
+ * `--cold-only` skips the per-turn rows; `--baseline-tree DIR` (a checkout of another commit,
+ * e.g. `git worktree add DIR <rev>`, with node_modules linked) also times that tree's check
+ * program in the same alternating runs.
  *
  * Per turn: `findRelevant` (3 results) with turns 60 ms apart on the real clock, nothing changed:
  * with the watch (createLemon's default: armed from a scope's second check, it vouches for the
@@ -13,10 +18,13 @@
  *
  * Cold check: a compiled program (built like lemon) opens each scope's snapshot and runs the
  * identity check once, timed in-process, one process per run: what a cold `skill relevant` pays
- * for its stat check. The floor is scripts/bench/stat-floor.c (cc -O2) statting the same paths, its
- * first pass in a fresh process, the faster of one thread and two. Medians over the runs.
+ * for its stat check. Two floors stat the same paths, each in a fresh process per run: the issue's
+ * floor, stat-floor.ts compiled like lemon (what Bun itself costs for these stats: `fs.statSync`
+ * alone, and half through the `fs.stat` pool, the faster median counts), and stat-floor.c
+ * (cc -O2, the system calls alone, the faster of one thread and two in its first pass). All three
+ * are timed in-process from the first stat, process start excluded; runs alternate. Medians.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createContext } from "../../src/core/context.ts";
@@ -44,17 +52,20 @@ function fail(msg: string): never {
 
 function parseOptions(argv: string[]) {
   let corpus: string | null = null;
-  const o = { turns: 100, coldRuns: 20, cache: join(tmpdir(), "lemon-bench-relevance") };
+  let baselineTree: string | null = null;
+  const o = { turns: 100, coldRuns: 20, coldOnly: false, cache: join(tmpdir(), "lemon-bench-relevance") };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const value = () => argv[++i] ?? fail(`${a} needs a value`);
     if (a === "--turns") o.turns = Math.max(5, Number.parseInt(value(), 10) || 0);
     else if (a === "--cold-runs") o.coldRuns = Math.max(3, Number.parseInt(value(), 10) || 0);
+    else if (a === "--cold-only") o.coldOnly = true;
+    else if (a === "--baseline-tree") baselineTree = resolve(value());
     else if (a === "--cache") o.cache = resolve(value());
     else if (a === "--corpus") corpus = value();
     else fail(`unknown option '${a}'`);
   }
-  return { ...o, corpus: requireCorpus(corpus) };
+  return { ...o, baselineTree, corpus: requireCorpus(corpus) };
 }
 
 const p5095 = (t: number[]) => `${ms(pct(t, 50))} / ${ms(pct(t, 95))}`;
@@ -139,11 +150,11 @@ async function pathList(s: Scale, dir: string): Promise<{ list: string; count: n
   return { list, count: all.length };
 }
 
-function coldCheckProgram(dir: string): string {
-  const src = (m: string) => JSON.stringify(join(REPO, m));
+function coldCheckProgram(dir: string, tree = REPO, name = "cold-check"): string {
+  const src = (m: string) => JSON.stringify(join(tree, m));
   return buildProgram(
     dir,
-    "cold-check",
+    name,
     `import { createContext } from ${src("src/core/context.ts")};\n` +
       `import { resolvePaths } from ${src("src/core/paths.ts")};\n` +
       `import { resolveRoots } from ${src("src/core/skills/roots.ts")};\n` +
@@ -157,6 +168,11 @@ function coldCheckProgram(dir: string): string {
       `for (const [r, l, s] of snaps) { const idn = await computeIdentity(r, l, s); if (idn.count > 0) lean &&= idn.lean; }\n` +
       `console.log(JSON.stringify({ ms: performance.now() - t, lean }));\n`,
   );
+}
+
+/** stat-floor.ts compiled exactly like lemon: the runtime's own cost for the same stats. */
+function bunFloorProgram(dir: string): string {
+  return buildProgram(dir, "stat-floor-bun", readFileSync(join(REPO, "scripts/bench/stat-floor.ts"), "utf8"));
 }
 
 function floorProgram(dir: string): string {
@@ -174,13 +190,19 @@ function run(argv: string[], cwd: string, env: Record<string, string>): string {
   return p.stdout.toString();
 }
 
-async function coldCheck(
-  s: Scale,
-  dir: string,
-  bins: { check: string; floor: string },
-  runs: number,
-  rows: string[][],
-) {
+interface ColdBins {
+  check: string;
+  baseline: string | null;
+  floor: string;
+  bunFloor: string;
+}
+
+/**
+ * One fresh process per figure and run, the programs alternating within each run so load on the
+ * machine hits them alike. lemon's check and the Bun floor are timed in-process from the first
+ * stat (process start and module loading excluded from both); the C floor likewise.
+ */
+async function coldCheck(s: Scale, dir: string, bins: ColdBins, runs: number, rows: string[][]) {
   const { list, count } = await pathList(s, dir);
   // Snapshots current (the program only checks): one full lemon call first.
   {
@@ -188,20 +210,60 @@ async function coldCheck(
     await l.skills.findRelevant("warm up");
   }
   const lemon: number[] = [];
+  const base: number[] = [];
   const floor: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const r = JSON.parse(run([bins.check], s.cwd, s.env)) as { ms: number; lean: boolean };
-    if (!r.lean) fail(`${s.name}: the cold check fell back to a full scan on an unchanged tree`);
-    lemon.push(r.ms);
-    const m = /one thread ([\d.]+) ms, two threads ([\d.]+) ms/.exec(run([bins.floor, list], dir, s.env));
-    if (!m) fail("unexpected stat-floor output");
-    floor.push(Math.min(Number(m[1]), Number(m[2])));
-  }
+  const bunSync: number[] = [];
+  const bunSplit: number[] = [];
+  const bunFloor = (mode: string) => {
+    const r = JSON.parse(run([bins.bunFloor, list, mode], dir, s.env)) as { ms: number; n: number };
+    if (r.n !== count) fail(`stat-floor-bun read ${r.n} paths, expected ${count}`);
+    return r.ms;
+  };
+  const jobs: (() => void)[] = [
+    () => {
+      const r = JSON.parse(run([bins.check], s.cwd, s.env)) as { ms: number; lean: boolean };
+      if (!r.lean) fail(`${s.name}: the cold check fell back to a full scan on an unchanged tree`);
+      lemon.push(r.ms);
+    },
+    () => {
+      const m = /one thread ([\d.]+) ms, two threads ([\d.]+) ms/.exec(run([bins.floor, list], dir, s.env));
+      if (!m) fail("unexpected stat-floor output");
+      floor.push(Math.min(Number(m[1]), Number(m[2])));
+    },
+    () => bunSync.push(bunFloor("sync")),
+    () => bunSplit.push(bunFloor("split")),
+  ];
+  const baseline = bins.baseline;
+  if (baseline) jobs.push(() => base.push((JSON.parse(run([baseline], s.cwd, s.env)) as { ms: number }).ms));
+  // The order rotates from run to run, so no program always follows the same one (the one before
+  // leaves the same paths warm in the CPU's caches, or the machine busier).
+  for (let i = 0; i < runs; i++) for (let k = 0; k < jobs.length; k++) jobs[(i + k) % jobs.length]!();
   const l50 = pct(lemon, 50);
   const f50 = pct(floor, 50);
+  const sync50 = pct(bunSync, 50);
+  const split50 = pct(bunSplit, 50);
+  const b50 = Math.min(sync50, split50);
+  const bun = sync50 <= split50 ? bunSync : bunSplit;
+  // Each run's ratio: the two processes ran back to back, so the load they met was much the same.
+  const paired = pct(
+    lemon.map((l, i) => l / bun[i]!),
+    50,
+  );
   rows.push([s.name, `cold identity check, ${count} paths, p50 (ms)`, ms(l50), ""]);
-  rows.push([s.name, "  stat floor (stat-floor.c, same paths) p50 (ms)", ms(f50), ""]);
-  rows.push([s.name, "  check ÷ floor", `${(l50 / f50).toFixed(2)}×`, "≤ 1.25×"]);
+  rows.push([s.name, "  Bun floor (stat-floor.ts compiled), statSync p50", ms(sync50), ""]);
+  rows.push([s.name, "  Bun floor, half via the fs.stat pool, p50", ms(split50), ""]);
+  rows.push([s.name, "  check ÷ Bun floor (the faster of the two)", `${(l50 / b50).toFixed(2)}×`, "≤ 1.25×"]);
+  rows.push([s.name, "  same, median of the per-run ratios", `${paired.toFixed(2)}×`, "≤ 1.25×"]);
+  if (bins.baseline) {
+    const r = pct(
+      lemon.map((l, i) => l / base[i]!),
+      50,
+    );
+    rows.push([s.name, "  baseline tree's check p50 (ms)", ms(pct(base, 50)), ""]);
+    rows.push([s.name, "  check ÷ baseline, median of the per-run ratios", `${r.toFixed(2)}×`, ""]);
+  }
+  rows.push([s.name, "  C floor (stat-floor.c, 1 or 2 threads) p50 (ms)", ms(f50), ""]);
+  rows.push([s.name, "  check ÷ C floor", `${(l50 / f50).toFixed(2)}×`, ""]);
 }
 
 async function main(): Promise<void> {
@@ -217,11 +279,18 @@ async function main(): Promise<void> {
   }
   const x10 = replicate(o.corpus, o.cache, 10, 1);
   const scales = [makeScale(o.cache, base, [o.corpus]), makeScale(o.cache, x10.skills, x10.roots)];
-  const bins = { check: coldCheckProgram(dir), floor: floorProgram(dir) };
+  const bins = {
+    check: coldCheckProgram(dir),
+    baseline: o.baselineTree ? coldCheckProgram(dir, o.baselineTree, "cold-check-baseline") : null,
+    floor: floorProgram(dir),
+    bunFloor: bunFloorProgram(dir),
+  };
   const rows: string[][] = [];
   for (const s of scales) {
-    console.error(`[${s.name}] per-turn …`);
-    await perTurn(s, queries, o.turns, rows);
+    if (!o.coldOnly) {
+      console.error(`[${s.name}] per-turn …`);
+      await perTurn(s, queries, o.turns, rows);
+    }
     console.error(`[${s.name}] cold check …`);
     await coldCheck(s, dir, bins, o.coldRuns, rows);
   }

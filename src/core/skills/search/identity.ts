@@ -299,14 +299,14 @@ async function leanIdentity(
   if (!stored) return null;
   const { header, paths } = stored;
   const nWatch = header.watch;
-  const all = await statMany(paths);
+  const { table: all, odd } = await statMany(paths, nWatch);
   const watch = all.subarray(0, nWatch * STAT_FIELDS);
   for (let i = 0; i < watch.length; i++) if (watch[i] !== previous.watch[i]) return null;
   const files = all.subarray(nWatch * STAT_FIELDS);
-  for (let i = 0; i < header.candidates; i++) {
-    const k = kindAt(files, i);
+  for (const i of odd) {
+    const k = kindAt(all, i);
     // Gone or a directory now: the candidate set changed. A dangling link still counts (load reports it).
-    if (k === Kind.Dir || (k === Kind.Missing && !existsUnresolved(paths[nWatch + i]!))) return null;
+    if (k === Kind.Dir || (k === Kind.Missing && !existsUnresolved(paths[i]!))) return null;
   }
   return identity(
     rootsJson,
@@ -332,7 +332,7 @@ async function fullIdentity(roots: readonly SkillRoot[], rootsJson: string, lock
     put(one, 0, statOne(path));
     stats.push(...one);
   });
-  const files = await statMany(candidates.map((c) => c.skillFile));
+  const { table: files } = await statMany(candidates.map((c) => c.skillFile));
   const scan = encodeScan(rootsJson, roots, watched, candidates, diagnostics);
   return identity(rootsJson, lockfile, scan, Float64Array.from(stats), files, false, () => ({
     candidates,

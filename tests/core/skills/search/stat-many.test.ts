@@ -2,9 +2,9 @@
 // way a path is stat'ed (thread pool or fs.statSync): the identity digest of a stats-only check
 // has to equal the one the full scan stored.
 import { expect, test } from "bun:test";
-import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { STAT_FIELDS, put, statMany, statOne } from "../../../../src/core/skills/search/stat-many.ts";
+import { Kind, STAT_FIELDS, put, statMany, statOne } from "../../../../src/core/skills/search/stat-many.ts";
 import { sandbox } from "../../../support/sandbox.ts";
 
 test("statMany agrees with fs.statSync on files, directories, links, missing and odd paths", async () => {
@@ -31,9 +31,18 @@ test("statMany agrees with fs.statSync on files, directories, links, missing and
   );
   for (const n of [paths.length, 3000]) {
     const list = Array.from({ length: n }, (_, i) => paths[i % paths.length]!);
-    const got = await statMany(list);
+    const from = 100;
+    const { table: got, odd } = await statMany(list, from);
     const want = new Float64Array(list.length * STAT_FIELDS);
     for (const [i, p] of list.entries()) put(want, i, statOne(p));
     expect([...got]).toEqual([...want]);
+    // The kinds come from the mode bits: they must read as Stats' own isFile / isDirectory.
+    const kinds = list.map((p) => {
+      const st = statOne(p) && statSync(p);
+      return st === undefined ? Kind.Missing : st.isFile() ? Kind.File : st.isDirectory() ? Kind.Dir : Kind.Other;
+    });
+    expect(kinds.map((_, i) => got[i * STAT_FIELDS + 5])).toEqual(kinds);
+    const notFiles = kinds.flatMap((k, i) => (i >= from && k !== Kind.File ? [i] : []));
+    expect([...odd].sort((a, b) => a - b)).toEqual(notFiles);
   }
 });
