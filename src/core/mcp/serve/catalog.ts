@@ -13,7 +13,10 @@ import { byKey, isDisplayable, type SkillEntry } from "../../skills/entry.ts";
 export interface ServedCatalog {
   /** The served entries, sorted by key. */
   entries(): Promise<SkillEntry[]>;
-  /** The served entry of `key`, or null (absent, or not served). */
+  /**
+   * The served entry of `key` from a fresh lookup, or null (absent, or not served): a read is
+   * never decided from the kept set, which may predate a hide, disable or new shadow.
+   */
   entry(key: string): Promise<SkillEntry | null>;
   /** True when `e` is served (scope filter only; `entries` already applies displayability). */
   serves(e: SkillEntry): boolean;
@@ -26,7 +29,6 @@ export interface ServedCatalog {
 
 interface Served {
   list: SkillEntry[];
-  byKey: Map<string, SkillEntry>;
 }
 
 /** What the clients can observe of an entry: a change of any of these is a list change. */
@@ -47,8 +49,9 @@ export function servedCatalog(
   let checking = false;
   let again = false;
   let stop: (() => void) | null = null;
-  // While the watcher runs, the served set is kept between its notifications: a listing of 11k
-  // skills per read_skill call would cost more than the call. Each notification drops it, and a
+  // While the watcher runs, the served set is kept between its notifications for the listings
+  // (resources/list, skills_listing, suggestions): 11k skills listed per request would cost more
+  // than the request. Reads never use it (entry() looks the key up afresh). Each notification drops it, and a
   // listing that began before the notification is never kept.
   let cached: Served | null = null;
   let generation = 0;
@@ -57,7 +60,7 @@ export function servedCatalog(
     const gen = generation;
     const { skills } = await lemon.skills.list(cwdOpt);
     const list = skills.filter(serves).sort(byKey);
-    const served = { list, byKey: new Map(list.map((e) => [e.key, e])) };
+    const served = { list };
     if (stop !== null && gen === generation) cached = served;
     return served;
   };
@@ -110,7 +113,10 @@ export function servedCatalog(
 
   return {
     entries: async () => (await current()).list,
-    entry: async (key) => (await current()).byKey.get(key) ?? null,
+    entry: async (key) => {
+      const e = await lemon.skills.get(key, cwdOpt);
+      return e !== null && serves(e) ? e : null;
+    },
     serves,
     invalidate() {
       generation++;

@@ -6,6 +6,7 @@
  * skill —, one resource per served skill plus a template for its files, and two prompts. Every
  * skill a handler touches is first checked against the served catalog.
  */
+import { sep } from "node:path";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   CallToolRequestSchema,
@@ -35,6 +36,8 @@ import {
   mimeOf,
   notFoundText,
   servedText,
+  servedValue,
+  shownTrust,
   skillUri,
   untrusted,
   UNTRUSTED_NOTE,
@@ -45,6 +48,8 @@ const RESOURCE_NOT_FOUND = -32002;
 /** Resources per `resources/list` page: 11,000 skills never become one multi-megabyte answer. */
 const PAGE = 500;
 const DEFAULT_MAX = 5;
+/** Characters of a find_skills query that are scored (the relevance engine caps a body at 10k). */
+const MAX_QUERY = 4096;
 
 export interface SessionDeps {
   lemon: Lemon;
@@ -56,11 +61,12 @@ export interface SessionDeps {
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
-/** A lemon tool result as an MCP one: its text blocks (the only kind lemon's tools make) sanitised, `details` as structured content. */
+/** A lemon tool result as an MCP one: its text blocks (the only kind lemon's tools make) and `details` sanitised. */
 function toCallResult(r: ToolResult<unknown>): CallToolResult {
   const content: CallToolResult["content"] = [];
   for (const b of r.content) if (b.type === "text") content.push({ type: "text", text: servedText(b.text) });
-  return { content, isError: r.isError, ...(isRecord(r.details) ? { structuredContent: r.details } : {}) };
+  const structured = servedValue(r.details);
+  return { content, isError: r.isError, ...(isRecord(structured) ? { structuredContent: structured } : {}) };
 }
 
 const toolError = (text: string, details: Record<string, unknown>): CallToolResult => ({
@@ -101,31 +107,53 @@ async function findSkills(d: SessionDeps, args: Record<string, unknown>): Promis
       return toolError("Parameter 'max_results' must be an integer from 1 to 50.", { error: "invalid_params" });
     max = max_results;
   }
+  // Relevance needs a few hundred words at most; scoring megabytes would stall every session.
+  const q = query.length > MAX_QUERY ? servedText(query.slice(0, MAX_QUERY)) : query;
   // Global only: ask for the most there are, since project results rank first and would crowd them out.
-  const found = await d.lemon.skills.findRelevant(query, {
+  const found = await d.lemon.skills.findRelevant(q, {
     maxResults: d.globalOnly ? 50 : max,
     ...(d.cwd !== undefined ? { cwd: d.cwd } : {}),
   });
-  const results = found.filter(d.catalog.serves).slice(0, max);
-  const skills = results.map((e) => ({
-    key: e.key,
-    name: field(e.name, 128),
-    description: field(e.description, 1024),
-    state: e.activation_state,
-    ...(untrusted(e) ? { untrusted: true } : {}),
-  }));
+  // Each result shows the trust read_skill would show for it, in the text and the structured list alike.
+  const results = await Promise.all(
+    found
+      .filter(d.catalog.serves)
+      .slice(0, max)
+      .map(async (e) => ({ ...e, trust_level: await shownTrust(e) })),
+  );
+  const skills = await Promise.all(
+    results.map(async (e) => ({
+      key: e.key,
+      name: field(e.name, 128),
+      description: field(e.description, 1024),
+      state: e.activation_state,
+      ...((await untrusted(e)) ? { untrusted: true } : {}),
+    })),
+  );
   const text = results.length === 0 ? "No skill fits this request; load none." : d.lemon.renderRelevant(results);
   return { content: [{ type: "text", text: servedText(text) }], structuredContent: { skills } };
+}
+
+async function notServed(d: SessionDeps, key: string): Promise<CallToolResult> {
+  const { text, keys } = notFoundText(key, await d.catalog.entries());
+  return toolError(
+    servedText(text),
+    servedValue({ error: "not_found", key, suggestions: keys }) as Record<string, unknown>,
+  );
 }
 
 async function readSkill(d: SessionDeps, args: Record<string, unknown>): Promise<CallToolResult> {
   const key = args.key;
   // A blank key is the tool's own parameter error; any other key must be served to be read.
-  if (typeof key === "string" && key.trim() !== "" && (await d.catalog.entry(key)) === null) {
-    const { text, keys } = notFoundText(key, await d.catalog.entries());
-    return toolError(text, { error: "not_found", key, suggestions: keys });
-  }
-  return toCallResult(await d.lemon.readSkill(args, d.cwd !== undefined ? { cwd: d.cwd } : {}));
+  if (typeof key !== "string" || key.trim() === "")
+    return toCallResult(await d.lemon.readSkill(args, d.cwd !== undefined ? { cwd: d.cwd } : {}));
+  const entry = await d.catalog.entry(key);
+  if (entry === null) return notServed(d, key);
+  const r = await d.lemon.readSkill(args, d.cwd !== undefined ? { cwd: d.cwd } : {});
+  // The tool decides note and content from its own lookup; one that found another skill than the
+  // served one (a shadow created in between) answers as for a key not served.
+  if (r.details.path !== undefined && r.details.path !== entry.path) return notServed(d, key);
+  return toCallResult(r);
 }
 
 /** A LemonError of resolveSkillUri as the JSON-RPC error a client expects of `resources/read`. */
@@ -157,32 +185,36 @@ async function uriEntry(d: SessionDeps, uri: string) {
   return entry;
 }
 
-async function readResource(d: SessionDeps, uri: string) {
+/**
+ * A served skill's file: the entry of one fresh lookup, the file resolveSkillUri read, and the
+ * note decided from that entry. A file outside the entry's directory means the URI resolved to
+ * another skill (a shadow created in between): not served, so not found.
+ */
+async function servedRead(d: SessionDeps, uri: string) {
   try {
     const entry = await uriEntry(d, uri);
     const r = await d.lemon.resolveSkillUri(uri, d.cwd !== undefined ? { cwd: d.cwd } : {});
-    const text = servedText(r.text);
-    return {
-      contents: [{ uri, mimeType: mimeOf(r.path), text: untrusted(entry) ? `${UNTRUSTED_NOTE}\n\n${text}` : text }],
-    };
+    if (r.path !== entry.real_path && !r.path.startsWith(`${entry.real_path}${sep}`))
+      throw new McpError(RESOURCE_NOT_FOUND, `Skill not found: ${echoed(entry.key)}`);
+    return { entry, r, note: await untrusted(entry) };
   } catch (err) {
     throw resourceError(err);
   }
 }
 
+async function readResource(d: SessionDeps, uri: string) {
+  const { r, note } = await servedRead(d, uri);
+  const text = servedText(r.text);
+  return { contents: [{ uri, mimeType: mimeOf(r.path), text: note ? `${UNTRUSTED_NOTE}\n\n${text}` : text }] };
+}
+
 async function useSkill(d: SessionDeps, key: unknown) {
   if (typeof key !== "string" || key === "")
     throw new McpError(ErrorCode.InvalidParams, "Argument 'key' must be a non-empty string.");
-  let text: string;
-  let entry: Awaited<ReturnType<typeof uriEntry>>;
-  try {
-    entry = await uriEntry(d, skillUri(key));
-    text = (await d.lemon.resolveSkillUri(skillUri(key), d.cwd !== undefined ? { cwd: d.cwd } : {})).text;
-  } catch (err) {
-    throw resourceError(err);
-  }
+  const { entry, r, note } = await servedRead(d, skillUri(key));
+  const text = r.text;
   const head = [`Use the skill '${field(entry.key, 128)}' (${field(entry.name, 128)}) for this task.`];
-  if (untrusted(entry)) head.push(UNTRUSTED_NOTE);
+  if (note) head.push(UNTRUSTED_NOTE);
   return {
     description: field(entry.description, 1024),
     messages: [

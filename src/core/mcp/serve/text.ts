@@ -25,14 +25,43 @@ export const FIND_SKILLS_DESCRIPTION =
   "request may match a skill, then load the one that clearly fits with read_skill. An empty answer means no " +
   "skill fits: load nothing.";
 
-/** True when the note belongs on the skill's text (skills.md §8: trust not builtin or official). */
-export function untrusted(e: Pick<SkillEntry, "trust_level">): boolean {
-  return e.trust_level !== "builtin" && e.trust_level !== "official";
+const vouched = (t: string | null): boolean => t === "builtin" || t === "official";
+
+/**
+ * The trust level read_skill shows for `e` (its own `shownProvenance`): a lock record's builtin or
+ * official vouches only for the bundle it was installed with, so a bundle changed since is
+ * untrusted (null) on every path the server serves, as it is for the agent tool.
+ */
+export async function shownTrust(e: SkillEntry): Promise<string | null> {
+  if (!vouched(e.trust_level)) return e.trust_level;
+  const { shownProvenance } = await import("../../skills/tools/read-skill.ts");
+  return (await shownProvenance(e)).trust_level;
+}
+
+/** True when the note belongs on the skill's text (skills.md §8: shown trust not builtin or official). */
+export async function untrusted(e: SkillEntry): Promise<boolean> {
+  return !vouched(await shownTrust(e));
 }
 
 /** Multi-line served text: lines kept, invisible and control characters (but TAB/CR/LF) removed. */
 export function servedText(s: string): string {
   return stripInvisible(s);
+}
+
+/**
+ * Structured content as served: every string a one-line field (a path or key from a hostile
+ * directory name carries no escape sequence, bidi override or line break to a client that
+ * prints it or hands it to the model); numbers, booleans and shape unchanged.
+ */
+export function servedValue(v: unknown): unknown {
+  if (typeof v === "string") return flattenLine(v);
+  if (Array.isArray(v)) return v.map(servedValue);
+  if (typeof v === "object" && v !== null) {
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) out[flattenLine(k)] = servedValue(x);
+    return out;
+  }
+  return v;
 }
 
 /** One-line metadata in JSON: §6.1 flattening and clamp (XML escaping belongs to the XML renders). */

@@ -203,7 +203,7 @@ export async function findSkill(
  * hand edit, a record without a bundle hash to compare), the skill is shown as untrusted and
  * unaudited with the note, whatever the record says (the record itself stays for `inspect`).
  */
-async function shownProvenance(e: SkillEntry): Promise<ShownProvenance & { modified: boolean }> {
+export async function shownProvenance(e: SkillEntry): Promise<ShownProvenance & { modified: boolean }> {
   const claims = { source_kind: e.source_kind, source_id: e.source_id };
   if (e.trust_level === null && e.audit_status === null)
     return { ...claims, trust_level: null, audit_status: null, modified: false };
