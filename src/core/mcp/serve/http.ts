@@ -11,15 +11,17 @@
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { trackPending, type Pending } from "./pending.ts";
 import type { HttpServeOptions } from "./types.ts";
 
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
 const WILDCARD = new Set(["0.0.0.0", "::", "[::]"]);
 
-/** A session: its transport, its server and when a request last touched it. */
+/** A session: its transport, its server, its unanswered requests and when a request last touched it. */
 interface Session {
   transport: WebStandardStreamableHTTPServerTransport;
   server: Server;
+  pending: Pending;
   seen: number;
 }
 
@@ -90,7 +92,9 @@ export async function startHttp(opts: HttpServeOptions, makeServer: () => Server
   const host = opts.host ?? "127.0.0.1";
   const maxBody = opts.maxBodyBytes ?? 4 * 1024 * 1024;
   const maxSessions = opts.maxSessions ?? 32;
-  const idleMs = opts.sessionIdleMs ?? 30 * 60 * 1000;
+  // Most clients never DELETE their session (the SDK client's close() does not): an abandoned one
+  // goes after a few minutes, and sooner when a new session needs its place (see room()).
+  const idleMs = opts.sessionIdleMs ?? 5 * 60 * 1000;
   const sessions = new Map<string, Session>();
   const log = opts.log ?? (() => {});
 
@@ -101,17 +105,36 @@ export async function startHttp(opts: HttpServeOptions, makeServer: () => Server
     await s.server.close().catch(() => {});
   };
 
+  /**
+   * Place for one more session: at the cap, the least recently used session with no request in
+   * flight is closed (its client, if still there, gets 404 and opens a new one, as the protocol
+   * says); false only when every session is busy.
+   */
+  const room = async (): Promise<boolean> => {
+    if (sessions.size < maxSessions) return true;
+    let lru: [string, Session] | null = null;
+    for (const entry of sessions)
+      if (entry[1].pending.size() === 0 && (lru === null || entry[1].seen < lru[1].seen)) lru = entry;
+    if (lru === null) return false;
+    await drop(lru[0]);
+    return true;
+  };
+
   const open = async (req: Request, parsedBody: unknown): Promise<Response> => {
-    if (sessions.size >= maxSessions) return plain(503, "too many sessions", { "retry-after": "5" });
+    if (!(await room())) return plain(503, "too many sessions", { "retry-after": "5" });
     const server = makeServer();
+    let pending: Pending | null = null;
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => void sessions.set(id, { transport, server, seen: Date.now() }),
+      onsessioninitialized: (id) => {
+        if (pending !== null) sessions.set(id, { transport, server, pending, seen: Date.now() });
+      },
       onsessionclosed: (id) => void drop(id),
       maxRequestBodySize: maxBody,
       keepAliveMs: 10_000,
     });
     await server.connect(transport);
+    pending = trackPending(transport);
     const res = await transport.handleRequest(req, { parsedBody });
     // Not an initialize request, or a failed one: nothing to keep.
     if (transport.sessionId === undefined) await server.close().catch(() => {});
@@ -119,7 +142,14 @@ export async function startHttp(opts: HttpServeOptions, makeServer: () => Server
   };
 
   const handle = async (req: Request): Promise<Response> => {
-    const url = new URL(req.url);
+    let url: URL;
+    try {
+      url = new URL(req.url);
+    } catch {
+      // No Host, or one no URL can hold (`a@b`, `[::1]x`): a bad request, answered before the
+      // token is checked and never logged, so an anonymous peer cannot flood the operator's log.
+      return plain(400, "bad request");
+    }
     if (url.pathname !== "/mcp") return plain(404, "not found");
     const hostHeader = req.headers.get("host");
     if (hostHeader === null || !allowedName(hostnameOf(hostHeader), host)) return plain(403, "host not allowed");

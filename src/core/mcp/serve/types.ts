@@ -37,9 +37,12 @@ export interface HttpServeOptions extends ServeCommonOptions {
   token: string;
   /** Largest request body, in bytes (default 4 MiB): a larger one is answered 413 unread. */
   maxBodyBytes?: number;
-  /** Most sessions at once (default 32); a new one beyond is refused with 503. */
+  /**
+   * Most sessions at once (default 32). A new one beyond closes the least recently used session
+   * with no request in flight; only when every session is busy is it refused with 503.
+   */
   maxSessions?: number;
-  /** A session no request has touched for this long is closed, in ms (default 30 minutes). */
+  /** A session no request has touched for this long is closed, in ms (default 5 minutes). */
   sessionIdleMs?: number;
 }
 

@@ -1,8 +1,10 @@
 // What the Streamable HTTP listener of `lemon mcp serve --http` refuses before the protocol sees a
 // request (cli.md §3.8): no or a wrong bearer token (401), a Host or Origin that is not loopback
-// (DNS rebinding, 403), a body over the bound (413, declared or streamed), sessions beyond the cap
-// (503), an unknown session (404), another path (404).
+// (DNS rebinding, 403), a body over the bound (413, declared or streamed), a Host no URL holds (400),
+// sessions beyond the cap (the least recently used idle one makes room), an unknown session (404), another path (404).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { createLemon, type Lemon } from "../../../../src/core/index.ts";
 import { serveSkills, type SkillServer } from "../../../../src/core/mcp/index.ts";
 import { allowedName, authorized, hostnameOf } from "../../../../src/core/mcp/serve/http.ts";
@@ -107,15 +109,83 @@ describe("the HTTP listener", () => {
     expect(other.status).toBe(404);
   });
 
-  test("sessions beyond the cap are refused with 503", async () => {
-    const statuses: number[] = [];
+  test("at the cap, a new session closes the least recently used idle one instead of being refused", async () => {
+    const ids: string[] = [];
     for (let i = 0; i < 4; i++) {
       const r = await post(INIT);
-      statuses.push(r.status);
+      expect(r.status).toBe(200);
+      ids.push(r.headers.get("mcp-session-id")!);
       await r.body?.cancel();
     }
-    // Two sessions were opened above; one more fits under the cap of three.
-    expect(statuses).toEqual([200, 503, 503, 503]);
+    const ping = async (id: string) => {
+      const r = await post({ jsonrpc: "2.0", method: "notifications/initialized" }, { "mcp-session-id": id });
+      await r.body?.cancel();
+      return r.status;
+    };
+    // Cap three: the newest three live, the first of these four (least recently used) is gone.
+    expect(await ping(ids[0]!)).toBe(404);
+    expect(await ping(ids[3]!)).not.toBe(404);
+  });
+
+  test("no Host, or one no URL can hold: 400 or 403, never 500, and nothing logged", async () => {
+    const lines: string[] = [];
+    const s = await serveSkills(lemon, { transport: "http", port: 0, token: TOKEN, log: (l) => lines.push(l) });
+    try {
+      const port = Number(new URL(s.url!).port);
+      const raw = (head: string) =>
+        new Promise<string>((resolve, reject) => {
+          let got = "";
+          Bun.connect({
+            hostname: "127.0.0.1",
+            port,
+            socket: {
+              open: (sock) => void sock.write(`${head}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`),
+              data: (_sock, d) => void (got += d.toString()),
+              close: () => resolve(got),
+              error: (_sock, e) => reject(e),
+            },
+          }).catch(reject);
+        });
+      for (const head of [
+        "POST /mcp HTTP/1.0",
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1@evil.com",
+        "POST /mcp HTTP/1.1\r\nHost: evil.com:localhost",
+        "POST /mcp HTTP/1.1\r\nHost: [::1]evil.com",
+      ]) {
+        const status = Number((await raw(head)).split(" ")[1]);
+        expect([head, [400, 403].includes(status)]).toEqual([head, true]);
+      }
+      expect(lines).toEqual([]);
+    } finally {
+      await s.close();
+    }
+  });
+});
+
+describe("abandoned sessions", () => {
+  test("40 SDK clients that connect and close() (no DELETE) leave room for the next one", async () => {
+    const s = await serveSkills(lemon, { transport: "http", port: 0, token: TOKEN });
+    const connect = async () => {
+      const c = new Client({ name: "cycle", version: "1" });
+      await c.connect(
+        new StreamableHTTPClientTransport(new URL(s.url!), {
+          requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
+        }),
+      );
+      return c;
+    };
+    try {
+      for (let i = 0; i < 40; i++) {
+        const c = await connect();
+        await c.listTools();
+        await c.close();
+      }
+      const last = await connect();
+      expect((await last.listTools()).tools.map((t) => t.name)).toContain("find_skills");
+      await last.close();
+    } finally {
+      await s.close();
+    }
   });
 });
 
