@@ -115,6 +115,30 @@ describe("stdio", () => {
     expect(await readUntil(proc.stdout, () => false)).toBe("");
   });
 
+  test("stdin EOF right after the last request: every request already read is answered, then exit 0", async () => {
+    const proc = rawStdio();
+    const call = (id: number, name: string, args: Record<string, unknown>) =>
+      JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } });
+    const lines = [
+      JSON.stringify(INIT),
+      JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
+      JSON.stringify({ jsonrpc: "2.0", id: 2, method: "resources/list" }),
+      call(3, "read_skill", { key: "k8s-rollout", view: "summary" }),
+      call(4, "find_skills", { query: "roll out kubernetes" }),
+      JSON.stringify({ jsonrpc: "2.0", id: 5, method: "prompts/get", params: { name: "skills_listing" } }),
+    ];
+    proc.stdin.write(`${lines.join("\n")}\n`);
+    proc.stdin.end();
+    const out = await new Response(proc.stdout).text();
+    expect(await proc.exited).toBe(0);
+    const ids = out
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => (JSON.parse(l) as { id: number }).id)
+      .sort();
+    expect(ids).toEqual([1, 2, 3, 4, 5]);
+  });
+
   test("a line longer than 8 MiB ends the session instead of growing the buffer; exit 0", async () => {
     const proc = rawStdio();
     const chunk = "x".repeat(1024 * 1024);

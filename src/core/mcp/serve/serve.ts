@@ -10,8 +10,12 @@ import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { Lemon } from "../../index.ts";
 import { servedCatalog } from "./catalog.ts";
 import { startHttp } from "./http.ts";
+import { trackPending, type Pending } from "./pending.ts";
 import { sessionServer } from "./server.ts";
 import type { ServeOptions, SkillServer } from "./types.ts";
+
+/** How long requests already read may take to be answered after stdin ends. */
+const DRAIN_MS = 2000;
 
 /** Tells a connected client the resources changed; a session not initialised yet, or gone, is skipped. */
 async function notify(server: Server): Promise<void> {
@@ -42,21 +46,31 @@ export async function serveSkills(lemon: Lemon, opts: ServeOptions): Promise<Ski
     const transport = new StdioServerTransport(opts.stdin, opts.stdout, {
       maxBufferSize: opts.maxMessageBytes ?? 8 * 1024 * 1024,
     });
+    let pending: Pending | null = null;
     const close = () =>
       (closing ??= (async () => {
+        opts.stdin.off("end", ended);
+        opts.stdin.off("close", ended);
         catalog.close();
-        opts.stdin.off("end", close);
-        opts.stdin.off("close", close);
         await server.close().catch(() => {});
         done();
       })());
+    // End of input is how a client says it is done (MCP lifecycle, stdio), often right after its
+    // last request (`printf … | lemon mcp serve`): what was already read is answered first, for
+    // at most DRAIN_MS, then the server stops.
+    const ended = () =>
+      void (async () => {
+        await pending?.settled(DRAIN_MS);
+        await close();
+      })();
     transport.onerror = (err) => log(`stdio: ${err.message}`);
     server.onclose = () => void close();
-    opts.stdin.on("end", close);
-    opts.stdin.on("close", close);
+    opts.stdin.on("end", ended);
+    opts.stdin.on("close", ended);
     // The catalog's first listing waits for the handshake, so it never delays the answer to `initialize`.
     server.oninitialized = () => void catalog.onChange(() => void notify(server));
     await server.connect(transport);
+    pending = trackPending(transport);
     return { closed, close };
   }
 
