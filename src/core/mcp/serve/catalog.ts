@@ -10,6 +10,9 @@
 import type { Lemon } from "../../index.ts";
 import { byKey, isDisplayable, type SkillEntry } from "../../skills/entry.ts";
 
+/** Least time between two list-changed notifications, in ms (issue #17 F12). */
+const NOTIFY_MS = 1000;
+
 export interface ServedCatalog {
   /** The served entries, sorted by key. */
   entries(): Promise<SkillEntry[]>;
@@ -22,7 +25,7 @@ export interface ServedCatalog {
   serves(e: SkillEntry): boolean;
   /** Forgets the kept served set (after this server's own write), so the next call lists afresh. */
   invalidate(): void;
-  /** Calls `fn` after the served set changed (coalesced); returns the unsubscribe function. */
+  /** Calls `fn` after the served set changed (coalesced, at most once a second); returns the unsubscribe function. */
   onChange(fn: () => void): () => void;
   close(): void;
 }
@@ -66,6 +69,23 @@ export function servedCatalog(
   };
   const current = async (): Promise<Served> => cached ?? load();
 
+  // A file that keeps changing (an autosave, a sync tool) must not make every client re-list ten
+  // times a second: at most one notification per NOTIFY_MS, the last change never lost.
+  let lastSent = -Infinity;
+  let trailing: ReturnType<typeof setTimeout> | null = null;
+  const send = () => {
+    trailing = null;
+    lastSent = performance.now();
+    for (const fn of listeners) fn();
+  };
+  const announce = () => {
+    if (trailing !== null) return;
+    const wait = lastSent + NOTIFY_MS - performance.now();
+    if (wait <= 0) return send();
+    trailing = setTimeout(send, wait);
+    trailing.unref?.();
+  };
+
   // One check at a time; a notification during a check asks for one more afterwards.
   const check = async (): Promise<void> => {
     if (checking) {
@@ -77,7 +97,7 @@ export function servedCatalog(
       do {
         again = false;
         const now = fingerprint((await load()).list);
-        if (last !== null && now !== last) for (const fn of listeners) fn();
+        if (last !== null && now !== last) announce();
         last = now;
       } while (again);
     } catch (err) {
@@ -107,6 +127,8 @@ export function servedCatalog(
     stop = () => {
       unwatch();
       if (later !== null) clearTimeout(later);
+      if (trailing !== null) clearTimeout(trailing);
+      trailing = null;
     };
     void check();
   };

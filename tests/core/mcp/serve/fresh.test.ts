@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { ResourceListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { createLemon, type Lemon } from "../../../../src/core/index.ts";
 import { serveSkills, type SkillServer } from "../../../../src/core/mcp/index.ts";
@@ -167,5 +168,26 @@ describe("find_skills bounds (F6)", () => {
     expect(r.isError).toBeFalsy();
     const skills = (r.structuredContent as { skills: { key: string }[] }).skills;
     expect(skills.map((s) => s.key)).toContain("plain");
+  });
+});
+
+describe("list_changed under churn (F12)", () => {
+  test("a file rewritten every 20 ms yields at most one notification a second, and the last change arrives", async () => {
+    let seen = 0;
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, async () => void seen++);
+    const file = join(global, "plain", "SKILL.md");
+    const before = await Bun.file(file).text();
+    const started = performance.now();
+    for (let i = 0; i < 75; i++) {
+      writeFileSync(file, before.replace("polish plain gadgets", `polish plain gadgets ${i}`));
+      await Bun.sleep(20);
+    }
+    const elapsed = performance.now() - started;
+    while (!(await client.listResources()).resources.some((r) => r.description?.endsWith("gadgets 74.")))
+      await Bun.sleep(50);
+    const during = seen;
+    writeFileSync(file, before);
+    expect(during).toBeGreaterThan(0);
+    expect(during).toBeLessThanOrEqual(Math.ceil(elapsed / 1000) + 2);
   });
 });
