@@ -3,10 +3,14 @@
  * Issue 16 item 1, second attempt, on the tune sets only: query expansion learned from the catalog
  * itself. Term-term association from co-occurrence inside skills (the snapshot's own postings,
  * inverted to per-skill term sets), top-k associates per term pruned by document frequency, added
- * to a query word's coverage slot at a small weight. Measured uncut and with the cut-off, beside
- * lemon's scorer without expansion.
+ * to a query word's coverage slot at a small weight; a "when to use" field simulated as a re-rank;
+ * and the weight of the software shorthand (synonyms.ts). Measured uncut and with the cut-off,
+ * beside lemon's scorer without expansion (scripts/bench/relevance.md has the table).
  *
- *   ./node_modules/.bin/bun scripts/bench/relevance-assoc.ts [CORPUS]
+ *   ./node_modules/.bin/bun scripts/bench/relevance-assoc.ts [CORPUS] [--small] [--no-synonyms]
+ *
+ * `--small` skips the co-occurrence grid; `--no-synonyms` runs the grid and the re-rank with the
+ * shorthand off (the table's rows were measured that way).
  */
 import { join } from "node:path";
 import { createContext } from "../../src/core/context.ts";
