@@ -24,7 +24,7 @@ import type { Lemon } from "../../index.ts";
 import { VERSION } from "../../build-info.ts";
 import { LemonError } from "../../errors.ts";
 import { renderListing } from "../../skills/prompt.ts";
-import type { ToolResult } from "../../skills/tools/result.ts";
+import type { ToolCallContext, ToolResult } from "../../skills/tools/result.ts";
 import { FIND_SKILLS_SCHEMA } from "../../skills/tools/tool-schemas.gen.ts";
 import type { ServedCatalog } from "./catalog.ts";
 import {
@@ -142,13 +142,32 @@ async function notServed(d: SessionDeps, key: string): Promise<CallToolResult> {
   );
 }
 
+/** A call context the tool refuses before it looks anything up (its `read_skill` result is an error). */
+const REFUSED_CALL = null as unknown as ToolCallContext;
+
+/**
+ * The `skill.load` a refusal owes the operator (skills.md §8: every call emits one; a model
+ * probing for hidden or disabled keys is what an audit log is for). The agent tool emits it: as
+ * `not_found` for a key nothing has, and, for a key the server will not serve, from a call it
+ * refuses before reading anything (`error`). Its answers are dropped: their suggestions list
+ * keys this server does not serve.
+ */
+async function recordRefusal(d: SessionDeps, args: Record<string, unknown>, key: string): Promise<void> {
+  const cwd = d.cwd !== undefined ? { cwd: d.cwd } : {};
+  const exists = (await d.lemon.skills.get(key, cwd)) !== null;
+  await (exists ? d.lemon.readSkill(args, REFUSED_CALL) : d.lemon.readSkill(args, cwd));
+}
+
 async function readSkill(d: SessionDeps, args: Record<string, unknown>): Promise<CallToolResult> {
   const key = args.key;
   // A blank key is the tool's own parameter error; any other key must be served to be read.
   if (typeof key !== "string" || key.trim() === "")
     return toCallResult(await d.lemon.readSkill(args, d.cwd !== undefined ? { cwd: d.cwd } : {}));
   const entry = await d.catalog.entry(key);
-  if (entry === null) return notServed(d, key);
+  if (entry === null) {
+    await recordRefusal(d, args, key);
+    return notServed(d, key);
+  }
   const r = await d.lemon.readSkill(args, d.cwd !== undefined ? { cwd: d.cwd } : {});
   // The tool decides note and content from its own lookup; one that found another skill than the
   // served one (a shadow created in between) answers as for a key not served.

@@ -191,3 +191,25 @@ describe("list_changed under churn (F12)", () => {
     expect(during).toBeLessThanOrEqual(Math.ceil(elapsed / 1000) + 2);
   });
 });
+
+describe("refused reads are seen (F11)", () => {
+  test("read_skill of an unknown or a not-served key emits skill.load like the agent tool's refusals", async () => {
+    const events: { key: string; result: string }[] = [];
+    const off = lemon.events.on("skill.load", (e) => void events.push({ key: e.key, result: e.result }));
+    const file = join(box.agentDir, "skills.json");
+    try {
+      writeFileSync(file, JSON.stringify({ version: 1, disabled: ["plain"] }));
+      for (const key of ["nosuch", "plain"]) {
+        const r = await client.callTool({ name: "read_skill", arguments: { key } });
+        expect(textOf(r)).toStartWith(`Skill not found: ${key}`);
+      }
+    } finally {
+      off();
+      rmSync(file, { force: true });
+    }
+    expect(events).toEqual([
+      { key: "nosuch", result: "not_found" },
+      { key: "plain", result: "error" },
+    ]);
+  });
+});
