@@ -22,7 +22,41 @@ interface Session {
   transport: WebStandardStreamableHTTPServerTransport;
   server: Server;
   pending: Pending;
+  /** POST answers not yet delivered (their streams still open). */
+  unsent: number;
   seen: number;
+}
+
+/**
+ * `body` as a stream that calls `done` once when it ends, fails or is cancelled: how many of a
+ * session's answers are still on their way to a client that may have stopped reading.
+ */
+export function countedBody(body: ReadableStream<Uint8Array>, done: () => void): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  let ended = false;
+  const end = () => {
+    if (ended) return;
+    ended = true;
+    done();
+  };
+  return new ReadableStream<Uint8Array>({
+    async pull(c) {
+      try {
+        const r = await reader.read();
+        if (r.done) {
+          end();
+          c.close();
+        } else c.enqueue(r.value);
+      } catch (err) {
+        end();
+        c.error(err);
+      }
+    },
+    cancel(reason) {
+      end();
+      return reader.cancel(reason);
+    },
+  });
 }
 
 /** The hostname of a Host header value (`name:port`, `[v6]:port`), lower-cased. */
@@ -95,6 +129,7 @@ export async function startHttp(opts: HttpServeOptions, makeServer: () => Server
   // Most clients never DELETE their session (the SDK client's close() does not): an abandoned one
   // goes after a few minutes, and sooner when a new session needs its place (see room()).
   const idleMs = opts.sessionIdleMs ?? 5 * 60 * 1000;
+  const maxUnsent = opts.maxUnsentAnswers ?? 16;
   const sessions = new Map<string, Session>();
   const log = opts.log ?? (() => {});
 
@@ -113,8 +148,10 @@ export async function startHttp(opts: HttpServeOptions, makeServer: () => Server
   const room = async (): Promise<boolean> => {
     if (sessions.size < maxSessions) return true;
     let lru: [string, Session] | null = null;
-    for (const entry of sessions)
-      if (entry[1].pending.size() === 0 && (lru === null || entry[1].seen < lru[1].seen)) lru = entry;
+    for (const entry of sessions) {
+      const idle = entry[1].pending.size() === 0 && entry[1].unsent === 0;
+      if (idle && (lru === null || entry[1].seen < lru[1].seen)) lru = entry;
+    }
     if (lru === null) return false;
     await drop(lru[0]);
     return true;
@@ -127,7 +164,7 @@ export async function startHttp(opts: HttpServeOptions, makeServer: () => Server
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        if (pending !== null) sessions.set(id, { transport, server, pending, seen: Date.now() });
+        if (pending !== null) sessions.set(id, { transport, server, pending, unsent: 0, seen: Date.now() });
       },
       onsessionclosed: (id) => void drop(id),
       maxRequestBodySize: maxBody,
@@ -183,7 +220,14 @@ export async function startHttp(opts: HttpServeOptions, makeServer: () => Server
     }
     if (session !== undefined) {
       session.seen = Date.now();
-      return session.transport.handleRequest(req, parsedBody !== undefined ? { parsedBody } : {});
+      if (req.method !== "POST") return session.transport.handleRequest(req, {});
+      // Backpressure: a client that stops reading its answers gets no new work until they leave.
+      if (session.unsent >= maxUnsent) return plain(429, "too many answers unread", { "retry-after": "1" });
+      const res = await session.transport.handleRequest(req, parsedBody !== undefined ? { parsedBody } : {});
+      if (res.body === null) return res;
+      session.unsent++;
+      const body = countedBody(res.body, () => void session.unsent--);
+      return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
     }
     return open(req, parsedBody);
   };

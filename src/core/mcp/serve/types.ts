@@ -42,6 +42,8 @@ export interface HttpServeOptions extends ServeCommonOptions {
    * with no request in flight; only when every session is busy is it refused with 503.
    */
   maxSessions?: number;
+  /** POST answers of one session not yet delivered before its next POST gets 429 (default 16). */
+  maxUnsentAnswers?: number;
   /** A session no request has touched for this long is closed, in ms (default 5 minutes). */
   sessionIdleMs?: number;
 }

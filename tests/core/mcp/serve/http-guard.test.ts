@@ -7,7 +7,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { createLemon, type Lemon } from "../../../../src/core/index.ts";
 import { serveSkills, type SkillServer } from "../../../../src/core/mcp/index.ts";
-import { allowedName, authorized, hostnameOf } from "../../../../src/core/mcp/serve/http.ts";
+import { allowedName, authorized, countedBody, hostnameOf } from "../../../../src/core/mcp/serve/http.ts";
 import { sandbox, type Sandbox } from "../../../support/sandbox.ts";
 
 const TOKEN = "guard-token";
@@ -212,6 +212,23 @@ describe("idle sessions", () => {
     } finally {
       await s.close();
     }
+  });
+});
+
+describe("answers in flight", () => {
+  test("countedBody reports once when an answer was delivered, failed or was cancelled", async () => {
+    let n = 0;
+    const src = () => new Response("abc").body!;
+    expect(await new Response(countedBody(src(), () => n++)).text()).toBe("abc");
+    expect(n).toBe(1);
+    const cancelled = countedBody(src(), () => n++);
+    await cancelled.cancel();
+    expect(n).toBe(2);
+    const failing = new ReadableStream<Uint8Array>({
+      pull: (c) => c.error(new Error("gone")),
+    });
+    expect(await new Response(countedBody(failing, () => n++)).text().catch(() => "failed")).toBe("failed");
+    expect(n).toBe(3);
   });
 });
 
