@@ -34,7 +34,7 @@ const vouched = (t: string | null): boolean => t === "builtin" || t === "officia
  */
 export async function shownTrust(e: SkillEntry): Promise<string | null> {
   if (!vouched(e.trust_level)) return e.trust_level;
-  const { shownProvenance } = await import("../../skills/tools/read-skill.ts");
+  const { shownProvenance } = await import("../../skills/tools/shown-provenance.ts");
   return (await shownProvenance(e)).trust_level;
 }
 

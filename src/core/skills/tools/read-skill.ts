@@ -23,12 +23,12 @@ import {
   headerText,
   headingList,
   manifestText,
-  type ShownProvenance,
   statusText,
 } from "./read-skill-text.ts";
 import { errorResult, plainParams, textResult, type ToolCallContext, type ToolResult } from "./result.ts";
 import { blockedMessage } from "./blocked.ts";
 import { eventTs } from "../usage/events.ts";
+import { shownProvenance } from "./shown-provenance.ts";
 
 /** The views of skills.md §8; any other value reads as `full`. */
 export type ReadSkillView = "full" | "summary" | "section" | "file";
@@ -195,26 +195,6 @@ export async function findSkill(
   const entry = v.entries.find((e) => e.key === key);
   const rec = v.discovery.effective.get(key);
   return entry === undefined || rec === undefined ? null : { entry, rec, ctx: v.ctx };
-}
-
-/**
- * What the header may claim about where the skill came from. A lock record vouches for the bundle
- * it was installed with, nothing else: once the files differ (an agent's `skill_manage` edit, a
- * hand edit, a record without a bundle hash to compare), the skill is shown as untrusted and
- * unaudited with the note, whatever the record says (the record itself stays for `inspect`).
- */
-export async function shownProvenance(e: SkillEntry): Promise<ShownProvenance & { modified: boolean }> {
-  const claims = { source_kind: e.source_kind, source_id: e.source_id };
-  if (e.trust_level === null && e.audit_status === null)
-    return { ...claims, trust_level: null, audit_status: null, modified: false };
-  const { currentBundleHash } = await import("../provenance.ts");
-  const now = e.bundle_hash === null ? null : await currentBundleHash(e.real_path);
-  // A project's lock arrived with the clone: its audit result is a claim nobody checked (§1.2 keeps
-  // audit results out of P), so only its `block` (which blocks) is worth repeating.
-  const audit = e.scope === "project" && e.audit_status !== "block" ? null : e.audit_status;
-  if (now !== null && now === e.bundle_hash)
-    return { ...claims, trust_level: e.trust_level, audit_status: audit, modified: false };
-  return { ...claims, trust_level: null, audit_status: null, modified: true };
 }
 
 /** `not_found` with the suggestions of the current listing (without `except`). */
