@@ -40,6 +40,9 @@ export function isInsufficientScope(header: string | null): header is string {
   return header !== null && /\berror\s*=\s*"?insufficient_scope"?/i.test(header);
 }
 
+/** A failure that may be a refused token in disguise (never 404: an unknown MCP session). */
+const refusedWithToken = (status: number) => status === 400 || status === 403 || status >= 500;
+
 const urlOf = (u: string | URL) => (typeof u === "string" ? new URL(u) : u);
 
 export interface ServerAuthOptions {
@@ -105,14 +108,30 @@ export class ServerAuth {
       const url = urlOf(input);
       // Tokens go only to the origin they were obtained for (mcp.md §11.3).
       if (url.origin !== this.#origin) return base(input, init);
+      let sentBearer = false;
       const send = async () => {
         const headers = new Headers(init?.headers);
         const bearer = this.#oauth || this.o.configured ? await this.#bearer() : await this.#storedBearer();
         if (bearer !== null) headers.set("authorization", bearer);
+        sentBearer = bearer !== null;
         return base(input, { ...init, headers });
       };
-      const first = await send();
-      const kind = this.#challengeOf(first);
+      let first = await send();
+      let kind = this.#challengeOf(first);
+      if (kind === null && sentBearer && this.deferring && refusedWithToken(first.status)) {
+        // Some servers (the SDK's demo among them) answer a token their authorization server no
+        // longer knows with a 500 or 400, not a 401. Asked again without the token, a server that
+        // then challenges has said the token is the problem: it is treated as refused (issue #14
+        // P-A). Only during the handshake, whose requests are safe to repeat.
+        const headers = new Headers(init?.headers);
+        headers.delete("authorization");
+        const bare = await base(input, { ...init, headers });
+        if (bare.status === 401 && this.#challengeOf(bare) === "unauthorized") {
+          await first.body?.cancel().catch(() => {});
+          first = bare;
+          kind = "unauthorized";
+        } else await bare.body?.cancel().catch(() => {});
+      }
       if (kind === null) return first;
       const header = first.headers.get("www-authenticate");
       await first.body?.cancel().catch(() => {});

@@ -14,6 +14,7 @@ import { type Listener, PortBusy, startListener } from "./loopback.ts";
 import { fail, type OAuthNet } from "./net.ts";
 import {
   AuthorizeRedirectRejected,
+  AuthorizeRefused,
   authorizationUrl,
   challengeOf,
   followHeadless,
@@ -26,6 +27,8 @@ import type { ClientStore } from "./store.ts";
 import { chooseAuthMethod, isTokenEndpointError, type TokenResult, tokenRequest } from "./token-endpoint.ts";
 
 export interface PkceEnv {
+  /** The entry's name, for the hints. */
+  server: string;
   net: OAuthNet;
   settings: OAuthSettings | null;
   clients: ClientStore;
@@ -44,6 +47,8 @@ interface FlowClient {
   secret: string | null;
   registeredMethod: string | null;
   dynamic: boolean;
+  /** A registration read from the store (the server may have forgotten it), not made in this flow. */
+  stored: boolean;
   listener: Listener;
 }
 
@@ -62,7 +67,14 @@ async function flowClient(env: PkceEnv, d: Discovery, scopes: string[], fresh: b
   if (s?.clientId) {
     const listener = listen(s.redirectUri);
     if (listener === null) throw fail("oauth redirect port is busy");
-    return { clientId: s.clientId, secret: s.clientSecret, registeredMethod: null, dynamic: false, listener };
+    return {
+      clientId: s.clientId,
+      secret: s.clientSecret,
+      registeredMethod: null,
+      dynamic: false,
+      stored: false,
+      listener,
+    };
   }
   const slot = env.clients.forIssuer(d.issuer);
   let reg: OAuthClientFile | null = fresh ? null : await slot.read();
@@ -72,6 +84,7 @@ async function flowClient(env: PkceEnv, d: Discovery, scopes: string[], fresh: b
     listener = recorded !== null && new URL(recorded).port !== "" ? listen(recorded) : null;
     if (listener === null) reg = null;
   }
+  const stored = reg !== null;
   if (reg === null) {
     if (d.as.registration_endpoint === null)
       throw fail("oauth.client_id is required (authorization server does not support dynamic registration)");
@@ -97,6 +110,7 @@ async function flowClient(env: PkceEnv, d: Discovery, scopes: string[], fresh: b
     secret: reg.client_secret ?? null,
     registeredMethod: reg.token_endpoint_auth_method ?? null,
     dynamic: true,
+    stored,
     listener: listener!,
   };
 }
@@ -144,9 +158,32 @@ export async function runPkce(env: PkceEnv, d: Discovery, scopes: string[]): Pro
           if (await retry()) continue;
           throw fail("authorization server rejected the redirect URI");
         }
+        // An error page for a stored registration: the server forgot the client (a restart).
+        if (err instanceof AuthorizeRefused) {
+          if (client.stored && (await retry())) continue;
+          throw fail("authorization server refused the authorization request");
+        }
         throw err;
       }
-      const code = await waiting;
+      let code: string;
+      try {
+        code = await waiting;
+      } catch (err) {
+        // A browser shown the server's error page for a forgotten client leaves lemon waiting:
+        // the only way out is a new registration, so say how.
+        if (
+          client.stored &&
+          !env.headless &&
+          LemonError.is(err) &&
+          err.code === "UNAUTHORIZED" &&
+          !/cancel/.test(err.message)
+        )
+          throw new LemonError(err.code, err.message, {
+            ...(err.details ? { details: err.details } : {}),
+            hint: `run 'lemon mcp logout ${env.server} --registration' and log in again`,
+          });
+        throw err;
+      }
       const method = chooseAuthMethod(
         client.secret !== null,
         client.dynamic ? null : (env.settings?.tokenAuthMethod ?? null),

@@ -54,6 +54,9 @@ export function authorizationUrl(p: AuthorizeParams): string {
 /** The authorization server refused the redirect URI at the authorization endpoint. */
 export class AuthorizeRedirectRejected extends Error {}
 
+/** The authorization endpoint answered an error page (4xx, no redirect): e.g. a client it forgot. */
+export class AuthorizeRefused extends Error {}
+
 const LOOPBACK_NAMES = new Set(["127.0.0.1", "localhost", "[::1]"]);
 
 function isRedirectTarget(to: URL, redirectUri: URL): boolean {
@@ -81,6 +84,7 @@ export async function followHeadless(net: OAuthNet, authUrl: string, redirectUri
         /redirect_uri/i.test(str(doc, "error_description") ?? "")
       )
         throw new AuthorizeRedirectRejected();
+      if (res.status >= 400 && res.status < 500) throw new AuthorizeRefused();
       throw fail("headless authorization did not reach the redirect URI");
     }
     await res.body?.cancel().catch(() => {});

@@ -283,6 +283,7 @@ export class OAuthSession {
     }
     const out = await runPkce(
       {
+        server: this.#t.server,
         net: await this.#network(),
         settings: s,
         clients: this.#clients,
