@@ -7,9 +7,9 @@
  *   bun scripts/bench/relevance-turns.ts [--turns N] [--cold-runs N] [--cold-only] [--baseline-tree DIR]
  *                                        [--cache DIR] [--corpus DIR]
  *
- * `--cold-only` skips the per-turn rows; `--baseline-tree DIR` (a checkout of another commit,
- * e.g. `git worktree add DIR <rev>`, with node_modules linked) also times that tree's check
- * program in the same alternating runs.
+ * `--cold-only` skips the per-turn rows; `--baseline-tree DIR` (another commit's tree, e.g.
+ * `git archive <rev> src | tar -x -C DIR` with node_modules linked into DIR) also times that
+ * tree's check program in the same alternating runs.
  *
  * Per turn: `findRelevant` (3 results) with turns 60 ms apart on the real clock, nothing changed:
  * with the watch (createLemon's default: armed from a scope's second check, it vouches for the
@@ -22,7 +22,8 @@
  * floor, stat-floor.ts compiled like lemon (what Bun itself costs for these stats: `fs.statSync`
  * alone, and half through the `fs.stat` pool, the faster median counts), and stat-floor.c
  * (cc -O2, the system calls alone, the faster of one thread and two in its first pass). All three
- * are timed in-process from the first stat, process start excluded; runs alternate. Medians.
+ * are timed in-process from the first stat, process start excluded; the programs' order rotates
+ * from run to run. Medians, and the median of each run's check ÷ floor (scripts/bench/relevance.md).
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -1,11 +1,13 @@
 /*
  * The stat floor without any runtime: stat() every path of a list, on one thread and on two,
  * timed in-process. Shows what the identity check's system calls alone cost on a machine
- * (scripts/bench/relevance.md). The relevance benchmark writes the lists it uses to
- * $TMPDIR/lemon-bench-relevance/floor/paths-<scale>.txt.
+ * (scripts/bench/relevance.md); stat-floor.ts is the same floor in Bun. relevance-turns.ts builds
+ * both and writes the lists of one identity check to
+ * $TMPDIR/lemon-bench-relevance/turns/check-paths-<scale>.txt (relevance.ts its SKILL.md lists
+ * to $TMPDIR/lemon-bench-relevance/floor/paths-<scale>.txt).
  *
  *   cc -O2 -pthread -o "$TMPDIR/stat-floor" scripts/bench/stat-floor.c
- *   "$TMPDIR/stat-floor" $TMPDIR/lemon-bench-relevance/floor/paths-11k.txt
+ *   "$TMPDIR/stat-floor" $TMPDIR/lemon-bench-relevance/turns/check-paths-11k.txt
  */
 #include <pthread.h>
 #include <stdio.h>
