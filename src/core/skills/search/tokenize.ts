@@ -33,6 +33,9 @@ const STOP_WORDS: ReadonlySet<string> = new Set(
     "something anything thing things way ways someone somebody able sure okay ok hi hello thanks thank " +
     "use uses used using user skill skills task tasks when whenever specific specifically given " +
     "currently actually really basically kind sort lot lots bit maybe possible quickly " +
+    // contractions as contract() leaves them ("don't" -> "dont"), and as people type them without the apostrophe
+    "dont doesnt didnt isnt arent wasnt werent cant couldnt wont wouldnt shouldnt havent hasnt hadnt aint " +
+    "whats thats hows theres heres wheres whos im ive youre youve theyre weve " +
     // German
     "der die das den dem des ein eine einen einem einer und oder aber ich du er sie es wir ihr mein meine mit " +
     "für fur von zu im ist sind wie was kann können konnen bitte auf aus bei nach nicht auch noch mir mich uns " +
@@ -45,6 +48,18 @@ const STOP_WORDS: ReadonlySet<string> = new Set(
     "comment est sont peux peut veux besoin aide aider faire ce cette ces dans sur au aux une"
   ).split(/\s+/),
 );
+
+// An apostrophe splits a word into runs, so "what's" gave the term "s" and "don't" gave "don" and "t":
+// fragments that matched any skill with a possessive (issue 16). The clitic goes ('s 're 've 'll 'd 'm),
+// "n't" joins its word ("dont", a stop word). ASCII text keeps the ASCII-only pattern (no Unicode tables).
+const CLITIC_ASCII = /([a-z0-9])'(?:(t)|s|re|ve|ll|d|m)(?![a-z0-9])/g;
+const CLITIC = /([\p{L}\p{N}])['\u2019](?:(t)|s|re|ve|ll|d|m)(?![\p{L}\p{N}])/gu;
+
+/** Folded text with English contractions and possessives reduced to their word. */
+export function contract(folded: string): string {
+  if (!folded.includes("'") && !folded.includes("\u2019")) return folded;
+  return folded.replace(NON_ASCII.test(folded) ? CLITIC : CLITIC_ASCII, (_, c: string, t?: string) => c + (t ?? ""));
+}
 
 /** A word the tokeniser drops (judged on the folded word, before stemming). */
 export function isStopWord(word: string): boolean {
@@ -113,7 +128,7 @@ function emitRun(run: string, out: string[], ascii = false): void {
 /** The terms of a text in order (duplicates kept, for term frequencies). */
 export function tokenize(text: string): string[] {
   const out: string[] = [];
-  const folded = fold(text);
+  const folded = contract(fold(text));
   // fold() lower-cases, so an ASCII text's letters are a-z.
   if (!NON_ASCII.test(folded)) for (const m of folded.matchAll(ASCII_WORD)) emitRun(m[0], out, true);
   else for (const m of folded.matchAll(WORD)) emitRun(m[0], out);
@@ -125,7 +140,7 @@ export function tokenize(text: string): string[] {
  * `next-js`, `nextjs` and `next js` meet.
  */
 export function nameTerms(text: string): string[] {
-  const folded = fold(text);
+  const folded = contract(fold(text));
   const words = [...folded.matchAll(NON_ASCII.test(folded) ? WORD : ASCII_WORD)]
     .map((m) => m[0])
     .filter((w) => !STOP_WORDS.has(w));

@@ -1,6 +1,7 @@
 // The "nothing fits" cut-off (issue 16 item 3): weak matches are dropped by default, the uncut
 // list is one option away, maxResults stays an upper bound, and the §7.1 rules still hold.
 import { describe, expect, test } from "bun:test";
+import { cp } from "node:fs/promises";
 import { join } from "node:path";
 import { createLemon, type Lemon } from "../../../../src/core/index.ts";
 import { corpusLemon } from "../../../../scripts/bench/relevance-quality.ts";
@@ -79,6 +80,26 @@ describe("cut-off", () => {
     expect((await keys(l, "zz-notes"))[0]).toBe("zz-notes");
     expect((await keys(l, "  FIELD NOTES "))[0]).toBe("zz-notes");
     expect(await keys(l, "zeppelin")).toEqual(["blimp-tool"]);
+  });
+
+  test("the example project (3 skills): one incidental word or a contraction's fragment is cut, its README queries are not", async () => {
+    await using box = await sandbox();
+    // The repository's own example skills, as the README quickstart lists them.
+    await cp(join(import.meta.dir, "../../../../.lemon/skill"), join(box.project, ".lemon/skill"), { recursive: true });
+    await using l = lemonFor(box);
+    for (const q of [
+      "bake a chocolate cake",
+      "what's the weather in Paris tomorrow",
+      "what's it's don't user's",
+      "fix flaky cypress tests on CI",
+      "our cypress suite is flaky on CI",
+    ])
+      expect(await keys(l, q)).toEqual([]);
+    expect((await keys(l, "bake a chocolate cake", { cutoff: false })).length).toBeGreaterThan(0);
+    expect(await keys(l, "stream a big file to disk with Bun")).toEqual(["bun-file-io"]);
+    expect((await keys(l, "design REST endpoints with pagination"))[0]).toBe("api-design");
+    expect(await keys(l, "write a new SKILL.md")).toEqual(["lemon-skill-authoring"]);
+    expect((await keys(l, "what's the best way to read a json file with Bun"))[0]).toBe("bun-file-io");
   });
 
   test("the option is checked like the others", async () => {
