@@ -4,7 +4,8 @@
  * line split on whitespace; `%s` stands for the URL, else it is the last argument; several
  * commands separated by `:` are tried in order), else the platform opener. Never through a
  * shell: the URL is one argument vector element, so `&` and quotes in it stay data. The child is
- * detached and its output ignored; a missing opener is not an error (the URL is on stderr).
+ * detached and its output ignored; a missing or failing opener is not an error (the URL is on
+ * stderr): the caller warns once and keeps waiting.
  */
 import { spawn } from "node:child_process";
 
@@ -31,6 +32,9 @@ export function openerCommands(
   return [["xdg-open", url]];
 }
 
+/** An opener that exits non-zero within this long failed (a wrong BROWSER, no display). */
+const QUICK_EXIT_MS = 1500;
+
 function tryOne(argv: string[]): Promise<boolean> {
   return new Promise((resolve) => {
     const [cmd, ...args] = argv;
@@ -39,8 +43,14 @@ function tryOne(argv: string[]): Promise<boolean> {
       const child = spawn(cmd, args, { detached: true, stdio: "ignore", shell: false });
       child.once("error", () => resolve(false));
       child.once("spawn", () => {
+        // Still running after the window, or exited 0: the browser has the URL.
+        const timer = setTimeout(() => resolve(true), QUICK_EXIT_MS);
+        timer.unref();
+        child.once("exit", (code) => {
+          clearTimeout(timer);
+          resolve(code === 0);
+        });
         child.unref();
-        resolve(true);
       });
     } catch {
       resolve(false);
@@ -48,7 +58,10 @@ function tryOne(argv: string[]): Promise<boolean> {
   });
 }
 
-/** Starts the first opener that can be spawned; resolves false when none could. */
+/**
+ * Starts the first opener that runs; resolves false when none could start or each exited
+ * non-zero at once. May take QUICK_EXIT_MS: callers need not wait for it before the callback.
+ */
 export async function openBrowser(url: string, env: Record<string, string | undefined>): Promise<boolean> {
   for (const argv of openerCommands(url, env)) if (await tryOne(argv)) return true;
   return false;

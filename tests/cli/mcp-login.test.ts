@@ -148,6 +148,14 @@ describe("mcp login against the SDK OAuth demo", () => {
     const none = await box.cli(["mcp", "logout", "demo", "--global"]);
     expect(none.code).toBe(0);
     expect(none.stdout).toBe("No stored tokens for MCP server 'demo'\n");
+    const noneBoth = await box.cli(["mcp", "logout", "demo", "--global", "--registration"]);
+    expect(noneBoth.stdout).toBe("No stored tokens or client registration for MCP server 'demo'\n");
+    // Only a registration left (a login elsewhere that the tokens were deleted after).
+    expect((await login()).code).toBe(0);
+    await box.cli(["mcp", "logout", "demo", "--global"]);
+    const regOnly = await box.cli(["mcp", "logout", "demo", "--global", "--registration"]);
+    expect(regOnly.stdout).toBe("Deleted the client registration of MCP server 'demo' (no stored tokens)\n");
+    expect(clientFiles(box)).toEqual([]);
   }, 60_000);
 
   test("an http entry without oauth whose 401 names resource metadata is OAuth: login and test work", async () => {
@@ -250,18 +258,41 @@ describe("mcp login against the SDK OAuth demo", () => {
     const login = await box.cli(["mcp", "login", "demo", "--global"], { env });
     expect(login.code).toBe(1);
     expect(login.stdout).toBe("");
+    // The hint is the request the prompt would have shown: server, authorization server, scopes.
+    const request = `the request: log in to MCP server 'demo' at ${new URL(demo.issuer).origin} for scopes mcp:tools (loopback redirect)`;
     expect(login.stderr).toBe(
-      "error [FORBIDDEN]: approval required; re-run with --approve after reviewing the request\n",
+      `error [FORBIDDEN]: approval required; re-run with --approve after reviewing the request\nhint: ${request}\n`,
     );
     const json = await box.cli(["mcp", "login", "demo", "--global", "--json"], { env });
-    expect((json.json() as { error: { code: string } }).error.code).toBe("FORBIDDEN");
+    expect((json.json() as { error: { code: string; hint: string } }).error).toMatchObject({
+      code: "FORBIDDEN",
+      hint: request,
+    });
     const t = await box.cli(["mcp", "test", "demo", "--global"], { env });
     expect(t.code).toBe(1);
     expect(t.stdout).toContain("error      FORBIDDEN: approval required");
+    expect(t.stdout).toContain(`hint       ${request}\n`);
     expect(t.stderr).toBe("");
+    const tj = await box.cli(["mcp", "test", "demo", "--global", "--json"], { env });
+    expect((tj.json() as { error: { hint: string } }).error.hint).toBe(request);
+    for (const out of [login.stderr, json.stdout, t.stdout]) expect(out).not.toContain("/authorize");
     expect(await Bun.file(marker).exists()).toBe(false);
     expect(tokenFiles(box)).toEqual([]);
   }, 20_000);
+
+  test("mcp call off a terminal: FORBIDDEN names the tool call it would approve, not its arguments", async () => {
+    await using box = await sandbox();
+    await box.write(
+      join(box.agentDir, "mcp.json"),
+      JSON.stringify({ servers: [{ name: "demo", type: "http", url: demo.mcpUrl, approval: "always" }] }),
+    );
+    expect((await box.cli(["mcp", "login", "demo", "--global", "--headless-auth", "--approve"])).code).toBe(0);
+    const call = await box.cli(["mcp", "call", "demo", "greet", '{"name":"s3cret"}', "--global"]);
+    expect(call.code).toBe(1);
+    expect(call.stderr).toBe(
+      "error [FORBIDDEN]: approval required: run with --approve or from a terminal\nhint: the request: call MCP tool 'greet' of server 'demo' (http)\n",
+    );
+  }, 30_000);
 
   test("a terminal user approves; the URL goes to stderr and to BROWSER, which completes the flow", async () => {
     await using box = await sandbox();

@@ -10,6 +10,7 @@ import type { ContentBlock } from "../../../core/index.ts";
 import { defineCommand } from "../../command.ts";
 import { printJson } from "../../output.ts";
 import { callApprover, cliMcpClient } from "./client.ts";
+import { withRequestHint } from "./login.ts";
 
 /**
  * Remote text for a terminal: escape sequences, and the controls and bidi/invisible characters
@@ -66,7 +67,14 @@ export default defineCommand({
     try {
       const r = await client
         .callServerTool(args.name, args.tool, parsed, {
-          approve: approver.approve,
+          approve: (req) =>
+            approver.approve(req).catch((err: unknown) => {
+              // The arguments stay out of the hint: a CI log keeps it.
+              throw withRequestHint(
+                err,
+                `Call MCP tool '${cell(req.tool)}' of server '${cell(req.server)}' (${req.transport})? [y/N] `,
+              );
+            }),
           global: flags.global,
           ...(timeout !== undefined ? { timeoutMs: timeout } : {}),
         })

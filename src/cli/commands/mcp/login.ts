@@ -6,9 +6,9 @@
  * FORBIDDEN with nothing printed or opened); then the URL goes to stderr and, unless
  * `--no-browser` or `--headless-auth`, to the browser. `cliOAuth` is the same machinery for `mcp test`.
  */
-import { cell } from "../../../core/index.ts";
+import { cell, LemonError } from "../../../core/index.ts";
 import { mcpLogin, type OAuthCallbacks } from "../../../core/mcp/index.ts";
-import { abortedOr, cliApprover, type CliApprover } from "../../approve.ts";
+import { abortedOr, cliApprover, type CliApprover, describeRequest } from "../../approve.ts";
 import { openBrowser } from "../../browser.ts";
 import { defineCommand, type FlagSpec } from "../../command.ts";
 import type { CliIo } from "../../io.ts";
@@ -45,18 +45,40 @@ export function cliOAuth(
         redirect: r.redirect,
       };
       const a = approver.approve;
-      return a === true ? true : typeof a === "function" ? (await a(request)) === true : false;
+      if (a === true) return true;
+      if (typeof a !== "function") return false;
+      try {
+        return (await a(request)) === true;
+      } catch (err) {
+        // Off a terminal "after reviewing the request" needs the request: what the prompt would
+        // have asked (server, authorization server origin, scopes), never the URL or a token.
+        throw withRequestHint(err, describeRequest(request));
+      }
     },
     openUrl: async (url) => {
       // Only after approval (mcp.md §11.4); the headless follower needs no browser.
       if (headless) return;
       io.err(`Open this URL to authorize lemon:\n  ${cell(url)}\n`);
-      if (!flags["no-browser"]) await openBrowser(url, io.env);
+      // Not awaited: telling a failed opener takes a moment, and the callback may come first.
+      if (!flags["no-browser"])
+        void openBrowser(url, io.env).then((ok) => {
+          if (!ok) io.err("warning: could not open a browser; open the URL above\n");
+        });
     },
     headless,
     interactive: true,
   };
   return { oauth, approver };
+}
+
+/** A FORBIDDEN refusal of an approval, with the request it refused as the hint (login, test, call). */
+export function withRequestHint(err: unknown, question: string): unknown {
+  if (!LemonError.is(err) || err.code !== "FORBIDDEN" || err.hint !== undefined) return err;
+  const asked = question.replace(/\? \[y\/N\] $/, "");
+  return new LemonError(err.code, err.message, {
+    hint: `the request: ${asked.charAt(0).toLowerCase()}${asked.slice(1)}`,
+    ...(err.details ? { details: err.details } : {}),
+  });
 }
 
 export default defineCommand({

@@ -28,6 +28,7 @@ function human(r: McpTestReport, verbose: boolean): string {
     `connect ${t.connect} ms, initialize ${t.initialize} ms, list ${t.list} ms, total ${t.total} ms`,
   ]);
   if (r.error) rows.push(["error", `${r.error.code}: ${r.error.message}`]);
+  if (r.error?.hint) rows.push(["hint", cell(r.error.hint)]);
   for (const name of r.tools ?? []) rows.push(["tool", name]);
   for (const name of r.utilities ?? []) rows.push(["utility", name]);
   lines.push(formatRows(rows, "  "));

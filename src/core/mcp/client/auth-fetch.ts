@@ -276,7 +276,7 @@ export type FullSession = AuthSession & OAuthSessionExtras;
 /** What login, logout and status use beyond the wire methods. */
 export interface OAuthSessionExtras {
   login(): Promise<{ expires_at: string | null; scopes: string[] }>;
-  logout(registration: boolean): Promise<boolean>;
+  logout(registration: boolean): Promise<{ tokens: boolean; registration: boolean }>;
   state(): Promise<{
     type: "oauth";
     state: "valid" | "expired" | "needs_auth";

@@ -88,10 +88,19 @@ export async function logoutServer(
   config: McpConfigOptions,
   name: string,
   o: { global?: boolean; registration?: boolean } & Pick<LoginOptions, "trustMode" | "approveTrust"> = {},
-): Promise<{ name: string; deleted: boolean }> {
+): Promise<LogoutResult> {
   const s = await entryOf(ctx, config, name, o.global === true);
   await requireTrust(ctx, s, name, o);
   const { openAuthSession } = await import("./auth-fetch.ts");
   const session = await openAuthSession(ctx, expanded(ctx, s), undefined);
-  return { name, deleted: await session.logout(o.registration === true) };
+  const r = await session.logout(o.registration === true);
+  return { name, deleted: r.tokens || r.registration, tokens: r.tokens, registration: r.registration };
+}
+
+/** `deleted`: anything was; `tokens` / `registration`: which (the CLI confirms each). */
+export interface LogoutResult {
+  name: string;
+  deleted: boolean;
+  tokens: boolean;
+  registration: boolean;
 }

@@ -33,7 +33,8 @@ export interface McpTestReport {
    */
   utilities?: string[];
   timing_ms: { connect: number; initialize: number; list: number; total: number };
-  error: { code: string; message: string } | null;
+  /** `hint`: what an OAuth refusal needs (the approval it could not ask for), when it has one. */
+  error: { code: string; message: string; hint?: string } | null;
   /** Last bytes of server stderr, for `--verbose` human output only (never in JSON). */
   stderr?: string;
 }
@@ -172,7 +173,7 @@ export async function testServer(
     // OAuth's own messages (and a refused approval) say more than their §13 reason.
     const own = e.code === "UNAUTHORIZED" || e.code === "FORBIDDEN";
     const reason = !own && typeof e.details?.reason === "string" ? e.details.reason : e.message;
-    report.error = { code: e.code, message: reason };
+    report.error = { code: e.code, message: reason, ...(own && e.hint !== undefined ? { hint: e.hint } : {}) };
   } finally {
     report.timing_ms.total = ms(started);
     if (conn !== null) await conn.close().catch(() => {});

@@ -364,19 +364,14 @@ export class OAuthSession {
     }
   }
 
-  async logout(registration: boolean): Promise<boolean> {
+  /** What was deleted: the tokens, and (asked for) the issuer's dynamic registration. */
+  async logout(registration: boolean): Promise<{ tokens: boolean; registration: boolean }> {
     const cur = await this.#tokens.read();
-    let removed = await this.#tokens.remove();
-    if (registration) {
-      let issuer = cur?.issuer ?? this.#disc?.d.issuer ?? null;
-      if (issuer === null)
-        issuer = await this.#discovery(null, false).then(
-          (d) => d.issuer,
-          () => null,
-        );
-      if (issuer !== null && (await this.#clients.forIssuer(issuer).remove())) removed = true;
-    }
-    return removed;
+    const tokens = await this.#tokens.remove();
+    if (!registration) return { tokens, registration: false };
+    const known = cur?.issuer ?? this.#disc?.d.issuer ?? null;
+    const issuer = known ?? (await this.#discovery(null, false).catch(() => null))?.issuer ?? null;
+    return { tokens, registration: issuer !== null && (await this.#clients.forIssuer(issuer).remove()) };
   }
 
   /** `warnings`: what the store met (a corrupt file set aside, §11.6 "diagnostic"), for status. */

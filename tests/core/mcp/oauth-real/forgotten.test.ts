@@ -107,6 +107,7 @@ describe("a server that forgot lemon's token and registration", () => {
     expect(clientId(box)).toBe(first);
     const out = await box.cli(["mcp", "logout", "notes", "--global", "--registration"]);
     expect(out.code).toBe(0);
+    expect(out.stdout).toBe("Logged out of MCP server 'notes': deleted its tokens and its client registration\n");
     const t = await box.cli(["mcp", "test", "notes", "--global"], { env, answers: ["y"] });
     expect(t.code).toBe(0);
     expect(clientId(box)).not.toBe(first);

@@ -63,7 +63,7 @@ describe("F2: a project entry never chooses its token id", () => {
     const project = { name: "evil", type: "http" as const, source: "lemon:project", server: { entry } };
     for (const _ of [1, 2]) {
       const s = await openAuthSession(e.ctx, project, undefined);
-      expect(await s.logout(true)).toBe(false);
+      expect(await s.logout(true)).toEqual({ tokens: false, registration: false });
     }
     const nested = {
       ...project,

@@ -216,13 +216,13 @@ describe("re-login after logout (issue 14 item 3)", () => {
     const s = session(e, as, null);
     await s.login();
     const reg = storedRegistration(e);
-    expect(await s.logout(false)).toBe(true);
+    expect(await s.logout(false)).toEqual({ tokens: true, registration: false });
     expect(storedRegistration(e)).toEqual(reg);
     await session(e, as, null).login();
     expect(registrations().length).toBe(1);
     expect(authorizes()[1]!.query.get("redirect_uri")).toBe(reg.redirect_uris[0]);
     expect(authorizes()[1]!.query.get("client_id")).toBe(reg.client_id);
-    expect(await session(e, as, null).logout(true)).toBe(true);
+    expect(await session(e, as, null).logout(true)).toEqual({ tokens: true, registration: true });
     expect(readdirSync(clientsDir(e))).toEqual([]);
   });
   test("recorded port busy: registers again and replaces the registration", async () => {

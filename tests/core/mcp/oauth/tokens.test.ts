@@ -201,8 +201,8 @@ describe("storage", () => {
     const e = env();
     const s = session(e, as, CC);
     await authed(s, as);
-    expect(await s.logout(false)).toBe(true);
-    expect(await s.logout(false)).toBe(false);
+    expect(await s.logout(false)).toEqual({ tokens: true, registration: false });
+    expect(await s.logout(false)).toEqual({ tokens: false, registration: false });
     expect((await s.state()).state).toBe("needs_auth");
   });
 });
