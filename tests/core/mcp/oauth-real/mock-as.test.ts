@@ -167,6 +167,29 @@ describe("OAuth against oauth2-mock-server", () => {
     for (const tok of [...secretsOf(box), ...as.refreshTokens.slice(-2)]) expect(logs.join("\n")).not.toContain(tok);
   }, 30_000);
 
+  test("PKCE: a stored, unexpired token the server refuses (401) is refreshed, no new flow (issue #14 P-A)", async () => {
+    await using box = await sandbox();
+    await entry(box, { client_id: "lemon-public", flow: "pkce", scopes: ["mcp"] });
+    const first = lemonFor(box, { approve: async () => true, openUrl: browse });
+    try {
+      expect(await echo(first)).toBe("echo: hi");
+    } finally {
+      await first.close();
+    }
+    await Bun.sleep(1100); // the mock's JWTs are deterministic per second: the refreshed one differs
+    rs.revoke();
+    const from = as.tokenRequests.length;
+    // No approver: only the refresh grant can renew it.
+    const again = lemonFor(box);
+    try {
+      expect(await echo(again)).toBe("echo: hi");
+      expect((await again.mcp.status()).servers.rs?.auth?.state).toBe("valid");
+    } finally {
+      await again.close();
+    }
+    expect(as.tokenRequests.slice(from).map((r) => r.grant_type)).toEqual(["refresh_token"]);
+  }, 30_000);
+
   test("legacy SSE: client credentials on the event stream and the message posts", async () => {
     await using box = await sandbox();
     const sse = await startSseResourceServer(as);
