@@ -444,7 +444,7 @@ export async function logoutMcpServer(
   ctx: LemonContext,
   name: string,
   opts: { global?: boolean; registration?: boolean } & McpConfigOptions = {},
-): Promise<{ name: string; deleted: boolean }> {
+): Promise<import("./client/login.ts").LogoutResult> {
   const { logoutServer } = await import("./client/login.ts");
   const { config, readConfigFile, ...rest } = opts;
   const cfg = {
@@ -476,13 +476,13 @@ export function mcpLogin(
 export function mcpLogout(
   name: string,
   options: ContextOptions & { global?: boolean; registration?: boolean } = {},
-): Promise<{ name: string; deleted: boolean }> {
+): Promise<import("./client/login.ts").LogoutResult> {
   const { ctx, rest } = splitContext(options);
   return logoutMcpServer(ctx, name, rest);
 }
 
 export type { OAuthCallbacks } from "./client/connect.ts";
-export type { LoginResult } from "./client/login.ts";
+export type { LoginResult, LogoutResult } from "./client/login.ts";
 
 export type {
   ServeOptions,

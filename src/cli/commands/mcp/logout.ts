@@ -11,21 +11,15 @@ import { printJson } from "../../output.ts";
 import { projectDir } from "../../project-dir.ts";
 import { globalFlag, nameArg } from "./shared.ts";
 
-/** What the core reports beyond `deleted` (logoutServer's LogoutResult). */
-interface Deleted {
-  name: string;
-  deleted: boolean;
-  tokens?: boolean;
-  registration?: boolean;
-}
+type Deleted = Awaited<ReturnType<typeof mcpLogout>>;
 
 /** One line saying what was deleted; with --registration, each of the two. */
 function confirmation(r: Deleted, registration: boolean): string {
   const name = cell(r.name);
   if (!registration)
     return r.deleted ? `Logged out of MCP server '${name}'\n` : `No stored tokens for MCP server '${name}'\n`;
-  const tokens = r.tokens ?? r.deleted;
-  const reg = r.registration ?? false;
+  const tokens = r.tokens;
+  const reg = r.registration;
   if (tokens && reg) return `Logged out of MCP server '${name}': deleted its tokens and its client registration\n`;
   if (tokens) return `Logged out of MCP server '${name}': deleted its tokens (no client registration stored)\n`;
   if (reg) return `Deleted the client registration of MCP server '${name}' (no stored tokens)\n`;
@@ -41,7 +35,7 @@ export default defineCommand({
     registration: { type: "boolean", description: "Also delete the dynamic client registration" },
   },
   async run({ flags, args, io }) {
-    const r: Deleted = await mcpLogout(args.name, {
+    const r = await mcpLogout(args.name, {
       cwd: projectDir(io, flags),
       env: io.env,
       global: flags.global,
