@@ -20,7 +20,7 @@ import type { SearchResult } from "./skills/search/search.ts";
 import type { CatalogChange } from "./skills/search/catalog-watch.ts";
 import type { HermesCatalog } from "./skills/online/hermes.ts";
 import type { DiscoveryResponse } from "./skills/online/discover.ts";
-import type { ApprovalRequest } from "./skills/install/approval.ts";
+import { type ApprovalRequest, oauthApproval } from "./skills/install/approval.ts";
 import { lifecycleChecks } from "./skills/install/checks.ts";
 import type { InstallOptions, InstallResult, UpdateOptions } from "./skills/install/api.ts";
 import type { UpdateItem, UpdateResult } from "./skills/install/update.ts";
@@ -556,18 +556,7 @@ export function createLemon(options: LemonOptions = {}): Lemon {
   // OAuth (mcp.md §11.4): approvals through `approve` (none: no interactive flow), the URL to
   // `openUrl` or the `mcp.oauth_url` event.
   const oauthFor = (headless: boolean): import("./mcp/index.ts").OAuthCallbacks => ({
-    approve: async (r) =>
-      options.approve !== undefined &&
-      (await options.approve({
-        kind: "mcp_oauth",
-        server: r.server,
-        authorizationServer: r.authorization_server,
-        ...(r.authorization_endpoint !== undefined && r.authorization_endpoint !== r.authorization_server
-          ? { authorizationEndpoint: r.authorization_endpoint }
-          : {}),
-        scopes: r.scopes,
-        redirect: r.redirect,
-      })) === true,
+    approve: async (r) => options.approve !== undefined && (await options.approve(oauthApproval(r))) === true,
     openUrl: async (url, server) => {
       if (options.openUrl !== undefined) await options.openUrl(url);
       else hub.emit("mcp.oauth_url", { ts: eventTs(context), server, url });

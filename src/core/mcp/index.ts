@@ -482,6 +482,7 @@ export function mcpLogout(
 }
 
 export type { OAuthCallbacks } from "./client/connect.ts";
+export { oauthApproval } from "../skills/install/approval.ts";
 export type { LoginResult, LogoutResult } from "./client/login.ts";
 
 export type {

@@ -7,7 +7,7 @@
  * `--no-browser` or `--headless-auth`, to the browser. `cliOAuth` is the same machinery for `mcp test`.
  */
 import { cell, LemonError } from "../../../core/index.ts";
-import { mcpLogin, type OAuthCallbacks } from "../../../core/mcp/index.ts";
+import { mcpLogin, type OAuthCallbacks, oauthApproval } from "../../../core/mcp/index.ts";
 import { abortedOr, cliApprover, type CliApprover, describeRequest } from "../../approve.ts";
 import { openBrowser } from "../../browser.ts";
 import { defineCommand, type FlagSpec } from "../../command.ts";
@@ -34,16 +34,7 @@ export function cliOAuth(
   const headless = flags["headless-auth"];
   const oauth: OAuthCallbacks = {
     approve: async (r) => {
-      const request = {
-        kind: "mcp_oauth" as const,
-        server: r.server,
-        authorizationServer: r.authorization_server,
-        ...(r.authorization_endpoint !== undefined && r.authorization_endpoint !== r.authorization_server
-          ? { authorizationEndpoint: r.authorization_endpoint }
-          : {}),
-        scopes: r.scopes,
-        redirect: r.redirect,
-      };
+      const request = oauthApproval(r);
       const a = approver.approve;
       if (a === true) return true;
       if (typeof a !== "function") return false;

@@ -74,15 +74,7 @@ export interface ConnectableServer {
 /** What the OAuth flows of mcp.md §11.4 may do for this caller (the CLI's prompt and opener, the module's options). */
 export interface OAuthCallbacks {
   /** The approval before an authorization URL is shown or opened (default deny). */
-  approve(req: {
-    kind: "mcp_oauth";
-    server: string;
-    authorization_server: string;
-    /** The origin of the page the browser will open (mcp.md §11.3 checked), when the engine knows it. */
-    authorization_endpoint?: string;
-    scopes: string[];
-    redirect: "loopback";
-  }): Promise<boolean>;
+  approve(req: import("../oauth/session.ts").OAuthApprovalAsk): Promise<boolean>;
   /** Shows or opens the URL of `server`'s flow (after approval only). */
   openUrl(url: string, server: string): Promise<void>;
   /** `--headless-auth`: lemon follows the authorization redirect itself. */

@@ -28,16 +28,19 @@ export interface OAuthTarget {
   tokenSecret: string | null;
 }
 
+/** What the engine asks before an authorization URL is shown or opened (mcp.md §11.4). */
+export interface OAuthApprovalAsk {
+  kind: "mcp_oauth";
+  server: string;
+  authorization_server: string;
+  /** Where the browser is sent, when known (it may differ from the issuer's origin). */
+  authorization_endpoint?: string;
+  scopes: string[];
+  redirect: "loopback";
+}
+
 export interface OAuthHooks {
-  approve(req: {
-    kind: "mcp_oauth";
-    server: string;
-    authorization_server: string;
-    /** Where the browser is sent, when known (it may differ from the issuer's origin). */
-    authorization_endpoint?: string;
-    scopes: string[];
-    redirect: "loopback";
-  }): Promise<boolean>;
+  approve(req: OAuthApprovalAsk): Promise<boolean>;
   openUrl(url: string): Promise<void>;
   headless: boolean;
   interactive: boolean;

@@ -38,6 +38,20 @@ export interface McpOAuthApprovalRequest {
   redirect: "loopback";
 }
 
+/** The public approval (cli.md §7 camelCase) for what the OAuth engine asks; the page's origin only when it differs. */
+export function oauthApproval(r: import("../../mcp/oauth/session.ts").OAuthApprovalAsk): McpOAuthApprovalRequest {
+  return {
+    kind: "mcp_oauth",
+    server: r.server,
+    authorizationServer: r.authorization_server,
+    ...(r.authorization_endpoint !== undefined && r.authorization_endpoint !== r.authorization_server
+      ? { authorizationEndpoint: r.authorization_endpoint }
+      : {}),
+    scopes: r.scopes,
+    redirect: r.redirect,
+  };
+}
+
 /** mcp.md §10: the redacted summary of a sampling request, the only thing an approver sees. */
 export interface McpSamplingSummary {
   request_hash: string;
