@@ -5,12 +5,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { createLemon, isDisplayable, type Lemon } from "../../../../src/core/index.ts";
-import { serveSkills, type SkillServer } from "../../../../src/core/mcp/index.ts";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { isDisplayable, type Lemon } from "../../../../src/core/index.ts";
+import type { SkillServer } from "../../../../src/core/mcp/index.ts";
 import { CORPUS_DIR, corpusAvailable } from "../../../support/corpus.ts";
 import { sandbox, type Sandbox } from "../../../support/sandbox.ts";
+import { closeServed, serveOverHttp } from "./helpers.ts";
 
 const SOURCES = ["github-awesome-copilot", "wshobson-agents"];
 const have = corpusAvailable() && SOURCES.every((s) => existsSync(join(CORPUS_DIR, s)));
@@ -28,20 +28,11 @@ beforeAll(async () => {
   box.env.LEMON_SNAPSHOT_WORKER = "never";
   box.env.LEMON_CLAUDE_SKILLS_DIR = join(CORPUS_DIR, SOURCES[0]!);
   box.env.LEMON_CODEX_SKILLS_DIR = join(CORPUS_DIR, SOURCES[1]!);
-  lemon = createLemon({ cwd: box.project, env: box.env, curator: false });
-  server = await serveSkills(lemon, { transport: "http", port: 0, token: TOKEN });
-  client = new Client({ name: "corpus", version: "1" });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(server.url!), {
-      requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
-    }),
-  );
+  ({ lemon, server, client } = await serveOverHttp(box, TOKEN, "corpus", "1"));
 });
 
 afterAll(async () => {
-  await client?.close();
-  await server?.close();
-  await lemon?.close();
+  await closeServed({ client, server, lemon });
   await box?.[Symbol.asyncDispose]();
 });
 

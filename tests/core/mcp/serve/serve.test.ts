@@ -4,10 +4,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ResourceListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
-import { createLemon, type Lemon } from "../../../../src/core/index.ts";
+import type { Lemon } from "../../../../src/core/index.ts";
 import { serveSkills, type SkillServer } from "../../../../src/core/mcp/index.ts";
 import {
   FIND_SKILLS_SCHEMA,
@@ -16,6 +15,7 @@ import {
 } from "../../../../src/core/skills/tools/tool-schemas.gen.ts";
 import { sandbox, type Sandbox } from "../../../support/sandbox.ts";
 import { NEVER, SECRET, SERVED, serveFixture } from "./fixture.ts";
+import { closeServed, connectClient, serveOverHttp } from "./helpers.ts";
 
 const TOKEN = "test-token-0123456789";
 const NOTE = "Note: this skill comes from an untrusted source";
@@ -26,14 +26,7 @@ let server: SkillServer;
 let client: Client;
 let dirs: { global: string; project: string };
 
-async function connect(url: string, token = TOKEN): Promise<Client> {
-  const c = new Client({ name: "serve-test", version: "1.0.0" });
-  const transport = new StreamableHTTPClientTransport(new URL(url), {
-    requestInit: { headers: { authorization: `Bearer ${token}` } },
-  });
-  await c.connect(transport);
-  return c;
-}
+const connect = (url: string, token = TOKEN): Promise<Client> => connectClient(url, token, "serve-test");
 
 type TextResult = { content: { type: string; text?: string }[]; isError?: boolean; structuredContent?: unknown };
 const textOf = (r: unknown) => ((r as TextResult).content[0]?.text ?? "") as string;
@@ -41,15 +34,11 @@ const textOf = (r: unknown) => ((r as TextResult).content[0]?.text ?? "") as str
 beforeAll(async () => {
   box = await sandbox();
   dirs = await serveFixture(box);
-  lemon = createLemon({ cwd: box.project, env: box.env, curator: false });
-  server = await serveSkills(lemon, { transport: "http", port: 0, token: TOKEN });
-  client = await connect(server.url!);
+  ({ lemon, server, client } = await serveOverHttp(box, TOKEN, "serve-test"));
 });
 
 afterAll(async () => {
-  await client?.close();
-  await server?.close();
-  await lemon?.close();
+  await closeServed({ client, server, lemon });
   await box?.[Symbol.asyncDispose]();
 });
 
