@@ -258,7 +258,8 @@ export function score(ranked: readonly string[], relevant: ReadonlySet<string>):
 
 export type QualityReport = Record<EngineName, Record<"tune" | "heldout" | "all", Metrics>>;
 
-function mean(rows: Omit<Metrics, "n">[]): Metrics {
+/** The per-query scores averaged; an empty set scores 0 everywhere. */
+export function meanMetrics(rows: readonly Omit<Metrics, "n">[]): Metrics {
   const n = rows.length;
   const avg = (f: keyof Omit<Metrics, "n" | "nNoAnswer" | "empty">) =>
     n === 0 ? 0 : rows.reduce((s, r) => s + r[f], 0) / n;
@@ -292,9 +293,9 @@ async function evaluate(
   return {
     ranked,
     metrics: {
-      tune: mean(rows.filter((r) => r.split === "tune").map((r) => r.m)),
-      heldout: mean(rows.filter((r) => r.split === "heldout").map((r) => r.m)),
-      all: mean(rows.map((r) => r.m)),
+      tune: meanMetrics(rows.filter((r) => r.split === "tune").map((r) => r.m)),
+      heldout: meanMetrics(rows.filter((r) => r.split === "heldout").map((r) => r.m)),
+      all: meanMetrics(rows.map((r) => r.m)),
     },
   };
 }

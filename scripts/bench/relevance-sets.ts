@@ -19,6 +19,7 @@ import {
   fts5Engine,
   lemonEngine,
   loadQueries,
+  meanMetrics,
   miniSearchEngine,
   oramaEngine,
   score,
@@ -68,17 +69,8 @@ async function evalSet(
     // A request whose judged answers are all excluded (e.g. a macOS-only skill) carries no signal.
     if (relevant.size > 0) rows.push(score(r, relevant));
   }
-  const n = rows.length;
-  const avg = (f: keyof Omit<Metrics, "n" | "nNoAnswer" | "empty">) =>
-    n === 0 ? 0 : rows.reduce((s, r) => s + r[f], 0) / n;
   return {
-    n,
-    top1: avg("top1"),
-    hit3: avg("hit3"),
-    mrr3: avg("mrr3"),
-    mrr10: avg("mrr10"),
-    ndcg3: avg("ndcg3"),
-    recall3: avg("recall3"),
+    ...meanMetrics(rows),
     nNoAnswer: noAnswer,
     empty: noAnswer === 0 ? 0 : empty / noAnswer,
   };
