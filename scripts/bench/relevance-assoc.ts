@@ -12,9 +12,7 @@
  * `--small` skips the co-occurrence grid; `--no-synonyms` runs the grid and the re-rank with the
  * shorthand off (the table's rows were measured that way).
  */
-import { join } from "node:path";
-import { createContext } from "../../src/core/context.ts";
-import { TERM_STRIDE, type Snapshot } from "../../src/core/skills/search/format.ts";
+import { TERM_STRIDE } from "../../src/core/skills/search/format.ts";
 import {
   SCORING,
   keeps,
@@ -24,20 +22,12 @@ import {
   type QueryTerm,
 } from "../../src/core/skills/search/score.ts";
 import { requireCorpus } from "./corpus.ts";
-import { corpusDocs, corpusLemon, loadQueries, score } from "./relevance-quality.ts";
-import { FIXTURES, SETS } from "./relevance-sets.ts";
+import { score } from "./relevance-quality.ts";
+import { tuneHarness, tuneSets } from "./tune-harness.ts";
 
 const corpus = requireCorpus(process.argv.slice(2).find((a) => !a.startsWith("--")));
-await using env = await corpusLemon(corpus);
-const docs = await corpusDocs(env.registry);
-const valid = new Set(docs.map((d) => d.key));
-const ctx = createContext({
-  cwd: env.dir,
-  agentDir: join(env.dir, "agent"),
-  env: { PATH: process.env.PATH ?? "", LEMON_CLAUDE_SKILLS_DIR: corpus, LEMON_SNAPSHOT_WORKER: "never" },
-  platform: "linux",
-});
-const snap: Snapshot = (await env.registry.relevance().snapshots(ctx, false)).global!;
+await using harness = await tuneHarness(corpus);
+const { docs, valid, snap } = harness;
 
 /** Per document, its distinct terms of fields [0, fields). */
 function docTerms(fields: number): number[][] {
@@ -136,12 +126,7 @@ function expand(p: ParsedQuery, table: Table, o: ExpandOpts): ParsedQuery {
   return { ...p, terms: [...p.terms, ...extra] };
 }
 
-const sets = await Promise.all(
-  SETS.filter((s) => s.tune).map(async (s) => ({
-    name: s.name,
-    queries: (await loadQueries(join(FIXTURES, s.file))).filter((q) => !s.split || q.split === s.split),
-  })),
-);
+const sets = await tuneSets();
 
 function run(label: string, table: Table | null, o: ExpandOpts): void {
   const cells = sets.map(({ queries }) => {

@@ -12,8 +12,6 @@
  *   ./node_modules/.bin/bun scripts/build-vectors.ts && ./node_modules/.bin/bun scripts/bench/relevance-vectors.ts
  */
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import { createContext } from "../../src/core/context.ts";
 import { NEIGHBOURS } from "../../src/core/skills/search/expand.ts";
 import { docMeta } from "../../src/core/skills/search/doc-meta.ts";
 import { TERM_STRIDE, utf8 } from "../../src/core/skills/search/format.ts";
@@ -21,24 +19,16 @@ import { parseQuery, scoreWithNorm, type ParsedQuery, type QueryTerm } from "../
 import { tokenize } from "../../src/core/skills/search/tokenize.ts";
 import { ASSET } from "../build-vectors.ts";
 import { requireCorpus } from "./corpus.ts";
-import { corpusDocs, corpusLemon, loadQueries, score } from "./relevance-quality.ts";
-import { FIXTURES, SETS } from "./relevance-sets.ts";
+import { score } from "./relevance-quality.ts";
+import { tuneHarness, tuneSets } from "./tune-harness.ts";
 import { openVectors, VECTOR_DIMS as D, type Vectors } from "./vector-format.ts";
 
 const corpus = requireCorpus(process.argv[2]);
 const opened = openVectors(new Uint8Array(readFileSync(ASSET)));
 if (typeof opened === "string") throw new Error(`${ASSET}: ${opened}`);
 const vec: Vectors = opened;
-await using env = await corpusLemon(corpus);
-const docs = await corpusDocs(env.registry);
-const valid = new Set(docs.map((d) => d.key));
-const ctx = createContext({
-  cwd: env.dir,
-  agentDir: join(env.dir, "agent"),
-  env: { PATH: process.env.PATH ?? "", LEMON_CLAUDE_SKILLS_DIR: corpus, LEMON_SNAPSHOT_WORKER: "never" },
-  platform: "linux",
-});
-const snap = (await env.registry.relevance().snapshots(ctx, false)).global!;
+await using harness = await tuneHarness(corpus);
+const { docs, valid, snap } = harness;
 const enc = new TextEncoder();
 
 /** Unit mean of the words' vectors, rarer words (by the table's frequency rank) weighing more. */
@@ -57,14 +47,7 @@ const docVec = new Map(
   docs.map((d) => [d.key, embed(`${d.name} ${d.name} ${d.keywords} ${d.description} ${d.body.slice(0, 3000)}`)]),
 );
 
-const sets = await Promise.all(
-  SETS.filter((s) => s.tune).map(async (s) => ({
-    name: s.name,
-    queries: (await loadQueries(join(FIXTURES, s.file))).filter(
-      (q) => (!s.split || q.split === s.split) && q.relevant.some((k) => valid.has(k)),
-    ),
-  })),
-);
+const sets = await tuneSets((q) => q.relevant.some((k) => valid.has(k)));
 
 /** The first pass's top K skills' own words as extra terms (pseudo-relevance feedback). */
 function feedback(p: ParsedQuery, prf: { k: number; e: number; beta: number }): ParsedQuery {
