@@ -4,30 +4,15 @@
 // (the harness fails scenarios on either) fails this test, listed by scenario, unless the scenario
 // is in auth-expected-failures.yml (the harness's own baseline format); a listed scenario that
 // passes fails it too, so the list cannot go stale.
-import { afterAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { delimiter, dirname, join, resolve } from "node:path";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { parse } from "yaml";
+import { type Check, harnessInstalled, isBad, runHarness } from "./harness.ts";
 
-const REPO = resolve(import.meta.dir, "../..");
-const HARNESS = join(REPO, "node_modules/@modelcontextprotocol/conformance/dist/index.js");
 const BASELINE = join(import.meta.dir, "auth-expected-failures.yml");
 const SUITE_SIZE = 14;
-
-interface Check {
-  id: string;
-  name?: string;
-  description?: string;
-  status: "SUCCESS" | "FAILURE" | "WARNING" | "INFO" | string;
-  errorMessage?: string;
-}
-
-let out: string | null = null;
-afterAll(async () => {
-  if (out !== null) await rm(out, { recursive: true, force: true });
-});
 
 /** Scenario name of a result directory: `auth/<name>-<ISO timestamp with dashes>`. */
 const scenarioOf = (dir: string) => dir.replace(/-\d{4}-\d{2}-\d{2}T[\d-]+Z$/, "");
@@ -38,40 +23,16 @@ async function expectedFailures(): Promise<string[]> {
   return Array.isArray(doc?.client) ? doc.client.map(String) : [];
 }
 
-describe.skipIf(!existsSync(HARNESS))("MCP conformance: client --suite auth", () => {
+describe.skipIf(!harnessInstalled)("MCP conformance: client --suite auth", () => {
   test("every auth scenario passes (or is a listed expected failure)", async () => {
-    out = await mkdtemp(join(tmpdir(), "lemon-conformance-out-"));
-    // The harness splits --command on spaces and runs it through a shell: `bun` is found on PATH.
-    const env = { ...process.env, PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ""}` };
-    const proc = Bun.spawn(
-      [
-        process.execPath,
-        HARNESS,
-        "client",
-        "--command",
-        "bun scripts/conformance/client.ts",
-        "--suite",
-        "auth",
-        "-o",
-        out,
-      ],
-      { cwd: REPO, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" },
-    );
-    const [stdout] = await Promise.all([
-      new Response(proc.stdout).text(),
-      new Response(proc.stderr).text(),
-      proc.exited,
-    ]);
-
+    const run = await runHarness(["--suite", "auth"]);
+    const { stdout } = run;
     const results = new Map<string, Check[]>();
-    for await (const file of new Bun.Glob("**/checks.json").scan({ cwd: out })) {
-      const checks = JSON.parse(await readFile(join(out, file), "utf8")) as Check[];
-      results.set(scenarioOf(dirname(file).replaceAll("\\", "/")), checks);
-    }
+    for (const [dir, checks] of run.results) results.set(scenarioOf(dir), checks);
     const expected = new Set(await expectedFailures());
     const failing = new Map<string, string[]>();
     for (const [scenario, checks] of results) {
-      const bad = checks.filter((c) => c.status === "FAILURE" || c.status === "WARNING");
+      const bad = checks.filter(isBad);
       if (bad.length > 0)
         failing.set(
           scenario,
@@ -90,5 +51,5 @@ describe.skipIf(!existsSync(HARNESS))("MCP conformance: client --suite auth", ()
   }, 240_000);
 });
 
-if (!existsSync(HARNESS))
+if (!harnessInstalled)
   console.log("conformance: @modelcontextprotocol/conformance is not installed; auth suite skipped");
