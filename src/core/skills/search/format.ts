@@ -30,7 +30,7 @@
 
 export const SNAPSHOT_MAGIC = "LEMSNAP";
 /** Bump whenever the layout or anything baked into it (tokeniser, norms) changes. */
-export const SNAPSHOT_VERSION = 4;
+export const SNAPSHOT_VERSION = 5;
 export const HEADER_BYTES = 64;
 export const IDENTITY_BYTES = 32;
 
