@@ -564,6 +564,18 @@ export function createLemon(options: LemonOptions = {}): Lemon {
     headless,
     interactive: options.approve !== undefined,
   });
+  // An untrusted project server's trust question (mode "ask") goes to the same `approve`.
+  const approveTrust =
+    options.approve !== undefined
+      ? {
+          approveTrust: options.approve as unknown as (r: import("./mcp/index.ts").McpTrustRequest) => Promise<boolean>,
+        }
+      : {};
+  // What login and test add about trust: the configured mode and who approves.
+  const trustOpts = {
+    ...(options.mcp?.trust !== undefined ? { trustMode: options.mcp.trust } : {}),
+    ...approveTrust,
+  };
   // The MCP host loads on first use; the SDK only when a server is first contacted.
   let mcpClientP: Promise<McpClient> | null = null;
   const client = () =>
@@ -572,13 +584,7 @@ export function createLemon(options: LemonOptions = {}): Lemon {
         ...(options.config?.mcp !== undefined ? { config: options.config.mcp } : {}),
         ...(options.readConfigFile !== undefined ? { readConfigFile: options.readConfigFile } : {}),
         ...(options.approve !== undefined ? { approve: options.approve } : {}),
-        ...(options.approve !== undefined
-          ? {
-              approveTrust: options.approve as unknown as (
-                r: import("./mcp/index.ts").McpTrustRequest,
-              ) => Promise<boolean>,
-            }
-          : {}),
+        ...approveTrust,
         ...(options.toolPolicy !== undefined ? { toolPolicy: options.toolPolicy } : {}),
         ...(options.mcp?.trust !== undefined ? { trust: options.mcp.trust } : {}),
         ...samplingHost,
@@ -603,14 +609,7 @@ export function createLemon(options: LemonOptions = {}): Lemon {
         ...mcpOpts,
         ...(o?.global !== undefined ? { global: o.global } : {}),
         oauth: oauthFor(o?.headlessAuth === true),
-        ...(options.mcp?.trust !== undefined ? { trustMode: options.mcp.trust } : {}),
-        ...(options.approve !== undefined
-          ? {
-              approveTrust: options.approve as unknown as (
-                r: import("./mcp/index.ts").McpTrustRequest,
-              ) => Promise<boolean>,
-            }
-          : {}),
+        ...trustOpts,
       });
       return { expiresAt: r.expires_at, scopes: r.scopes };
     },
@@ -705,14 +704,7 @@ export function createLemon(options: LemonOptions = {}): Lemon {
           oauth: oauthFor(o?.headlessAuth === true),
           ...(o?.global !== undefined ? { global: o.global } : {}),
           ...(o?.listTools !== undefined ? { listTools: o.listTools } : {}),
-          ...(options.mcp?.trust !== undefined ? { trustMode: options.mcp.trust } : {}),
-          ...(options.approve !== undefined
-            ? {
-                approveTrust: options.approve as unknown as (
-                  r: import("./mcp/index.ts").McpTrustRequest,
-                ) => Promise<boolean>,
-              }
-            : {}),
+          ...trustOpts,
         }),
     ),
   };
