@@ -12,7 +12,7 @@ import type { SkillServer } from "../../../../src/core/mcp/index.ts";
 import { emptyRecord } from "../../../../src/core/skills/lockfile.ts";
 import { currentBundleHash } from "../../../../src/core/skills/provenance.ts";
 import { sandbox, type Sandbox } from "../../../support/sandbox.ts";
-import { closeServed, serveOverHttp } from "./helpers.ts";
+import { closeServed, serveOverHttp, textOf } from "./helpers.ts";
 
 const TOKEN = "test-token-0123456789";
 const NOTE = "Note: this skill comes from an untrusted source";
@@ -24,8 +24,6 @@ let client: Client;
 let global: string;
 let cat: string;
 
-type TextResult = { content: { type: string; text?: string }[]; isError?: boolean; structuredContent?: unknown };
-const textOf = (r: unknown) => ((r as TextResult).content[0]?.text ?? "") as string;
 const resourceText = async (uri: string) => ((await client.readResource({ uri })).contents[0] as { text: string }).text;
 const promptText = async (key: string) => {
   const p = await client.getPrompt({ name: "use_skill", arguments: { key } });

@@ -12,6 +12,10 @@ export interface Served {
   client: Client;
 }
 
+type TextResult = { content: { type: string; text?: string }[] };
+/** The first content block's text of a tool result ("" when there is none). */
+export const textOf = (r: unknown): string => (r as TextResult).content[0]?.text ?? "";
+
 /** An SDK client connected to `url` with a bearer token; `name` is what it announces. */
 export async function connectClient(url: string, token: string, name: string, version = "1.0.0"): Promise<Client> {
   const client = new Client({ name, version });

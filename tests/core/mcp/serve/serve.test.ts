@@ -15,7 +15,7 @@ import {
 } from "../../../../src/core/skills/tools/tool-schemas.gen.ts";
 import { sandbox, type Sandbox } from "../../../support/sandbox.ts";
 import { NEVER, SECRET, SERVED, serveFixture } from "./fixture.ts";
-import { closeServed, connectClient, serveOverHttp } from "./helpers.ts";
+import { closeServed, connectClient, serveOverHttp, textOf } from "./helpers.ts";
 
 const TOKEN = "test-token-0123456789";
 const NOTE = "Note: this skill comes from an untrusted source";
@@ -27,9 +27,6 @@ let client: Client;
 let dirs: { global: string; project: string };
 
 const connect = (url: string, token = TOKEN): Promise<Client> => connectClient(url, token, "serve-test");
-
-type TextResult = { content: { type: string; text?: string }[]; isError?: boolean; structuredContent?: unknown };
-const textOf = (r: unknown) => ((r as TextResult).content[0]?.text ?? "") as string;
 
 beforeAll(async () => {
   box = await sandbox();
