@@ -23,6 +23,8 @@ import {
 import type { Lemon } from "../../index.ts";
 import { VERSION } from "../../build-info.ts";
 import { LemonError } from "../../errors.ts";
+import { parseSkillText } from "../../skills/frontmatter.ts";
+import { buildManifest } from "../../skills/manifest.ts";
 import { renderListing } from "../../skills/prompt.ts";
 import type { ToolCallContext, ToolResult } from "../../skills/tools/result.ts";
 import { FIND_SKILLS_SCHEMA } from "../../skills/tools/tool-schemas.gen.ts";
@@ -142,6 +144,29 @@ async function notServed(d: SessionDeps, key: string): Promise<CallToolResult> {
   );
 }
 
+/**
+ * Whether the SKILL.md text about to be served hides itself (or no longer parses). The entry that
+ * admitted the key may predate an edit by up to the catalog's 50 ms staleness bound (skills.md
+ * §7.3), so the content served decides too: an edit adding `hide: true` is never served from a
+ * stale "visible" entry.
+ */
+async function hidesItself(text: string): Promise<boolean> {
+  const parsed = await parseSkillText(text);
+  if (!parsed.ok) return true;
+  const m = buildManifest(parsed.data);
+  return !m.ok || m.manifest.hide;
+}
+
+/** The skill's SKILL.md as read now hides itself (see hidesItself); unreadable counts as hidden. */
+async function skillFileHidden(d: SessionDeps, key: string): Promise<boolean> {
+  try {
+    const r = await d.lemon.resolveSkillUri(skillUri(key), d.cwd !== undefined ? { cwd: d.cwd } : {});
+    return await hidesItself(r.text);
+  } catch {
+    return true;
+  }
+}
+
 /** A call context the tool refuses before it looks anything up (its `read_skill` result is an error). */
 const REFUSED_CALL = null as unknown as ToolCallContext;
 
@@ -172,6 +197,7 @@ async function readSkill(d: SessionDeps, args: Record<string, unknown>): Promise
   // The tool decides note and content from its own lookup; one that found another skill than the
   // served one (a shadow created in between) answers as for a key not served.
   if (r.details.path !== undefined && r.details.path !== entry.path) return notServed(d, key);
+  if (!r.isError && (await skillFileHidden(d, entry.key))) return notServed(d, key);
   return toCallResult(r);
 }
 
@@ -214,6 +240,9 @@ async function servedRead(d: SessionDeps, uri: string) {
     const entry = await uriEntry(d, uri);
     const r = await d.lemon.resolveSkillUri(uri, d.cwd !== undefined ? { cwd: d.cwd } : {});
     if (r.path !== entry.real_path && !r.path.startsWith(`${entry.real_path}${sep}`))
+      throw new McpError(RESOURCE_NOT_FOUND, `Skill not found: ${echoed(entry.key)}`);
+    const skillFile = r.path.endsWith(`${sep}SKILL.md`) && !r.path.slice(entry.real_path.length + 1).includes(sep);
+    if (skillFile ? await hidesItself(r.text) : await skillFileHidden(d, entry.key))
       throw new McpError(RESOURCE_NOT_FOUND, `Skill not found: ${echoed(entry.key)}`);
     return { entry, r, note: await untrusted(entry) };
   } catch (err) {
