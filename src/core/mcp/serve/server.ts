@@ -6,7 +6,7 @@
  * skill —, one resource per served skill plus a template for its files, and two prompts. Every
  * skill a handler touches is first checked against the served catalog.
  */
-import { sep } from "node:path";
+import { join, sep } from "node:path";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   CallToolRequestSchema,
@@ -21,10 +21,12 @@ import {
   type CallToolResult,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { Lemon } from "../../index.ts";
+import type { SkillEntry } from "../../skills/entry.ts";
 import { VERSION } from "../../build-info.ts";
 import { LemonError } from "../../errors.ts";
 import { parseSkillText } from "../../skills/frontmatter.ts";
 import { buildManifest } from "../../skills/manifest.ts";
+import { readSkillFile } from "../../skills/skill-file.ts";
 import { renderListing } from "../../skills/prompt.ts";
 import type { ToolCallContext, ToolResult } from "../../skills/tools/result.ts";
 import { FIND_SKILLS_SCHEMA } from "../../skills/tools/tool-schemas.gen.ts";
@@ -157,14 +159,14 @@ async function hidesItself(text: string): Promise<boolean> {
   return !m.ok || m.manifest.hide;
 }
 
-/** The skill's SKILL.md as read now hides itself (see hidesItself); unreadable counts as hidden. */
-async function skillFileHidden(d: SessionDeps, key: string): Promise<boolean> {
-  try {
-    const r = await d.lemon.resolveSkillUri(skillUri(key), d.cwd !== undefined ? { cwd: d.cwd } : {});
-    return await hidesItself(r.text);
-  } catch {
-    return true;
-  }
+/**
+ * The entry's SKILL.md as it is now hides itself (see hidesItself): read with the catalog's own
+ * reader (bounded, links contained), not through resolveSkillUri, which would record a second load
+ * and list the catalog again. Unreadable counts as hidden.
+ */
+async function skillFileHidden(entry: SkillEntry): Promise<boolean> {
+  const f = await readSkillFile(join(entry.real_path, "SKILL.md"), entry.real_path);
+  return !f.ok || f.manifest.hide;
 }
 
 /** A call context the tool refuses before it looks anything up (its `read_skill` result is an error). */
@@ -197,7 +199,7 @@ async function readSkill(d: SessionDeps, args: Record<string, unknown>): Promise
   // The tool decides note and content from its own lookup; one that found another skill than the
   // served one (a shadow created in between) answers as for a key not served.
   if (r.details.path !== undefined && r.details.path !== entry.path) return notServed(d, key);
-  if (!r.isError && (await skillFileHidden(d, entry.key))) return notServed(d, key);
+  if (!r.isError && (await skillFileHidden(entry))) return notServed(d, key);
   return toCallResult(r);
 }
 
@@ -242,7 +244,7 @@ async function servedRead(d: SessionDeps, uri: string) {
     if (r.path !== entry.real_path && !r.path.startsWith(`${entry.real_path}${sep}`))
       throw new McpError(RESOURCE_NOT_FOUND, `Skill not found: ${echoed(entry.key)}`);
     const skillFile = r.path.endsWith(`${sep}SKILL.md`) && !r.path.slice(entry.real_path.length + 1).includes(sep);
-    if (skillFile ? await hidesItself(r.text) : await skillFileHidden(d, entry.key))
+    if (skillFile ? await hidesItself(r.text) : await skillFileHidden(entry))
       throw new McpError(RESOURCE_NOT_FOUND, `Skill not found: ${echoed(entry.key)}`);
     return { entry, r, note: await untrusted(entry) };
   } catch (err) {
