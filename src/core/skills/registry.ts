@@ -252,8 +252,18 @@ export class SkillRegistry {
     };
   }
 
-  /** One effective skill's Entry, or null. */
+  /**
+   * One effective skill's Entry, or null. Without `refresh`, the one-key lookup the agent tools use
+   * (tools/lookup.ts: the key's candidates only, resolved with the listing's precedence, settings
+   * and lockfiles) instead of building every Entry of a listing: a long-lived server asking for one
+   * key per request would otherwise pay a whole listing each time.
+   */
   async get(key: string, opts: { cwd?: string; refresh?: boolean } = {}): Promise<SkillEntry | null> {
+    if (opts.refresh !== true) {
+      const { lookupKey } = await import("./tools/lookup.ts");
+      const found = await lookupKey(this, withCwd(this.#ctx, opts.cwd), key, this.#cache);
+      return found?.entry ?? null;
+    }
     const v = await this.view(opts);
     return v.entries.find((e) => e.key === key) ?? null;
   }

@@ -6,7 +6,7 @@
  * skill —, one resource per served skill plus a template for its files, and two prompts. Every
  * skill a handler touches is first checked against the served catalog.
  */
-import { join, sep } from "node:path";
+import { sep } from "node:path";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   CallToolRequestSchema,
@@ -24,9 +24,6 @@ import type { Lemon } from "../../index.ts";
 import type { SkillEntry } from "../../skills/entry.ts";
 import { VERSION } from "../../build-info.ts";
 import { LemonError } from "../../errors.ts";
-import { parseSkillText } from "../../skills/frontmatter.ts";
-import { buildManifest } from "../../skills/manifest.ts";
-import { readSkillFile } from "../../skills/skill-file.ts";
 import { renderListing } from "../../skills/prompt.ts";
 import type { ToolCallContext, ToolResult } from "../../skills/tools/result.ts";
 import { FIND_SKILLS_SCHEMA } from "../../skills/tools/tool-schemas.gen.ts";
@@ -147,26 +144,13 @@ async function notServed(d: SessionDeps, key: string): Promise<CallToolResult> {
 }
 
 /**
- * Whether the SKILL.md text about to be served hides itself (or no longer parses). The entry that
- * admitted the key may predate an edit by up to the catalog's 50 ms staleness bound (skills.md
- * §7.3), so the content served decides too: an edit adding `hide: true` is never served from a
- * stale "visible" entry.
+ * The key still names the same served skill after its content was read: one more one-key lookup
+ * (cheap, it re-reads only a changed SKILL.md), so an edit between the lookup that admitted the key
+ * and the read (`hide: true`, a disable, a new shadow) is never served under the earlier verdict.
  */
-async function hidesItself(text: string): Promise<boolean> {
-  const parsed = await parseSkillText(text);
-  if (!parsed.ok) return true;
-  const m = buildManifest(parsed.data);
-  return !m.ok || m.manifest.hide;
-}
-
-/**
- * The entry's SKILL.md as it is now hides itself (see hidesItself): read with the catalog's own
- * reader (bounded, links contained), not through resolveSkillUri, which would record a second load
- * and list the catalog again. Unreadable counts as hidden.
- */
-async function skillFileHidden(entry: SkillEntry): Promise<boolean> {
-  const f = await readSkillFile(join(entry.real_path, "SKILL.md"), entry.real_path);
-  return !f.ok || f.manifest.hide;
+async function stillServed(d: SessionDeps, entry: SkillEntry): Promise<boolean> {
+  const again = await d.catalog.entry(entry.key);
+  return again !== null && again.real_path === entry.real_path;
 }
 
 /** A call context the tool refuses before it looks anything up (its `read_skill` result is an error). */
@@ -199,7 +183,7 @@ async function readSkill(d: SessionDeps, args: Record<string, unknown>): Promise
   // The tool decides note and content from its own lookup; one that found another skill than the
   // served one (a shadow created in between) answers as for a key not served.
   if (r.details.path !== undefined && r.details.path !== entry.path) return notServed(d, key);
-  if (!r.isError && (await skillFileHidden(entry))) return notServed(d, key);
+  if (!r.isError && !(await stillServed(d, entry))) return notServed(d, key);
   return toCallResult(r);
 }
 
@@ -243,9 +227,7 @@ async function servedRead(d: SessionDeps, uri: string) {
     const r = await d.lemon.resolveSkillUri(uri, d.cwd !== undefined ? { cwd: d.cwd } : {});
     if (r.path !== entry.real_path && !r.path.startsWith(`${entry.real_path}${sep}`))
       throw new McpError(RESOURCE_NOT_FOUND, `Skill not found: ${echoed(entry.key)}`);
-    const skillFile = r.path.endsWith(`${sep}SKILL.md`) && !r.path.slice(entry.real_path.length + 1).includes(sep);
-    if (skillFile ? await hidesItself(r.text) : await skillFileHidden(entry))
-      throw new McpError(RESOURCE_NOT_FOUND, `Skill not found: ${echoed(entry.key)}`);
+    if (!(await stillServed(d, entry))) throw new McpError(RESOURCE_NOT_FOUND, `Skill not found: ${echoed(entry.key)}`);
     return { entry, r, note: await untrusted(entry) };
   } catch (err) {
     throw resourceError(err);
