@@ -1,19 +1,9 @@
 // Bad requests (issue 16 "Bad input"): empty, whitespace-only, 100 KB, binary and mixed-script
 // queries never throw, return at most maxResults entries, and still find what they name.
 import { describe, expect, test } from "bun:test";
-import { join } from "node:path";
-import { createLemon, type Lemon } from "../../../../src/core/index.ts";
+import type { Lemon } from "../../../../src/core/index.ts";
 import { sandbox, type Sandbox } from "../../../support/sandbox.ts";
-
-function lemonFor(box: Sandbox): Lemon {
-  return createLemon({
-    cwd: box.project,
-    agentDir: box.agentDir,
-    env: { ...box.env, LEMON_SNAPSHOT_WORKER: "never" },
-    skillRoots: { agents: null, omp: null, claude: join(box.root, "global-skills"), codex: null },
-    curator: false,
-  });
-}
+import { lemonFor } from "./lemon-for.ts";
 
 async function catalog(box: Sandbox): Promise<void> {
   await box.skill("global-skills", "kafka-topics", {

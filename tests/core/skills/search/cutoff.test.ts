@@ -3,20 +3,11 @@
 import { describe, expect, test } from "bun:test";
 import { cp } from "node:fs/promises";
 import { join } from "node:path";
-import { createLemon, type Lemon } from "../../../../src/core/index.ts";
+import type { Lemon } from "../../../../src/core/index.ts";
 import { corpusLemon } from "../../../../scripts/bench/relevance-quality.ts";
 import { CORPUS_DIR, referenceCorpusAvailable } from "../../../support/corpus.ts";
 import { sandbox, type Sandbox } from "../../../support/sandbox.ts";
-
-function lemonFor(box: Sandbox): Lemon {
-  return createLemon({
-    cwd: box.project,
-    agentDir: box.agentDir,
-    env: { ...box.env, LEMON_SNAPSHOT_WORKER: "never" },
-    skillRoots: { agents: null, omp: null, claude: join(box.root, "global-skills"), codex: null },
-    curator: false,
-  });
-}
+import { lemonFor } from "./lemon-for.ts";
 
 const keys = async (l: Lemon, q: string, o: { maxResults?: number; cutoff?: boolean } = {}) =>
   (await l.skills.findRelevant(q, o)).map((e) => e.key);

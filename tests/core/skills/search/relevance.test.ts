@@ -6,22 +6,7 @@ import { createLemon, type Lemon } from "../../../../src/core/index.ts";
 import { registryOf } from "../../../../src/core/internals.ts";
 import { SNAPSHOT_MAGIC } from "../../../../src/core/skills/search/format.ts";
 import { sandbox, type Sandbox } from "../../../support/sandbox.ts";
-
-function lemonFor(
-  box: Sandbox,
-  extra: { tools?: string[]; now?: () => Date; platform?: string; env?: Record<string, string> } = {},
-): Lemon {
-  return createLemon({
-    cwd: box.project,
-    agentDir: box.agentDir,
-    env: { ...box.env, LEMON_SNAPSHOT_WORKER: "never", ...(extra.env ?? {}) },
-    skillRoots: { agents: null, omp: null, claude: join(box.root, "global-skills"), codex: null },
-    curator: false,
-    ...(extra.tools ? { availableTools: extra.tools } : {}),
-    ...(extra.now ? { now: extra.now } : {}),
-    ...(extra.platform ? { platform: extra.platform } : {}),
-  });
-}
+import { lemonFor } from "./lemon-for.ts";
 
 const keys = async (l: Lemon, q: string, o: { maxResults?: number; refresh?: boolean } = {}) =>
   (await l.skills.findRelevant(q, o)).map((e) => `${e.scope}:${e.key}`);

@@ -4,10 +4,10 @@
 import { describe, expect, test } from "bun:test";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { createLemon, type Lemon } from "../../../../src/core/index.ts";
 import { registryOf } from "../../../../src/core/internals.ts";
 import { readSnapshotFile } from "../../../../src/core/skills/search/file.ts";
 import { sandbox, type Sandbox } from "../../../support/sandbox.ts";
+import { lemonFor } from "./lemon-for.ts";
 
 const CHILD = join(import.meta.dir, "fixtures", "snapshot-child.ts");
 
@@ -42,16 +42,6 @@ function lines(stream: ReadableStream<Uint8Array>): () => Promise<string> {
       buf += decoder.decode(value, { stream: true });
     }
   };
-}
-
-function lemonFor(box: Sandbox): Lemon {
-  return createLemon({
-    cwd: box.project,
-    agentDir: box.agentDir,
-    env: { ...box.env, LEMON_SNAPSHOT_WORKER: "never" },
-    skillRoots: { agents: null, omp: null, claude: join(box.root, "global-skills"), codex: null },
-    curator: false,
-  });
 }
 
 async function skills(box: Sandbox, n: number, prefix = "kafka"): Promise<void> {
