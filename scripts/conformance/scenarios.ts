@@ -1,6 +1,6 @@
 /**
- * What the conformance client configures per scenario (see /tmp/briefs/conformance-scenarios.md
- * for what each auth scenario's servers do). Every auth scenario's entry carries an `oauth` object:
+ * What the conformance client configures per scenario (each auth scenario's servers are in
+ * node_modules/@modelcontextprotocol/conformance/dist). Every auth scenario's entry carries an `oauth` object:
  * several challenge without `resource_metadata`, which only a configured entry treats as OAuth.
  */
 import type { McpServerConfig } from "../../src/core/index.ts";

@@ -7,9 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connectServer, type ServerConnection } from "../../../../src/core/mcp/client/connect.ts";
 import { TextRing } from "../../../../src/core/mcp/client/transport/ring.ts";
-import { LemonError } from "../../../../src/core/errors.ts";
 import type { EffectiveServer } from "../../../../src/core/mcp/effective.ts";
-import { BUN, REPO, server, testContext } from "./peers.ts";
+import { BUN, REPO, server, testContext, failure } from "./peers.ts";
 
 const HOSTILE = join(REPO, "tests/fixtures/mcp-servers/hostile.ts");
 let dir = "";
@@ -27,15 +26,6 @@ const opts = (extra: { ring?: TextRing; timeoutMs?: number } = {}) => ({
   timeoutMs: 10_000,
   ...extra,
 });
-
-async function failure(p: Promise<unknown>): Promise<{ code: string; message: string }> {
-  const err = await p.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  if (!LemonError.is(err)) throw new Error(`expected a LemonError, got ${String(err)}`);
-  return { code: err.code, message: err.message };
-}
 
 async function withConn<T>(mode: string, f: (c: ServerConnection) => Promise<T>): Promise<T> {
   const c = await connectServer(hostile(mode), opts());

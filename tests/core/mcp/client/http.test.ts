@@ -2,22 +2,23 @@
 // server (whose unknown-session answer is the spec's 404) and a scriptable fixture.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { connectServer, type CloseReason, type ServerConnection } from "../../../../src/core/mcp/client/connect.ts";
-import { LemonError } from "../../../../src/core/errors.ts";
 import { httpFixture } from "./http-fixture.ts";
-import { BUN, EVERYTHING, freePort, REPO, SDK_EXAMPLE, server, startPeer, testContext, type Peer } from "./peers.ts";
+import {
+  BUN,
+  EVERYTHING,
+  freePort,
+  REPO,
+  SDK_EXAMPLE,
+  server,
+  startPeer,
+  testContext,
+  type Peer,
+  failure,
+} from "./peers.ts";
 
 type CallResult = { content: { type: string; text?: string }[] };
 const text = (r: unknown) => (r as CallResult).content.map((c) => c.text ?? "").join("");
 const opts = (timeoutMs = 10_000) => ({ ctx: testContext(), cwd: REPO, timeoutMs });
-
-async function failure(p: Promise<unknown>): Promise<{ code: string; message: string }> {
-  const err = await p.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  if (!LemonError.is(err)) throw new Error(`expected a LemonError, got ${String(err)}`);
-  return { code: err.code, message: err.message };
-}
 
 describe("server-everything over Streamable HTTP", () => {
   let peer: Peer;

@@ -5,8 +5,7 @@ import { mkdtemp, readFile, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connectServer, type CloseReason } from "../../../../src/core/mcp/client/connect.ts";
-import { LemonError } from "../../../../src/core/errors.ts";
-import { BUN, MISBEHAVE, server, testContext } from "./peers.ts";
+import { BUN, MISBEHAVE, server, testContext, failure } from "./peers.ts";
 
 let dir = "";
 beforeAll(async () => {
@@ -18,15 +17,6 @@ afterAll(async () => {
 
 const bad = (mode: string, extra: string[] = [], env: Record<string, string> = {}) =>
   server("stdio", { command: BUN, args: [MISBEHAVE, mode, ...extra], env }, mode);
-
-async function failure(p: Promise<unknown>): Promise<{ code: string; message: string }> {
-  const err = await p.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  if (!LemonError.is(err)) throw new Error(`expected a LemonError, got ${String(err)}`);
-  return { code: err.code, message: err.message };
-}
 
 const opts = (timeoutMs = 10_000) => ({ ctx: testContext(), cwd: dir, timeoutMs });
 const call = { name: "ping", arguments: {} };

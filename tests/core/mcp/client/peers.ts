@@ -3,6 +3,7 @@
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { createContext, type LemonContext } from "../../../../src/core/context.ts";
+import { LemonError } from "../../../../src/core/errors.ts";
 import type { ConnectableServer } from "../../../../src/core/mcp/client/connect.ts";
 import type { McpServerConfig, Transport } from "../../../../src/core/mcp/types.ts";
 
@@ -73,4 +74,14 @@ export function testContext(env: Record<string, string | undefined> = {}, cwd = 
 
 export function server(type: Transport, entry: McpServerConfig, name = "peer"): ConnectableServer {
   return { name, type, server: { entry } };
+}
+
+/** The code and message of the LemonError `p` rejects with (anything else fails the test). */
+export async function failure(p: Promise<unknown>): Promise<{ code: string; message: string }> {
+  const err = await p.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  if (!LemonError.is(err)) throw new Error(`expected a LemonError, got ${String(err)}`);
+  return { code: err.code, message: err.message };
 }
