@@ -22,21 +22,13 @@ import {
 } from "./call.ts";
 import { McpHost, type HostOptions } from "./host.ts";
 import type { Inventory, PublishedTool } from "./inventory.ts";
+import type { McpServerStateEvent, McpToolCallEvent } from "../../skills/usage/events.ts";
 import type { Link } from "./link.ts";
 import { buildStatus, emptyStatus, type McpStatus } from "./status.ts";
 
 export interface McpClientEvents {
-  serverState(e: { ts: string; server: string; state: string; lastError: string | null }): void;
-  toolCall(e: {
-    ts: string;
-    server: string;
-    tool: string;
-    name: string;
-    result: "ok" | "error";
-    errorCode?: string;
-    durationMs: number;
-    toolCallId?: string;
-  }): void;
+  serverState(e: McpServerStateEvent): void;
+  toolCall(e: McpToolCallEvent): void;
 }
 
 export interface McpClientOptions

@@ -84,6 +84,26 @@ export interface CuratorRunEvent {
   report_path: string;
 }
 
+/** cli.md §9 `mcp.server_state`. */
+export interface McpServerStateEvent {
+  ts: string;
+  server: string;
+  state: string;
+  lastError: string | null;
+}
+
+/** cli.md §9 `mcp.tool_call`. */
+export interface McpToolCallEvent {
+  ts: string;
+  server: string;
+  tool: string;
+  name: string;
+  result: "ok" | "error";
+  errorCode?: string;
+  durationMs: number;
+  toolCallId?: string;
+}
+
 /** cli.md §9; the `mcp.*` events join when the MCP client exists. */
 export interface LemonEventMap {
   "skill.load": SkillLoadEvent;
@@ -95,18 +115,9 @@ export interface LemonEventMap {
   "skills.refresh": RefreshEvent;
   "curator.run": CuratorRunEvent;
   /** cli.md §9: a server's state changed (fixed redacted reasons only). */
-  "mcp.server_state": { ts: string; server: string; state: string; lastError: string | null };
+  "mcp.server_state": McpServerStateEvent;
   /** cli.md §9: one MCP tool call; never its arguments or result. */
-  "mcp.tool_call": {
-    ts: string;
-    server: string;
-    tool: string;
-    name: string;
-    result: "ok" | "error";
-    errorCode?: string;
-    durationMs: number;
-    toolCallId?: string;
-  };
+  "mcp.tool_call": McpToolCallEvent;
   /** cli.md §9, mcp.md §11.4: an approved authorization URL, for a host without `openUrl`. */
   "mcp.oauth_url": { ts: string; server: string; url: string };
   diagnostic: Diagnostic;
