@@ -3,8 +3,8 @@
  * Validates every labelled relevance set in tests/fixtures/relevance/ against the corpus: the
  * shape of each entry, ids unique across all sets, every relevant key a displayable skill of the
  * corpus (as the quality benchmark sees it), no key listed twice in one entry, and the split a
- * set promises (outsider sets and tune-v2 hold one split only). Prints counts per set, split and
- * kind; exits 1 on any problem.
+ * set promises (outsider sets, tune-v2 and tune-noanswer hold one split only). Prints counts per
+ * set, split and kind; exits 1 on any problem.
  *
  *   bun scripts/bench/check-labels.ts [corpus-dir]
  */
@@ -20,6 +20,7 @@ const ONLY_SPLIT: Record<string, "tune" | "heldout"> = {
   "outsider-short.json": "heldout",
   "outsider-long.json": "heldout",
   "tune-v2.json": "tune",
+  "tune-noanswer.json": "tune",
 };
 
 /** Word-count bounds the outsider sets were written to (answerable entries only). */

@@ -41,6 +41,7 @@ export interface SetSpec {
 export const SETS: readonly SetSpec[] = [
   { name: "queries tune", file: "queries.json", split: "tune", tune: true },
   { name: "tune-v2", file: "tune-v2.json", tune: true },
+  { name: "tune-noanswer", file: "tune-noanswer.json", tune: true },
   { name: "queries heldout", file: "queries.json", split: "heldout", tune: false },
   { name: "outsider-short", file: "outsider-short.json", tune: false },
   { name: "outsider-long", file: "outsider-long.json", tune: false },
