@@ -5,17 +5,17 @@
 //
 // Issue 16's targets (MRR@10 >= 0.80, hit@3 >= 0.85, no-answer empty >= 0.80, with the cut-off,
 // strictly ahead of FTS5 and MiniSearch) are not reached; scripts/bench/relevance.md has the gap.
-// What is asserted is what the run reaches, a little under the measured figure (2026-12-01,
-// with the software shorthand of synonyms.ts): with the cut-off, short .600/.641 empty .700, long
-// .741/.806 empty .818; the uncut list is strictly ahead of SQLite FTS5 and MiniSearch on both
-// (short .661/.718, long .826/.899).
+// What is asserted is what the run reaches, a little under the measured figure (2026-12-01, the
+// gate-and-tail cut-off chosen on the tune sets for >= 80% of their no-answer requests emptied):
+// with the cut-off, short .599/.651 empty .900, long .706/.760 empty .818; the uncut list is
+// strictly ahead of SQLite FTS5 and MiniSearch on both (short .665/.723, long .822/.891).
 import { expect, test } from "bun:test";
 import { formatSets, presentSets, runSets } from "../../../../scripts/bench/relevance-sets.ts";
 import { CORPUS_DIR, referenceCorpusAvailable } from "../../../support/corpus.ts";
 
 const FLOORS: Record<string, { mrr10: number; hit3: number; empty: number }> = {
-  "outsider-short": { mrr10: 0.58, hit3: 0.62, empty: 0.66 },
-  "outsider-long": { mrr10: 0.72, hit3: 0.78, empty: 0.77 },
+  "outsider-short": { mrr10: 0.58, hit3: 0.63, empty: 0.86 },
+  "outsider-long": { mrr10: 0.69, hit3: 0.74, empty: 0.77 },
 };
 
 const sets = presentSets((s) => s.name in FLOORS);
