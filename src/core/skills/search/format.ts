@@ -5,7 +5,7 @@
  * file's bytes.
  *
  *   0   "LEMSNAP" + u8 format version
- *   8   32-byte identity digest (sha256)
+ *   8   32-byte identity digest (identity.ts `digestOf`)
  *   40  u32 total file length (a truncated file fails here), u32 section count
  *   48  16 reserved bytes, then the section table: (u32 offset, u32 length) per section
  *

@@ -26,9 +26,7 @@ export function kindAt(t: StatTable, i: number): Kind {
  * Below this many paths the thread pool costs more than it saves: in a fresh process it starts
  * its threads first (a cold `skill relevant` over 1.1k skills was ~1.5 ms slower with it).
  */
-const PARALLEL_MIN = 2048;
-/** Share of the paths sent to the thread pool (the main thread takes the rest). */
-const POOL_SHARE = 0.5;
+export const PARALLEL_MIN = 2048;
 
 /** The file-type bits of a mode (`S_IFMT`), and the two the check tells apart, as POSIX spells them. */
 const S_IFMT = 0o170000;
@@ -70,20 +68,24 @@ export function statOne(path: string): Stats | undefined {
 }
 
 /**
- * Pool requests in flight at once. Up to ~16k skills every pooled stat is in flight at once (the
- * 11k identity check keeps its full overlap); beyond that the rest is issued as earlier ones
- * finish, so tens of thousands of pending requests (a callback and a native request each) never
- * pile up: at 112k skills this cuts a cold search's peak RSS from ~190 to ~165 MiB.
+ * Paths the thread pool (`fs.stat` callbacks) gets from PARALLEL_MIN on: the first ones, while
+ * this thread decodes and stats the rest with `statSync`. Each pooled result still costs a
+ * callback and a Stats object here (~1.2-2.5 µs against ~3 µs for a `statSync`), so the pool
+ * only saves the system call, and only when a core is free: half of the paths through it was
+ * 10-20% faster than `statSync` alone on a quiet machine and 15-30% slower when the cores were
+ * busy (its threads then take this thread's core). A small head keeps the gain where the pool
+ * has work while PATHS decodes (~2.5 ms at 11k) and bounds the loss.
  */
-const POOL_WINDOW = 8192;
+const POOL_HEAD = 1536;
 
 /**
- * Stats paths[from..to) into `t` on this thread, inline (no statOne/put call per path, locals
- * only): a cold process runs this loop unoptimised, where each call or closure-variable read
- * costs about as much as the numbers it moves.
+ * Stats paths[from - base .. to - base) into rows from..to of `t` on this thread, inline (no
+ * statOne/put call per path, locals only): a cold process runs this loop unoptimised, where each
+ * call or closure-variable read costs about as much as the numbers it moves.
  */
 function statRange(
   paths: readonly string[],
+  base: number,
   t: StatTable,
   from: number,
   to: number,
@@ -93,7 +95,7 @@ function statRange(
   for (let i = from, o = from * STAT_FIELDS; i < to; i++, o += STAT_FIELDS) {
     let st: Stats | undefined;
     try {
-      st = statSync(paths[i]!, NO_THROW);
+      st = statSync(paths[i - base]!, NO_THROW);
     } catch {
       st = undefined;
     }
@@ -124,34 +126,46 @@ export interface StatResult {
   odd: number[];
 }
 
+/**
+ * A path list in two parts: `head` ready now, the rest decoded by `rest()` while the thread pool
+ * stats the head (the identity check splits its stored PATHS so: decoding them is ~2.5 ms at 11k).
+ */
+export interface SplitPaths {
+  head: readonly string[];
+  total: number;
+  rest: () => readonly string[];
+}
+
+/** How much of a list of `n` paths its SplitPaths head should hold: the pool's share, or all. */
+export const headShare = (n: number): number => (n < PARALLEL_MIN ? 1 : Math.min(0.5, POOL_HEAD / n));
+
 /** Stats every path (following links); never throws, a failure reads as missing. */
-export function statMany(paths: readonly string[], filesFrom = paths.length): Promise<StatResult> {
-  const n = paths.length;
+export async function statMany(list: readonly string[] | SplitPaths, filesFrom?: number): Promise<StatResult> {
+  const split = Array.isArray(list) ? null : (list as SplitPaths);
+  const n = split ? split.total : (list as readonly string[]).length;
+  const from = filesFrom ?? n;
   const t: StatTable = new Float64Array(n * STAT_FIELDS);
   const odd: number[] = [];
-  const pooled = n >= PARALLEL_MIN ? Math.floor(n * POOL_SHARE) : 0;
-  return new Promise((resolve) => {
-    let next = 0;
-    let done = 0;
-    let mainDone = false;
-    const finish = () => {
-      if (mainDone && done === pooled) resolve({ table: t, odd });
-    };
-    const launch = () => {
-      const i = next++;
-      stat(paths[i]!, (err, st) => {
-        put(t, i, err ? undefined : st);
-        if (i >= filesFrom && kindAt(t, i) !== Kind.File) odd.push(i);
-        done++;
-        if (next < pooled) launch();
-        finish();
-      });
-    };
-    for (let k = 0; k < Math.min(POOL_WINDOW, pooled); k++) launch();
-    statRange(paths, t, pooled, n, filesFrom, odd);
-    mainDone = true;
-    finish();
-  });
+  if (n < PARALLEL_MIN) {
+    const paths = split ? [...split.head, ...split.rest()] : (list as readonly string[]);
+    statRange(paths, 0, t, 0, n, from, odd);
+    return { table: t, odd };
+  }
+  const all = split ? null : (list as readonly string[]);
+  const head = split ? split.head : all!;
+  const pooled = split ? head.length : Math.min(POOL_HEAD, n);
+  let done = 0;
+  let wake: (() => void) | null = null;
+  for (let i = 0; i < pooled; i++)
+    stat(head[i]!, (err, st) => {
+      put(t, i, err ? undefined : st);
+      if (i >= from && kindAt(t, i) !== Kind.File) odd.push(i);
+      if (++done === pooled && wake) wake();
+    });
+  if (split) statRange(split.rest(), pooled, t, pooled, n, from, odd);
+  else statRange(all!, 0, t, pooled, n, from, odd);
+  if (done < pooled) await new Promise<void>((resolve) => (wake = resolve));
+  return { table: t, odd };
 }
 
 // The catalog's fingerprint, which fingerprintAt below must spell the same way.

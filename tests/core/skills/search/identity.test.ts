@@ -135,4 +135,34 @@ describe("identity check (skills.md §7.3)", () => {
     expect(fromUtf8(rebuilt.paths)).toBe(original);
     expect(sameIdentity((await computeIdentity(roots, lock, rebuilt)).digest, rebuilt.identity)).toBe(true);
   });
+
+  test("a scope over the pool's threshold: PATHS read in two parts, the same digest, changes on either side seen", async () => {
+    await using box = await sandbox();
+    // More than PARALLEL_MIN paths, so the head/rest split and the pool run: directories without a
+    // SKILL.md are watched paths too (PATHS lists them first), and cost no load in the build.
+    for (let i = 0; i < 2040; i++) mkdirSync(join(box.root, "g", `c${i % 20}`, `empty${i}`), { recursive: true });
+    for (let i = 0; i < 40; i++) await box.skill(`g/c${i % 20}`, `s${i}`, md(`s${i}`));
+    const { snap, roots, lock } = await snapshotOf(box);
+    const lean = await computeIdentity(roots, lock, snap);
+    const full = await computeIdentity(roots, lock, null);
+    expect(lean.lean).toBe(true);
+    expect(lean.count).toBe(40);
+    expect(lean.hex).toBe(full.hex);
+    expect(sameIdentity(lean.digest, snap.identity)).toBe(true);
+    expect(lean.pathsAgree()).toBe(true);
+    // A second check of the same snapshot reuses its decoded paths and still agrees.
+    expect((await computeIdentity(roots, lock, snap)).hex).toBe(full.hex);
+    await Bun.sleep(5);
+    // A SKILL.md (the end of PATHS) edited in place: stats only, and the digest moves with the full scan's.
+    writeFileSync(join(box.root, "g/c1/s1/SKILL.md"), `${md("s1")}more\n`);
+    const edited = await computeIdentity(roots, lock, snap);
+    expect(edited.lean).toBe(true);
+    expect(edited.hex).toBe((await computeIdentity(roots, lock, null)).hex);
+    expect(edited.hex).not.toBe(full.hex);
+    // A SKILL.md appearing in the first empty directory (the start of PATHS): a full scan finds it.
+    writeFileSync(join(box.root, "g/c0/empty0/SKILL.md"), md("empty0"));
+    const added = await computeIdentity(roots, lock, snap);
+    expect(added.lean).toBe(false);
+    expect(added.count).toBe(41);
+  }, 30_000);
 });

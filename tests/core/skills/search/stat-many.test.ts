@@ -4,7 +4,7 @@
 import { expect, test } from "bun:test";
 import { mkdirSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { Kind, STAT_FIELDS, put, statMany, statOne } from "../../../../src/core/skills/search/stat-many.ts";
+import { Kind, STAT_FIELDS, headShare, put, statMany, statOne } from "../../../../src/core/skills/search/stat-many.ts";
 import { sandbox } from "../../../support/sandbox.ts";
 
 test("statMany agrees with fs.statSync on files, directories, links, missing and odd paths", async () => {
@@ -29,10 +29,29 @@ test("statMany agrees with fs.statSync on files, directories, links, missing and
     "/dev/null",
     "",
   );
-  for (const n of [paths.length, 3000]) {
+  // One list, and the same list in two parts (the identity check's head and lazily decoded rest):
+  // below PARALLEL_MIN and above it (the pool takes the head, this thread the rest).
+  const runs: { n: number; split: boolean }[] = [];
+  for (const n of [paths.length, 3000, 9000]) for (const split of [false, true]) runs.push({ n, split });
+  for (const { n, split } of runs) {
     const list = Array.from({ length: n }, (_, i) => paths[i % paths.length]!);
     const from = 100;
-    const { table: got, odd } = await statMany(list, from);
+    const cut = Math.floor(n * headShare(n));
+    let decoded = 0;
+    const { table: got, odd } = await statMany(
+      split
+        ? {
+            head: list.slice(0, cut),
+            total: n,
+            rest: () => {
+              decoded++;
+              return list.slice(cut);
+            },
+          }
+        : list,
+      from,
+    );
+    if (split) expect(decoded).toBe(1);
     const want = new Float64Array(list.length * STAT_FIELDS);
     for (const [i, p] of list.entries()) put(want, i, statOne(p));
     expect([...got]).toEqual([...want]);
