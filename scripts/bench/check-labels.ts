@@ -68,6 +68,10 @@ async function main(): Promise<number> {
   const corpus = requireCorpus(process.argv[2]);
   await using c = await corpusLemon(corpus);
   const displayable = new Set((await corpusDocs(c.registry)).map((d) => d.key));
+  // Keys of the corpus that this platform hides (macOS-only skills on linux): queries.json predates
+  // the rule and keeps one such request, which every benchmark skips (it has no answer it can judge).
+  const known = new Set([...new Bun.Glob("*/*/SKILL.md").scanSync({ cwd: corpus })].map((p) => p.split("/")[1] ?? ""));
+  const notes: string[] = [];
 
   const problems: string[] = [];
   const seenIds = new Map<string, string>();
@@ -94,7 +98,10 @@ async function main(): Promise<number> {
       if (only && e.split !== only) problems.push(`${where}: split "${e.split}", this set holds "${only}" only`);
       if (new Set(e.relevant).size !== e.relevant.length) problems.push(`${where}: a relevant key is listed twice`);
       for (const k of e.relevant)
-        if (!displayable.has(k)) problems.push(`${where}: "${k}" is no displayable corpus skill`);
+        if (displayable.has(k)) continue;
+        else if (file === "queries.json" && known.has(k))
+          notes.push(`${where}: "${k}" is hidden on this platform; the benchmarks skip this request`);
+        else problems.push(`${where}: "${k}" is no displayable corpus skill`);
       if ((e.kind === "no-answer") !== (e.relevant.length === 0))
         problems.push(`${where}: kind "${e.kind}" with ${e.relevant.length} relevant key(s)`);
       const bound = WORDS[file];
@@ -110,6 +117,7 @@ async function main(): Promise<number> {
     for (const [k, n] of [...counts].sort()) console.log(`  ${k.padEnd(28)} ${n}`);
   }
   console.log(`corpus: ${displayable.size} displayable skills`);
+  for (const n of notes) console.log(`note: ${n}`);
   if (problems.length === 0) {
     console.log("labels ok");
     return 0;
