@@ -127,9 +127,8 @@ export class StringTable {
     const i = this.lowerBound(a);
     return i < this.size && this.compare(a, i) === 0 ? i : -1;
   }
-  /** [lo, hi) of strings starting with `prefix` (two binary searches). */
-  prefixRange(prefix: Uint8Array): [number, number] {
-    const lo = this.lowerBound(prefix);
+  /** [lo, hi) of strings starting with `prefix` (two binary searches; one when `lo` is its lowerBound already). */
+  prefixRange(prefix: Uint8Array, lo = this.lowerBound(prefix)): [number, number] {
     // Strings starting with `prefix` are contiguous from lo: find the first one that does not.
     let a = lo;
     let b = this.size;

@@ -89,6 +89,9 @@ function lengthBuckets(snap: Snapshot): LengthBuckets {
   return b;
 }
 
+/** The prefix expansions kept while scanning a range (resolveTerm), best first. */
+let topIds = new Int32Array(16);
+
 /** Byte counts of the query term during a fuzzy scan (all zero between scans). */
 const bagCounts = new Int32Array(256);
 let bagUsed = new Uint8Array(64);
@@ -129,18 +132,35 @@ export interface Reach {
 /** Dictionary ids and weights for one query term in one snapshot. */
 export function resolveTerm(snap: Snapshot, q: QueryTerm, out: Resolved[], reach: Reach): void {
   const dict = snap.terms;
-  const id = dict.find(q.bytes);
+  // One binary search serves the exact look-up and the prefix range.
+  const at = dict.lowerBound(q.bytes);
+  const id = at < dict.size && dict.compare(q.bytes, at) === 0 ? at : -1;
   if (id >= 0) out.push({ id, weight: q.weight, slot: q.slot, primary: q.expand });
   if (!q.expand || q.bytes.length < 4 || !IS_ASCII_WORD.test(q.term)) return;
-  // Longer words sharing the prefix ("kube" -> "kubectl"), a few, most frequent first.
-  const [lo, hi] = dict.prefixRange(q.bytes);
+  // Longer words sharing the prefix ("kube" -> "kubectl"), a few, most frequent first (then by id):
+  // kept in a small sorted buffer as the range goes by, not sorted whole (a short prefix spans
+  // hundreds of words).
+  const [lo, hi] = dict.prefixRange(q.bytes, at);
   const info = snap.termInfo;
-  const longer: { id: number; df: number }[] = [];
-  for (let i = lo; i < hi; i++) if (i !== id) longer.push({ id: i, df: info[i * TERM_STRIDE]! });
-  longer.sort((a, b) => b.df - a.df || a.id - b.id);
-  for (let k = 0; k < longer.length && k < reach.maxPrefixExpansions; k++) {
-    const x = longer[k]!;
-    out.push({ id: x.id, weight: q.weight * reach.prefixWeight * (q.bytes.length / dict.length(x.id)), slot: q.slot });
+  const keep = Math.max(0, reach.maxPrefixExpansions);
+  if (topIds.length < keep) topIds = new Int32Array(keep);
+  const top = topIds;
+  let kept = 0;
+  for (let i = keep > 0 ? lo : hi; i < hi; i++) {
+    if (i === id) continue;
+    const df = info[i * TERM_STRIDE]!;
+    // Ids ascend through the range, so an equal df never displaces a kept one.
+    if (kept === keep && df <= info[top[kept - 1]! * TERM_STRIDE]!) continue;
+    let k = kept < keep ? kept++ : kept - 1;
+    while (k > 0 && info[top[k - 1]! * TERM_STRIDE]! < df) {
+      top[k] = top[k - 1]!;
+      k--;
+    }
+    top[k] = i;
+  }
+  for (let k = 0; k < kept; k++) {
+    const x = top[k]!;
+    out.push({ id: x, weight: q.weight * reach.prefixWeight * (q.bytes.length / dict.length(x)), slot: q.slot });
   }
   if (id >= 0) return;
   // Near spellings among words with the same first letter.
