@@ -6,7 +6,7 @@
  * thread stats the rest synchronously, so the two halves overlap. Results are plain numbers in one
  * Float64Array, no strings per file.
  */
-import { lstatSync, stat, statSync, type Stats } from "node:fs";
+import { lstatSync, readFileSync, stat, statSync, type Stats } from "node:fs";
 
 /** Numbers kept per path: size, mtimeMs, ctimeMs, ino, dev, kind. */
 export const STAT_FIELDS = 6;
@@ -68,15 +68,17 @@ export function statOne(path: string): Stats | undefined {
 }
 
 /**
- * Paths the thread pool (`fs.stat` callbacks) gets from PARALLEL_MIN on: the first ones, while
- * this thread decodes and stats the rest with `statSync`. Each pooled result still costs a
- * callback and a Stats object here (~1.2-2.5 µs against ~3 µs for a `statSync`), so the pool
- * only saves the system call, and only when a core is free: half of the paths through it was
- * 10-20% faster than `statSync` alone on a quiet machine and 15-30% slower when the cores were
- * busy (its threads then take this thread's core). A small head keeps the gain where the pool
- * has work while PATHS decodes (~2.5 ms at 11k) and bounds the loss.
+ * The thread pool (`fs.stat` callbacks) from PARALLEL_MIN paths on. Each pooled result still
+ * costs this thread a request, a callback and a Stats object (~2-3 µs in a cold process against
+ * ~3 µs for a `statSync`), so the pool only saves the system calls, and only when a core is idle:
+ * half of the paths through it was 10-25% faster than `statSync` alone on a quiet machine and
+ * 15-30% slower when the cores were busy (its threads then take this thread's core). So it is
+ * used only when a core is idle at the start of the pass (coreIdle). POOL_HEAD: the paths a
+ * SplitPaths head holds, given to the pool before the rest is decoded.
  */
 const POOL_HEAD = 1536;
+/** The pool's share when a core is idle (coreIdle). */
+const POOL_SHARE = 0.5;
 
 /**
  * Stats paths[from - base .. to - base) into rows from..to of `t` on this thread, inline (no
@@ -136,11 +138,32 @@ export interface SplitPaths {
   rest: () => readonly string[];
 }
 
-/** How much of a list of `n` paths its SplitPaths head should hold: the pool's share, or all. */
+/** How much of a list of `n` paths its SplitPaths head should hold: the pool's first paths, or all. */
 export const headShare = (n: number): number => (n < PARALLEL_MIN ? 1 : Math.min(0.5, POOL_HEAD / n));
 
-/** Stats every path (following links); never throws, a failure reads as missing. */
-export async function statMany(list: readonly string[] | SplitPaths, filesFrom?: number): Promise<StatResult> {
+/**
+ * True when a core is idle right now besides this thread's: /proc/loadavg's count of runnable
+ * tasks (this one included) is below the core count. An instantaneous sample, not the load
+ * average: on a shared machine the other work comes and goes within a second. Where the file is
+ * missing (not Linux) the pool is assumed to help, as it does on an idle machine.
+ */
+function coreIdle(): boolean {
+  try {
+    const f = readFileSync("/proc/loadavg", "latin1");
+    const running = Number.parseInt(f.split(" ")[3] ?? "", 10);
+    const cores = typeof navigator === "object" ? navigator.hardwareConcurrency : 0;
+    return !(running > 0 && cores > 0) || running < cores;
+  } catch {
+    return true;
+  }
+}
+
+/** Stats every path (following links); never throws, a failure reads as missing. `idle`: tests force either way. */
+export async function statMany(
+  list: readonly string[] | SplitPaths,
+  filesFrom?: number,
+  idle: () => boolean = coreIdle,
+): Promise<StatResult> {
   const split = Array.isArray(list) ? null : (list as SplitPaths);
   const n = split ? split.total : (list as readonly string[]).length;
   const from = filesFrom ?? n;
@@ -151,19 +174,25 @@ export async function statMany(list: readonly string[] | SplitPaths, filesFrom?:
     statRange(paths, 0, t, 0, n, from, odd);
     return { table: t, odd };
   }
-  const all = split ? null : (list as readonly string[]);
-  const head = split ? split.head : all!;
-  const pooled = split ? head.length : Math.min(POOL_HEAD, n);
+  const head = split ? split.head : (list as readonly string[]);
+  const h = split ? head.length : n;
+  // With an idle core half the paths go to the pool, the head at once (it works while the rest
+  // decodes); without one, none (the main thread pays for each pooled result anyway).
+  const pooled = idle() ? Math.floor(n * POOL_SHARE) : 0;
   let done = 0;
   let wake: (() => void) | null = null;
-  for (let i = 0; i < pooled; i++)
-    stat(head[i]!, (err, st) => {
+  const launch = (i: number, path: string) =>
+    stat(path, (err, st) => {
       put(t, i, err ? undefined : st);
       if (i >= from && kindAt(t, i) !== Kind.File) odd.push(i);
       if (++done === pooled && wake) wake();
     });
-  if (split) statRange(split.rest(), pooled, t, pooled, n, from, odd);
-  else statRange(all!, 0, t, pooled, n, from, odd);
+  const first = Math.min(h, pooled);
+  for (let i = 0; i < first; i++) launch(i, head[i]!);
+  const tail = split ? split.rest() : [];
+  for (let i = first; i < pooled; i++) launch(i, tail[i - h]!);
+  if (pooled < h) statRange(head, 0, t, pooled, h, from, odd);
+  statRange(tail, h, t, Math.max(pooled, h), n, from, odd);
   if (done < pooled) await new Promise<void>((resolve) => (wake = resolve));
   return { table: t, odd };
 }
