@@ -166,7 +166,10 @@ function coldCheckProgram(dir: string, tree = REPO, name = "cold-check"): string
       `const snaps = [[roots.project, paths.project.lockfile], [roots.global, paths.global.lockfile]]\n` +
       `  .map(([r, l]) => [r, l, readSnapshotFile(snapshotPath(paths.snapshotDir, scopeId(r)))]);\n` +
       `const t = performance.now(); let lean = true;\n` +
-      `for (const [r, l, s] of snaps) { const idn = await computeIdentity(r, l, s); if (idn.count > 0) lean &&= idn.lean; }\n` +
+      // The digest is read as the CLI reads it (store.ts compares it with the snapshot's): made on
+      // first read since identity format 3, it must stay inside the timed check.
+      `for (const [r, l, s] of snaps) { const idn = await computeIdentity(r, l, s);\n` +
+      `  if (idn.count > 0) { lean &&= idn.lean; if (idn.digest.length !== 32) lean = false; } }\n` +
       `console.log(JSON.stringify({ ms: performance.now() - t, lean }));\n`,
   );
 }

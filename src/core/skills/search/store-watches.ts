@@ -8,7 +8,7 @@
 import type { LogEntry } from "../../context.ts";
 import type { SkillRoot } from "../roots.ts";
 import type { ScopeIdentity } from "./identity.ts";
-import { fingerprintOf, statOne } from "./stat-many.ts";
+import { STAT_FIELDS, put, statOne } from "./stat-many.ts";
 import { WatchHub, WatchState, type ScopeWatch } from "./watcher.ts";
 
 /**
@@ -35,7 +35,8 @@ interface Slot {
   /** The watch's event count when the last check started while it was armed; -1: no such check. */
   baseline: number;
   baselineAt: number;
-  lockKey: string;
+  /** The lockfile's stats when the last check started (stat-many.ts layout). */
+  lock: Float64Array;
   /** The identity the watch plan was made for. */
   planFor: string;
   /** True once this scope cannot be watched (an error, too many links): stat checks for good. */
@@ -49,16 +50,20 @@ const freshSlot = (): Slot => ({
   watch: null,
   baseline: -1,
   baselineAt: 0,
-  lockKey: "",
+  lock: new Float64Array(STAT_FIELDS),
   planFor: "",
   unwatchable: false,
   armedAt: 0,
   usedAt: 0,
 });
 
-function lockKeyOf(file: string): string {
-  const st = statOne(file);
-  return st ? fingerprintOf(st) : "-";
+/** Scratch for the lockfile's stats on each vouch (numbers compared, no fingerprint string). */
+const lockNow = new Float64Array(STAT_FIELDS);
+
+function sameLock(file: string, then: Float64Array): boolean {
+  put(lockNow, 0, statOne(file));
+  for (let i = 0; i < STAT_FIELDS; i++) if (lockNow[i] !== then[i]) return false;
+  return true;
 }
 
 export class StoreWatches {
@@ -92,7 +97,7 @@ export class StoreWatches {
     const w = s?.watch;
     if (!s || !w || s.baseline < 0 || w.state !== WatchState.Armed || w.events !== s.baseline) return false;
     const now = this.#now();
-    if (now - s.baselineAt >= SCOPE_VOUCH_MS || lockKeyOf(lockfile) !== s.lockKey) return false;
+    if (now - s.baselineAt >= SCOPE_VOUCH_MS || !sameLock(lockfile, s.lock)) return false;
     s.usedAt = now;
     return true;
   }
@@ -103,7 +108,7 @@ export class StoreWatches {
     const w = s.watch;
     s.baseline = w !== null && w.state === WatchState.Armed ? w.events : -1;
     s.baselineAt = this.#now();
-    s.lockKey = lockKeyOf(lockfile);
+    put(s.lock, 0, statOne(lockfile));
   }
 
   /**

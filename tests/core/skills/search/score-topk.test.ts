@@ -41,4 +41,10 @@ test("a small limit returns the head of the full ranking, whatever the limit", a
     expect(all.length).toBeGreaterThan(10);
     for (const limit of [1, 2, 3, 5, 8, 13]) expect(scoreSnapshot(snap, parsed, limit)).toEqual(all.slice(0, limit));
   }
+  // A request equal to a skill's name ranks it first as exact (rule 5); one longer than every key
+  // and name (the label look-up is skipped) has no exact hit.
+  const exact = scoreSnapshot(snap, parseQuery("Deploy"), 3);
+  expect(exact[0]?.exact).toBe(true);
+  expect(snap.keyOf(exact[0]!.doc)).toBe("s00");
+  expect(scoreSnapshot(snap, parseQuery(`deploy ${"docker ".repeat(20)}`), 50).some((h) => h.exact)).toBe(false);
 });
