@@ -30,10 +30,11 @@ test("statMany agrees with fs.statSync on files, directories, links, missing and
     "",
   );
   // One list, and the same list in two parts (the identity check's head and lazily decoded rest):
-  // below PARALLEL_MIN and above it (the pool takes the head, this thread the rest).
+  // below PARALLEL_MIN and above it (the pool takes the head, this thread the rest), and past the
+  // pool's window of requests in flight.
   // With and without the thread pool (an idle core or not).
   const runs: { n: number; split: boolean; idle: boolean }[] = [];
-  for (const n of [paths.length, 3000, 9000])
+  for (const n of [paths.length, 3000, 9000, 17_000])
     for (const split of [false, true]) for (const idle of [false, true]) runs.push({ n, split, idle });
   for (const { n, split, idle } of runs) {
     const list = Array.from({ length: n }, (_, i) => paths[i % paths.length]!);
