@@ -2,7 +2,8 @@
  * @module fsx/atomic
  * Atomic file writes (skills.md §1.3): exclusive 0600 temp file beside the real target, write,
  * fsync, rename, fsync the directory. A symlinked target is written through, keeping the link,
- * unless its real path leaves the project (rule 1: checked before anything is created). Temp
+ * unless its real path leaves the project (rule 1: checked before anything is created); a cache
+ * asks to replace the link instead (`replaceLink`). Temp
  * files of writers that died are removed; this writer's own temp is released on a signal.
  */
 import { mkdir, open, readdir, readlink, realpath, rename, rm } from "node:fs/promises";
@@ -28,6 +29,12 @@ export interface AtomicWriteOptions {
    * read and are rebuilt when they do not: the rename is still atomic, only durability is skipped.
    */
   sync?: boolean;
+  /**
+   * Replace a symlink at the target itself (rename over it) instead of writing through it. Only
+   * for disposable caches: a link planted there must not aim lemon's write at another file. The
+   * directories' links are still resolved and confined. State files follow links (§1.3.1).
+   */
+  replaceLink?: boolean;
 }
 
 /**
@@ -171,7 +178,9 @@ export async function writeFileAtomic(
   data: string | Uint8Array,
   opts: AtomicWriteOptions,
 ): Promise<string> {
-  const real = await confinedTarget(target, opts.confineTo);
+  const real = opts.replaceLink
+    ? join(await confinedTarget(dirname(resolve(target)), opts.confineTo), basename(target))
+    : await confinedTarget(target, opts.confineTo);
   const dir = dirname(real);
   await makeDir(dir, opts.dirMode ?? 0o755);
   await removeDeadTemps(dir, basename(real));

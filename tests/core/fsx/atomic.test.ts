@@ -83,4 +83,36 @@ describe("writeFileAtomic", () => {
     expect(readFileSync(target, "utf8")).toBe("1");
     await writeFile(join(box.root, "unused"), "");
   });
+
+  test("replaceLink: a symlinked target is replaced by the file, the link's target untouched", async () => {
+    await using box = await sandbox();
+    const real = await box.write("elsewhere/precious", "keep");
+    const cache = join(box.root, "cache");
+    await mkdir(cache);
+    await symlink(real, join(cache, "a.snap"));
+    await symlink(join(box.root, "nowhere"), join(cache, "b.snap"));
+    for (const name of ["a.snap", "b.snap"]) {
+      const file = join(cache, name);
+      expect(await writeFileAtomic(file, "new", { confineTo: null, replaceLink: true })).toBe(file);
+      expect(lstatSync(file).isFile()).toBe(true);
+      expect(readFileSync(file, "utf8")).toBe("new");
+    }
+    expect(readFileSync(real, "utf8")).toBe("keep");
+    expect(readdirSync(box.root)).not.toContain("nowhere");
+    expect(readdirSync(cache).sort()).toEqual(["a.snap", "b.snap"]);
+  });
+
+  test("replaceLink still resolves linked directories and confines them", async () => {
+    await using box = await sandbox();
+    await mkdir(join(box.root, "proj", "real-cache"), { recursive: true });
+    await symlink(join(box.root, "proj", "real-cache"), join(box.root, "proj", "cache"));
+    const file = join(box.root, "proj", "cache", "x.snap");
+    const opts = { confineTo: join(box.root, "proj"), replaceLink: true };
+    expect(await writeFileAtomic(file, "1", opts)).toBe(join(box.root, "proj", "real-cache", "x.snap"));
+    await mkdir(join(box.root, "out"));
+    await symlink(join(box.root, "out"), join(box.root, "proj", "away"));
+    const err = await writeFileAtomic(join(box.root, "proj", "away", "y.snap"), "1", opts).catch((e) => e);
+    expect(err).toBeInstanceOf(LemonError);
+    expect(readdirSync(join(box.root, "out"))).toEqual([]);
+  });
 });

@@ -4,7 +4,7 @@
  * mapping fails; replaced only by writing a new file and renaming it over the old one, so a
  * process holding the old map keeps the old bytes. An empty or short file is never mapped.
  */
-import { readFileSync, statSync } from "node:fs";
+import { lstatSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { HEADER_BYTES, openSnapshot, type Snapshot } from "./format.ts";
 
@@ -12,11 +12,12 @@ export function snapshotPath(dir: string, scopeId: string): string {
   return join(dir, `${scopeId}.snap`);
 }
 
-/** The snapshot at `file`, or null when it is missing, short, foreign, truncated or unreadable. */
+/** The snapshot at `file`, or null when it is missing, a symlink, short, foreign, truncated or unreadable. */
 export function readSnapshotFile(file: string): Snapshot | null {
   let size: number;
   try {
-    const st = statSync(file, { throwIfNoEntry: false });
+    // lstat: a symlink planted at the path is no snapshot; the rebuild's write replaces it.
+    const st = lstatSync(file, { throwIfNoEntry: false });
     if (!st?.isFile()) return null;
     size = st.size;
   } catch {
@@ -49,7 +50,9 @@ export async function writeSnapshotFile(file: string, bytes: Uint8Array): Promis
     // Loaded here: a query against a current snapshot never writes, and the writer pulls in
     // node:fs/promises (with node:events) at start-up otherwise.
     const { writeFileAtomic } = await import("../../fsx/atomic.ts");
-    await writeFileAtomic(file, bytes, { mode: 0o600, sync: false, confineTo: null });
+    // replaceLink: the cache is disposable, so a link planted at its path is replaced, never
+    // written through (unlike the state files of skills.md §1.3.1).
+    await writeFileAtomic(file, bytes, { mode: 0o600, sync: false, confineTo: null, replaceLink: true });
     return null;
   } catch (err) {
     return err instanceof Error ? err.message : String(err);
