@@ -4,7 +4,8 @@
  * (cli.md §3.8): the skills of `--cwd`'s project and the global scope to any MCP client. stdio by
  * default — stdout then carries the protocol and nothing else, every message goes to stderr —
  * or Streamable HTTP on 127.0.0.1 (unless HOST) behind a bearer token: LEMON_SERVE_TOKEN, else
- * a fresh one printed on stderr. Ends with exit 0 on stdin EOF (stdio), SIGINT or SIGTERM.
+ * a fresh one printed on stderr. Ends with exit 0 on stdin EOF (stdio), SIGINT or SIGTERM, and
+ * with exit 1 when its input fails.
  */
 import { randomBytes } from "node:crypto";
 import { createLemon, type ApprovalRequest } from "../../../core/index.ts";
@@ -95,6 +96,8 @@ export default defineCommand({
         else io.err(`lemon mcp serve: bearer token: ${token}\n`);
       } else say("serving over stdio");
       await server.closed;
+      // Already said on stderr by the server's log; the exit status is what a supervisor reads.
+      if (server.failure !== null) return 1;
     } finally {
       for (const s of signals) process.off(s, onSignal);
       process.stdout.off("error", onSignal);

@@ -22,7 +22,10 @@ export interface StdioServeOptions extends ServeCommonOptions {
   transport: "stdio";
   stdin: Readable;
   stdout: Writable;
-  /** Largest buffered line from the client, in bytes (default 8 MiB). */
+  /**
+   * Largest line from the client, in bytes (default 8 MiB): a longer one is dropped as it arrives
+   * (never held whole) and answered with a JSON-RPC error; the session goes on.
+   */
   maxMessageBytes?: number;
 }
 
@@ -58,4 +61,9 @@ export interface SkillServer {
   readonly closed: Promise<void>;
   /** Stops serving: closes sessions, the listener and the catalog watcher. */
   close(): Promise<void>;
+  /**
+   * Why the server stopped by itself on an error (stdio: its input failed, or the transport
+   * closed), once `closed` resolved; null for a clean end (end of input, `close()`).
+   */
+  readonly failure: string | null;
 }
