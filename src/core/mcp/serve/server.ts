@@ -49,6 +49,8 @@ const RESOURCE_NOT_FOUND = -32002;
 /** Resources per `resources/list` page: 11,000 skills never become one multi-megabyte answer. */
 const PAGE = 500;
 const DEFAULT_MAX = 5;
+/** findRelevant's cap (skills.md §7.1 rule 3). */
+const MAX_RESULTS = 50;
 /** Characters of a find_skills query that are scored (the relevance engine caps a body at 10k). */
 const MAX_QUERY = 4096;
 
@@ -98,21 +100,30 @@ function tools(d: SessionDeps) {
   return list;
 }
 
+/** find_skills' parameters: its schema has `additionalProperties: false`, and the server holds to it. */
+const FIND_PARAMS = new Set(["query", "max_results"]);
+
 async function findSkills(d: SessionDeps, args: Record<string, unknown>): Promise<CallToolResult> {
   const { query, max_results } = args;
+  const unknown = Object.keys(args).find((k) => !FIND_PARAMS.has(k));
+  if (unknown !== undefined)
+    return toolError(`Unknown parameter '${echoed(unknown)}'; find_skills takes 'query' and 'max_results'.`, {
+      error: "invalid_params",
+    });
   if (typeof query !== "string" || query.trim() === "")
     return toolError("Parameter 'query' must be a non-empty string.", { error: "invalid_params" });
   let max = DEFAULT_MAX;
   if (max_results !== undefined) {
-    if (typeof max_results !== "number" || !Number.isInteger(max_results) || max_results < 1 || max_results > 50)
-      return toolError("Parameter 'max_results' must be an integer from 1 to 50.", { error: "invalid_params" });
-    max = max_results;
+    if (typeof max_results !== "number" || !Number.isInteger(max_results) || max_results < 1)
+      return toolError("Parameter 'max_results' must be a positive integer.", { error: "invalid_params" });
+    // As findRelevant itself (skills.md §7.1 rule 3): more than the cap is the cap, not an error.
+    max = Math.min(max_results, MAX_RESULTS);
   }
   // Relevance needs a few hundred words at most; scoring megabytes would stall every session.
   const q = query.length > MAX_QUERY ? servedText(query.slice(0, MAX_QUERY)) : query;
   // Global only: ask for the most there are, since project results rank first and would crowd them out.
   const found = await d.lemon.skills.findRelevant(q, {
-    maxResults: d.globalOnly ? 50 : max,
+    maxResults: d.globalOnly ? MAX_RESULTS : max,
     ...(d.cwd !== undefined ? { cwd: d.cwd } : {}),
   });
   // Each result shows the trust read_skill would show for it, in the text and the structured list alike.

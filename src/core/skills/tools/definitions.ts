@@ -111,7 +111,7 @@ export const FindSkillsParameters = Type.Object(
       description: "What the user asked for, in their words: the skills that fit it are returned, best first.",
     }),
     max_results: Type.Optional(
-      Type.Integer({ minimum: 1, maximum: 50, description: "Most skills to return (default 5, at most 50)." }),
+      Type.Integer({ minimum: 1, description: "Most skills to return (default 5); more than 50 counts as 50." }),
     ),
   },
   { additionalProperties: false },

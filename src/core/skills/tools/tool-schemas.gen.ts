@@ -226,8 +226,7 @@ export const FIND_SKILLS_SCHEMA: JsonSchemaObject = {
     },
     max_results: {
       minimum: 1,
-      maximum: 50,
-      description: "Most skills to return (default 5, at most 50).",
+      description: "Most skills to return (default 5); more than 50 counts as 50.",
       type: "integer",
     },
   },

@@ -71,6 +71,24 @@ describe("tools", () => {
     expect(max.isError).toBe(true);
   });
 
+  test("find_skills: unknown arguments are refused as the schema says; max_results above 50 counts as 50 (skills.md §7.1)", async () => {
+    const extra = await client.callTool({ name: "find_skills", arguments: { query: "roll out kubernetes", extra: 1 } });
+    expect([extra.isError, textOf(extra)]).toEqual([
+      true,
+      "Unknown parameter 'extra'; find_skills takes 'query' and 'max_results'.",
+    ]);
+    expect(extra.structuredContent).toEqual({ error: "invalid_params" });
+    expect(FIND_SKILLS_SCHEMA.additionalProperties).toBe(false);
+    const many = await client.callTool({
+      name: "find_skills",
+      arguments: { query: "roll out kubernetes", max_results: 1000 },
+    });
+    expect(many.isError).toBeFalsy();
+    expect((many.structuredContent as { skills: { key: string }[] }).skills.map((s) => s.key)).toEqual(["k8s-rollout"]);
+    const frac = await client.callTool({ name: "find_skills", arguments: { query: "x", max_results: 2.5 } });
+    expect(frac.isError).toBe(true);
+  });
+
   test("read_skill: the agent tool's text and details, sanitised", async () => {
     const r = await client.callTool({ name: "read_skill", arguments: { key: "k8s-rollout" } });
     expect(r.isError).toBe(false);
