@@ -66,3 +66,25 @@ test("prompt --relevant appends the relevant block after a blank line", async ()
   expect(String(j.relevant)).toContain("<key>docker-clean</key>");
   expect((await box.cli(["skill", "prompt", "--json"])).json().relevant).toBeNull();
 });
+
+// skills.md §7.3: a snapshot that cannot be written is built in memory for the call "with a
+// diagnostic"; cli.md §1.2 puts a command's warnings on stderr in human output, unless --quiet.
+test("relevant: a snapshot that cannot be written is said once on stderr; --quiet and --json stay silent", async () => {
+  await using box = await box3();
+  await box.write(join(box.agentDir, "cache"), "not a directory\n");
+  const human = await box.cli(["skill", "relevant", "kubernetes", "helm"]);
+  expect(human.code).toBe(0);
+  expect(human.stdout).toContain("helm-charts");
+  const warned = human.stderr.split("\n").filter((l) => l.startsWith("warn: search snapshot "));
+  expect(warned.length).toBe(1);
+  expect(warned[0]).toContain("could not be written");
+  expect(human.stderr.trim()).toBe(warned[0]!);
+  const render = await box.cli(["skill", "relevant", "kubernetes", "helm", "--render"]);
+  expect(render.stderr).toContain("could not be written");
+  expect(render.stdout.startsWith("<relevant-skills>\n")).toBe(true);
+  const quiet = await box.cli(["skill", "relevant", "kubernetes", "helm", "--quiet"]);
+  expect([quiet.code, quiet.stderr]).toEqual([0, ""]);
+  const json = await box.cli(["skill", "relevant", "kubernetes", "--json"]);
+  expect([json.code, json.stderr]).toEqual([0, ""]);
+  expect(json.json()).toMatchObject({ ok: true, query: "kubernetes" });
+});

@@ -5,7 +5,7 @@
  */
 import { defineCommand } from "../../command.ts";
 import { toolsFlag } from "../../args.ts";
-import { cliLemon } from "../../context.ts";
+import { cliLemon, stderrLog } from "../../context.ts";
 import { formatTable, printJson, truncate } from "../../output.ts";
 import { normaliseMaxResults, type SkillEntry } from "../../../core/index.ts";
 import { stateLabel } from "./list.ts";
@@ -37,7 +37,9 @@ export default defineCommand({
   },
   async run({ flags, args, io }) {
     const query = args.query;
-    const lemon = cliLemon(io, flags);
+    // Human output carries the core's warnings on stderr, as `skill list` does its diagnostics;
+    // the JSON document has no place for them (cli.md §2.7) and stays alone.
+    const lemon = cliLemon(io, flags, flags.json ? undefined : stderrLog(io, flags.quiet === true));
     try {
       const results = await lemon.skills.findRelevant(query, { maxResults: flags.max ?? 3, refresh: flags.refresh });
       if (flags.json) {
