@@ -2,7 +2,10 @@
  * @module skills/search/relevance
  * `findRelevant` (skills.md §7.1) over the two scope snapshots of a cwd: documents come from the
  * snapshots, disabled state and readiness are computed live; project results precede global
- * ones, a global skill whose key a project skill claims is never returned.
+ * ones, a global skill whose key a project skill claims is never returned. Every request is
+ * bounded before tokenising (tokenize.ts queryText: the first and last 4,096 of at most 8,192
+ * characters, zero-width characters inside words dropped) and after it (boundTerms: at most
+ * MAX_QUERY_TERMS distinct words), so a call's time and memory do not grow with the request.
  */
 import { statSync } from "node:fs";
 import type { LemonContext } from "../../context.ts";
@@ -99,12 +102,13 @@ export class RelevanceEngine {
     return { roots, project, global };
   }
 
+  /** The §7.1 results for a request, read only within the bound the module header describes. */
   async findRelevant(ctx: LemonContext, query: string, opts: FindRelevantOptions = {}): Promise<SkillEntry[]> {
     const max = normaliseMaxResults(opts.maxResults);
     if (max === 0 || typeof query !== "string") return [];
-    const scorer = await import("./score.ts");
+    const [scorer, tok] = await Promise.all([import("./score.ts"), import("./tokenize.ts")]);
     const score: Scorer = { scoreWithNorm: scorer.scoreWithNorm, keeps: opts.cutoff === false ? null : scorer.keeps };
-    const parsed = scorer.parseQuery(query);
+    const parsed = boundTerms(scorer.parseQuery(tok.queryText(query)), tok.MAX_QUERY_TERMS);
     if (parsed.terms.length === 0) return [];
     const [snaps, disabled] = await Promise.all([this.snapshots(ctx, opts.refresh === true), this.#disabled(ctx)]);
     const paths = resolvePaths(ctx);
@@ -186,6 +190,18 @@ export class RelevanceEngine {
     this.#settings = { key, disabled };
     return disabled;
   }
+}
+
+/**
+ * The query with at most `max` distinct words (slots), the first and last halves of them: the
+ * slots past the coverage bits (30) only add terms to look up, so a request of thousands of
+ * distinct words would cost a term look-up each (adversarial report F2). Glossary slots come last.
+ */
+function boundTerms(q: ParsedQuery, max: number): ParsedQuery {
+  if (q.slots <= max) return q;
+  const head = max >> 1;
+  const tail = q.slots - (max - head);
+  return { ...q, terms: q.terms.filter((t) => t.slot < head || t.slot >= tail) };
 }
 
 /** Appends displayable hits of one scope to `out` until it holds `max` entries. */

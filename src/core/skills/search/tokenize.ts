@@ -19,6 +19,68 @@ const CJK_RUN =
 /** Longest term kept; longer runs (hashes, base64) are noise and bloat the dictionary. */
 export const MAX_TERM_CHARS = 40;
 
+/**
+ * Characters of a request that are read: its first and last halves of this, so a question before
+ * or after a pasted log still counts (tune requests are under 1.5 KB). Time and memory per call
+ * stay bounded whatever an embedder passes (adversarial report F2: 10 MB took seconds and a GB).
+ */
+export const MAX_QUERY_CHARS = 8192;
+/** Distinct query words scored (relevance.ts): the first and last halves of this (tune: at most 67). */
+export const MAX_QUERY_TERMS = 256;
+
+/** Letters of scripts that never spell with zero-width joiners or spaces (and digits, combining marks). */
+const PLAIN = String.raw`[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}\p{Script=Inherited}0-9]`;
+const ZW = String.raw`[\u200b-\u200d]`;
+/**
+ * Invisible characters that only break a word when pasted into it (report F10). Dropped
+ * everywhere: soft hyphen, word joiner, BOM (they all say "no break here") and tag characters.
+ * ZWSP, ZWNJ and ZWJ only between letters of PLAIN scripts: Thai, Khmer and Lao separate words
+ * with ZWSP, Persian and the Indic scripts write ZWNJ/ZWJ inside words, and the index splits
+ * there too. Bidi marks are kept: they sit where RTL and LTR runs meet, and as separators they
+ * keep an RTL word apart from its neighbour, as in the index.
+ */
+let invisible: RegExp | null = null;
+const WORD_CHAR = /[\p{L}\p{N}\p{M}]/u;
+
+/** A code unit inside a word or a surrogate pair, where a cut must not fall. */
+function wordish(s: string, i: number): boolean {
+  if (i < 0 || i >= s.length) return false;
+  const c = s.charCodeAt(i);
+  return (c >= 0xd800 && c <= 0xdfff) || WORD_CHAR.test(s[i]!);
+}
+
+/**
+ * `i` moved by `step` (-1 or +1) until no word or surrogate pair spans it; a run longer than
+ * 64 is cut where it is (past MAX_TERM_CHARS, the tokeniser drops it anyway), pairs kept whole.
+ */
+function cutAt(s: string, i: number, step: number): number {
+  let j = i;
+  for (let n = 0; n < 64 && wordish(s, j - 1) && wordish(s, j); n++) j += step;
+  if (wordish(s, j - 1) && wordish(s, j)) j = i;
+  const c = s.charCodeAt(j);
+  return c >= 0xdc00 && c <= 0xdfff ? j + step : j;
+}
+
+/**
+ * The request as scored (query side only: documents never pass here): at most MAX_QUERY_CHARS
+ * characters, its head and tail when longer, cut between words; invisible characters that
+ * split words dropped.
+ */
+export function queryText(query: string): string {
+  let q = query;
+  if (q.length > MAX_QUERY_CHARS) {
+    const half = MAX_QUERY_CHARS / 2;
+    q = `${q.slice(0, cutAt(q, half, -1))} ${q.slice(cutAt(q, q.length - half, 1))}`;
+  }
+  if (!NON_ASCII.test(q)) return q;
+  // Built on first use: an ASCII request never compiles the script tables.
+  invisible ??= new RegExp(
+    String.raw`[\u00ad\u2060\ufeff\u{e0000}-\u{e007f}]|(?<=${PLAIN}${ZW}*)${ZW}+(?=${PLAIN})`,
+    "gu",
+  );
+  return q.replace(invisible, "");
+}
+
 const STOP_WORDS: ReadonlySet<string> = new Set(
   // English function words
   (
