@@ -2,7 +2,7 @@
  * @module cli/context
  * Builds the core instance once per CLI run from the process facts in `io` and the common flags.
  */
-import { createLemon, LemonError, sanitizeMessage, type Lemon, type LemonOptions } from "../core/index.ts";
+import { cell, createLemon, LemonError, sanitizeMessage, type Lemon, type LemonOptions } from "../core/index.ts";
 import type { CliIo } from "./io.ts";
 import { parseToolsFlag } from "./args.ts";
 import { projectDir } from "./project-dir.ts";
@@ -21,17 +21,26 @@ export function cliLemon(io: CliIo, args: Record<string, unknown>, log?: CoreLog
   });
 }
 
+/** The path of an entry whose `data` is a Diagnostic (cli.md §1.4), shown before its message. */
+function pathOf(data: unknown): string | null {
+  const path = typeof data === "object" && data !== null ? (data as { path?: unknown }).path : undefined;
+  return typeof path === "string" ? path : null;
+}
+
 /**
- * The core's warnings and errors as diagnostics on stderr (cli.md §1.2: `warn: <message>`), each
- * said once per call, none with `quiet`: e.g. a search snapshot that cannot be written, which
+ * The core's warnings and errors as diagnostics on stderr (cli.md §1.2: `warn: [<path>: ]<message>`),
+ * each said once per call, none with `quiet`: e.g. a search snapshot that cannot be written, which
  * skills.md §7.3 says is used from memory "with a diagnostic".
  */
 export function stderrLog(io: CliIo, quiet: boolean): CoreLog {
   const said = new Set<string>();
   return (e) => {
-    if (quiet || (e.level !== "warn" && e.level !== "error") || said.has(e.message)) return;
-    said.add(e.message);
-    io.err(`${e.level}: ${sanitizeMessage(e.message)}\n`);
+    if (quiet || (e.level !== "warn" && e.level !== "error")) return;
+    const path = pathOf(e.data);
+    const line = `${e.level}: ${path !== null ? `${cell(path)}: ` : ""}${sanitizeMessage(e.message)}\n`;
+    if (said.has(line)) return;
+    said.add(line);
+    io.err(line);
   };
 }
 

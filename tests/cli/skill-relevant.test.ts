@@ -1,6 +1,8 @@
 // `lemon skill relevant`, `skill search` and `skill prompt --relevant` (cli.md §2.7–§2.9).
 import { expect, test } from "bun:test";
 import { join } from "node:path";
+import { stderrLog } from "../../src/cli/context.ts";
+import { memoryIo } from "../../src/cli/io.ts";
 import { sandbox, type Sandbox } from "../support/sandbox.ts";
 
 async function box3(): Promise<Sandbox> {
@@ -87,4 +89,21 @@ test("relevant: a snapshot that cannot be written is said once on stderr; --quie
   const json = await box.cli(["skill", "relevant", "kubernetes", "--json"]);
   expect([json.code, json.stderr]).toEqual([0, ""]);
   expect(json.json()).toMatchObject({ ok: true, query: "kubernetes" });
+});
+
+test("stderrLog: warnings and errors once each, a diagnostic's path first, nothing with quiet", () => {
+  const m = memoryIo();
+  const log = stderrLog(m.io, false);
+  log({ level: "info", message: "chatter" });
+  log({ level: "warn", message: "snapshot not written" });
+  log({ level: "warn", message: "snapshot not written" });
+  log({
+    level: "error",
+    message: "skill root cannot be read (EACCES)",
+    data: { level: "error", code: "x", path: "/r\u202e" },
+  });
+  expect(m.stderr()).toBe("warn: snapshot not written\nerror: /r: skill root cannot be read (EACCES)\n");
+  const q = memoryIo();
+  stderrLog(q.io, true)({ level: "error", message: "x" });
+  expect(q.stderr()).toBe("");
 });
