@@ -116,7 +116,11 @@ export interface SkillsApi {
   inspect: SkillRegistry["inspect"];
   /** The security audit of a key or a skill directory (install.md §7); `force` skips the cache (default false). */
   audit(target: string, opts?: { cwd?: string; force?: boolean }): Promise<AuditReport>;
-  /** The skills most relevant to a request (skills.md §7.1); `maxResults` default 3, at most 50. */
+  /**
+   * The skills most relevant to a request (skills.md §7.1); `maxResults` default 3, at most 50.
+   * `cutoff: false` skips the "nothing fits" cut-off. A request longer than 8,192 characters is
+   * read as its first and last 4,096, and at most 256 of its distinct words count.
+   */
   findRelevant(
     query: string,
     opts?: { cwd?: string; maxResults?: number; refresh?: boolean; cutoff?: boolean },

@@ -51,8 +51,6 @@ const PAGE = 500;
 const DEFAULT_MAX = 5;
 /** findRelevant's cap (skills.md §7.1 rule 3). */
 const MAX_RESULTS = 50;
-/** Characters of a find_skills query that are scored (the relevance engine caps a body at 10k). */
-const MAX_QUERY = 4096;
 
 export interface SessionDeps {
   lemon: Lemon;
@@ -119,10 +117,9 @@ async function findSkills(d: SessionDeps, args: Record<string, unknown>): Promis
     // As findRelevant itself (skills.md §7.1 rule 3): more than the cap is the cap, not an error.
     max = Math.min(max_results, MAX_RESULTS);
   }
-  // Relevance needs a few hundred words at most; scoring megabytes would stall every session.
-  const q = query.length > MAX_QUERY ? servedText(query.slice(0, MAX_QUERY)) : query;
+  // findRelevant bounds the request itself (its first and last 4,096 characters, 256 distinct words).
   // Global only: ask for the most there are, since project results rank first and would crowd them out.
-  const found = await d.lemon.skills.findRelevant(q, {
+  const found = await d.lemon.skills.findRelevant(query, {
     maxResults: d.globalOnly ? MAX_RESULTS : max,
     ...(d.cwd !== undefined ? { cwd: d.cwd } : {}),
   });
