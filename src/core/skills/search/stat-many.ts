@@ -149,9 +149,11 @@ export const headShare = (n: number): number => (n < PARALLEL_MIN ? 1 : Math.min
 
 /**
  * True when a core is idle right now besides this thread's: /proc/loadavg's count of runnable
- * tasks (this one included) is below the core count. An instantaneous sample, not the load
- * average: on a shared machine the other work comes and goes within a second. Where the file is
- * missing (not Linux) the pool is assumed to help, as it does on an idle machine.
+ * tasks is below the core count. It counts this thread, and this process's JIT and GC threads
+ * while they run (often, in a cold process), so it errs towards "busy", where the pool costs
+ * most. An instantaneous sample, not the load average: on a shared machine the other work comes
+ * and goes within a second. Where the file is missing (not Linux) the pool is assumed to help,
+ * as it does on an idle machine.
  */
 function coreIdle(): boolean {
   try {
