@@ -9,10 +9,9 @@
  * `ScanWatch`: listed directories, directories without SKILL.md, symlink entries). When every
  * watched stat is unchanged, so is the candidate set (an entry added, removed or renamed moves
  * its directory's mtime; a retargeted link changes its stat), and the check is stats only: the
- * watched paths and every SKILL.md (read from the snapshot's PATHS section with one split), in
- * parallel from 2,048 paths (stat-many.ts). Anything else — other roots, a
- * watched stat that moved, a SKILL.md gone or turned into a directory — falls back to the full
- * scan. Watched stats are part of the digest, so the stored ones always match the digest.
+ * watched paths and every SKILL.md (read from the snapshot's PATHS section, stat-many.ts). Anything
+ * else — other roots, a watched stat that moved, a SKILL.md gone or turned into a directory —
+ * falls back to the full scan. Watched stats are part of the digest, so the stored ones match it.
  */
 import { join, sep } from "node:path";
 import type { Diagnostic } from "../../diagnostics.ts";
@@ -54,15 +53,9 @@ export interface ScopeIdentity {
   /** Fingerprint per candidate ("" when SKILL.md cannot be stat'ed). */
   fingerprints(): string[];
   diagnostics(): Diagnostic[];
-  /**
-   * False when a stats-only check statted paths (the snapshot's PATHS) that are not its scan's
-   * own, or the scan does not decode: its numbers must not be built on. Decodes the scan.
-   */
+  /** False when a stats-only check statted paths (PATHS) not its scan's own, or the scan does not decode. */
   pathsAgree(): boolean;
-  /**
-   * PATHS for a snapshot built on this identity (format.ts): the watched paths, then every
-   * candidate's SKILL.md, from the scan itself, so a damaged PATHS is never carried forward.
-   */
+  /** PATHS for a snapshot built on this identity (format.ts), from the scan: a damaged one is not carried on. */
   statPaths(): Uint8Array;
 }
 
@@ -173,20 +166,12 @@ function candidatesOf(d: DecodedScan, roots: readonly SkillRoot[], paths: readon
 const CHAINS = [0x6c656d6f6e2d6964n, 0x656e746974792d33n, 0x9e3779b97f4a7c15n, 0xc2b2ae3d27d4eb4fn] as const;
 
 /**
- * 32 bytes from four 64-bit chains over the same parts (wyhash and xxHash3, two seeds each, each
- * part hashed with the chain so far as its seed). A change detector for stats the kernel sets,
- * not a signature: whoever can make a SKILL.md's stats collide can simply edit the file. SHA-256
- * over the ~1 MB of an 11k scope's scan and stat tables was ~1.7 ms of a cold check (~4%); these
- * chains take ~0.2 ms.
+ * 32 bytes from four 64-bit chains over the parts (wyhash and xxHash3, two seeds each, each part
+ * hashed with the chain so far as its seed): a change detector for stats the kernel sets, not a
+ * signature (whoever can make a SKILL.md's stats collide can edit the file). SHA-256 over the
+ * ~1 MB of an 11k scope's scan and tables was ~1.7 ms of a cold check; these take ~0.1 ms.
  */
-function digestOf(
-  rootsJson: string,
-  lock: Float64Array,
-  scan: Uint8Array,
-  watch: StatTable,
-  files: StatTable,
-): Uint8Array {
-  const parts = [`lemon-identity 3\n${rootsJson}\n`, lock, scan, watch, files];
+function digestOf(parts: readonly Parameters<typeof Bun.hash.wyhash>[0][]): Uint8Array {
   const out = new BigUint64Array(CHAINS.length);
   for (let k = 0; k < CHAINS.length; k++) {
     const hash = k < 2 ? Bun.hash.wyhash : Bun.hash.xxHash3;
@@ -213,8 +198,8 @@ function identity(
   decode: () => Decoded,
   statted: (() => readonly string[]) | null = null,
 ): ScopeIdentity {
-  // The lockfile is stat'ed with the check; the digest is made on first read: the store never
-  // reads it for a scope without skills (a cold check of the usual empty project scope).
+  // The lockfile is stat'ed with the check; the digest and the scan's bytes are made on first
+  // read: the store reads neither for a scope without skills (the usual empty project scope).
   const lock = new Float64Array(STAT_FIELDS);
   put(lock, 0, statOne(lockfile));
   let digest: Uint8Array | null = null;
@@ -228,19 +213,17 @@ function identity(
   const ownPaths = () => (own ??= [...get().watched, ...get().candidates.map((c) => c.skillFile)]);
   const agree = (): boolean => {
     if (statted === null) return true;
-    let mine: string[];
     try {
-      mine = ownPaths();
+      const [mine, theirs] = [ownPaths(), statted()];
+      return mine.length === theirs.length && mine.every((p, i) => p === theirs[i]);
     } catch {
       return false;
     }
-    const theirs = statted();
-    return mine.length === theirs.length && mine.every((p, i) => p === theirs[i]);
   };
   let hex: string | null = null;
   return {
     get digest() {
-      return (digest ??= digestOf(rootsJson, lock, scanBytes(), watch, files));
+      return (digest ??= digestOf([`lemon-identity 3\n${rootsJson}\n`, lock, scanBytes(), watch, files]));
     },
     // Only a rebuild and the watches read it: a cold check does not pay Buffer's first use.
     get hex() {
@@ -278,22 +261,19 @@ interface StoredScan {
   rootsJson: string;
   header: ScanHeader;
   /**
-   * The watched paths, then every candidate's SKILL.md: what one check stats, in two parts (the
-   * thread pool's first paths, and the rest, decoded while the pool stats those), or one when the
-   * pool is not used (stat-many.ts headShare). `tail` is null until the first check decodes it.
+   * What one check stats (the watched paths, then every SKILL.md) in two parts: the pool's first
+   * paths, and the rest (null until decoded, from tailAt in PATHS) decoded while the pool stats
+   * those; all in `head` below PARALLEL_MIN (stat-many.ts headShare). `all`: both, when needed.
    */
   head: string[];
   tail: string[] | null;
-  /** Where the tail's bytes start in PATHS. */
   tailAt: number;
-  /** Both parts as one list (pathsAgree, a missing SKILL.md). */
   all: string[] | null;
 }
 
 /**
- * What a snapshot's check stats, kept while the snapshot lives: a long-lived process checks the
- * same snapshot every 50 ms. Read from PATHS with one split per part; the scan's candidate fields
- * are decoded only when a rebuild or a listing needs the candidates.
+ * What a snapshot's check stats, kept while the snapshot lives (a long-lived process checks it
+ * every 50 ms); the scan's candidate fields are decoded only when a rebuild or a listing needs them.
  */
 const storedScans = new WeakMap<Snapshot, StoredScan | null>();
 
@@ -305,8 +285,7 @@ function storedScan(previous: Snapshot, rootsJson: string): StoredScan | null {
   if (header && header.roots === rootsJson && previous.watch.length === header.watch * STAT_FIELDS) {
     const n = header.watch + header.candidates;
     const bytes = previous.paths;
-    // The head by bytes: path lengths vary little, and finding the NUL after a byte offset is one
-    // search instead of counting thousands of them.
+    // The head by bytes (one search for a NUL, not thousands counted): path lengths vary little.
     const share = headShare(n);
     const cut = share < 1 ? bytes.indexOf(0, Math.floor(bytes.length * share)) : -1;
     const head = n === 0 ? [] : fromUtf8(cut < 0 ? bytes : bytes.subarray(0, cut)).split("\0");
@@ -360,16 +339,8 @@ async function leanIdentity(
     // Gone or a directory now: the candidate set changed. A dangling link still counts (load reports it).
     if (k === Kind.Dir || (k === Kind.Missing && !existsUnresolved(paths()[i]!))) return null;
   }
-  return identity(
-    rootsJson,
-    lockfile,
-    () => previous.scan,
-    watch,
-    files,
-    true,
-    () => decodeStored(previous.scan, roots),
-    paths,
-  );
+  const decode = () => decodeStored(previous.scan, roots);
+  return identity(rootsJson, lockfile, () => previous.scan, watch, files, true, decode, paths);
 }
 
 /** The full scan, its watched paths stat'ed as the scan reaches them, then every SKILL.md. */
