@@ -9,7 +9,7 @@
  */
 import { statSync } from "node:fs";
 import type { LemonContext } from "../../context.ts";
-import { resolvePaths } from "../../paths.ts";
+import { type LemonPaths, resolvePaths } from "../../paths.ts";
 import { isDisplayable, toEntry, type SkillEntry } from "../entry.ts";
 import type { LockRead } from "../lockfile.ts";
 import type { ScopeLock } from "../provenance.ts";
@@ -88,13 +88,13 @@ export class RelevanceEngine {
   async snapshots(
     ctx: LemonContext,
     refresh: boolean,
+    paths: LemonPaths = resolvePaths(ctx),
   ): Promise<{
     roots: { project: SkillRoot[]; global: SkillRoot[] };
     project: Snapshot | null;
     global: Snapshot | null;
   }> {
     const roots = this.#rootsFor(ctx, refresh);
-    const paths = resolvePaths(ctx);
     const [project, global] = await Promise.all([
       this.store.current({ roots: roots.project, lockfile: paths.project.lockfile, refresh }),
       this.store.current({ roots: roots.global, lockfile: paths.global.lockfile, refresh }),
@@ -110,8 +110,12 @@ export class RelevanceEngine {
     const score: Scorer = { scoreWithNorm: scorer.scoreWithNorm, keeps: opts.cutoff === false ? null : scorer.keeps };
     const parsed = boundTerms(scorer.parseQuery(tok.queryText(query)), tok.MAX_QUERY_TERMS);
     if (parsed.terms.length === 0) return [];
-    const [snaps, disabled] = await Promise.all([this.snapshots(ctx, opts.refresh === true), this.#disabled(ctx)]);
+    // The paths are resolved once per call (each resolution joins some 45 of them).
     const paths = resolvePaths(ctx);
+    const [snaps, disabled] = await Promise.all([
+      this.snapshots(ctx, opts.refresh === true, paths),
+      this.#disabled(paths, ctx),
+    ]);
     const [projectLock, globalLock] = await Promise.all([
       this.#lock(ctx, "project", paths.project.lockfile, snaps.project, snaps.roots.project),
       this.#lock(ctx, "global", paths.global.lockfile, snaps.global, snaps.roots.global),
@@ -174,8 +178,7 @@ export class RelevanceEngine {
   }
 
   /** The live disabled set (skills.md §7.1 rule 9): re-read whenever either skills.json changed. */
-  async #disabled(ctx: LemonContext): Promise<ReadonlySet<string>> {
-    const p = resolvePaths(ctx);
+  async #disabled(p: LemonPaths, ctx: LemonContext): Promise<ReadonlySet<string>> {
     const g = statKey(p.global.skillsJson);
     const pr = statKey(p.project.skillsJson);
     const key = `${p.global.skillsJson}\0${g}\0${p.project.skillsJson}\0${pr}`;
