@@ -67,7 +67,8 @@ function cutAt(s: string, i: number, step: number): number {
  * split words dropped.
  */
 export function queryText(query: string): string {
-  let q = query;
+  // Trimmed before the cut: a key padded with pages of spaces is still that key (skills.md §7.1 rule 5).
+  let q = query.length > MAX_QUERY_CHARS ? query.trim() : query;
   if (q.length > MAX_QUERY_CHARS) {
     const half = MAX_QUERY_CHARS / 2;
     q = `${q.slice(0, cutAt(q, half, -1))} ${q.slice(cutAt(q, q.length - half, 1))}`;

@@ -76,6 +76,16 @@ describe("findRelevant over bounded requests", () => {
     expect(await keys(l, "de\u00adploy\u2060 kuber\ufeffnetes")).toEqual(plain);
   });
 
+  test("a key padded with pages of spaces on both sides is still that key (rule 5)", async () => {
+    await using box = await sandbox();
+    await catalog(box);
+    await using l = lemonFor(box);
+    for (const pad of [" ", "\u00a0", "\t\n"]) {
+      const p = pad.repeat(MAX_QUERY_CHARS);
+      expect((await keys(l, `${p}redis-cache${p}`))[0]).toBe("redis-cache");
+    }
+  });
+
   test("only the head and the tail of a huge request are read", async () => {
     await using box = await sandbox();
     await catalog(box);
