@@ -12,7 +12,7 @@
 import type { LogEntry } from "../../context.ts";
 import type { WorkerLocation } from "../../workers/spec.ts";
 import type { SkillRoot } from "../roots.ts";
-import { readSnapshotFile, snapshotPath, writeSnapshotFile } from "./file.ts";
+import { mappingIntact, readSnapshotFile, snapshotPath, writeSnapshotFile } from "./file.ts";
 import { openSnapshot, type Snapshot } from "./format.ts";
 import { computeIdentity, sameIdentity, scopeId, type ScopeIdentity } from "./identity.ts";
 import { StoreWatches, type WatchMode } from "./store-watches.ts";
@@ -120,8 +120,36 @@ export class SnapshotStore {
     return state.checked && this.#opts.now() - state.checkedAt < CHECK_INTERVAL_MS;
   }
 
+  /**
+   * Drops a scope's mapped snapshot whose file was changed in place since it was mapped
+   * (file.ts): the scope is checked again, reading the file afresh (or rebuilding), and the old
+   * map is never read again. One stat for a mapped snapshot, nothing for one held in memory.
+   * Returns the snapshot that is safe to hand out as is.
+   */
+  #unmapChanged(state: ScopeState): Snapshot | null {
+    const snap = state.current;
+    if (snap === null || mappingIntact(snap)) return snap;
+    state.current = null;
+    state.identity = null;
+    state.checked = false;
+    return null;
+  }
+
   /** The current snapshot of a scope, or null when the scope has no skill directories. */
   async current(req: ScopeRequest): Promise<Snapshot | null> {
+    const state = this.#stateOf(this.#idOf(req.roots));
+    // A check in flight may hand back a map it opened before the file changed: that one is
+    // checked again; the last try rebuilds in memory, which is never mapped.
+    for (let tries = 0; tries < 3; tries++) {
+      const safe = this.#unmapChanged(state);
+      const snap = await this.#current(tries < 2 ? req : { ...req, refresh: true });
+      if (snap === null || snap === safe || mappingIntact(snap)) return snap;
+      if (state.current === snap) this.#unmapChanged(state);
+    }
+    return null;
+  }
+
+  async #current(req: ScopeRequest): Promise<Snapshot | null> {
     const id = this.#idOf(req.roots);
     const state = this.#stateOf(id);
     if (state.inflight) {
@@ -155,6 +183,7 @@ export class SnapshotStore {
   async peek(req: { roots: readonly SkillRoot[]; lockfile: string }): Promise<CurrentScope | null> {
     const id = this.#idOf(req.roots);
     const state = this.#stateOf(id);
+    this.#unmapChanged(state);
     if (state.inflight) await state.inflight.catch(() => null);
     else if (!this.#fresh(state) && !(state.checked && this.watches.vouches(id, req.lockfile))) {
       const base = state.current ?? readSnapshotFile(snapshotPath(this.#opts.dir, id));
@@ -164,7 +193,8 @@ export class SnapshotStore {
       if (idn.count === 0 || !sameIdentity(base.identity, idn.digest)) return null;
       Object.assign(state, { current: base, identity: idn, checked: true, checkedAt: this.#opts.now() });
     }
-    return state.current && state.identity ? { snap: state.current, identity: state.identity } : null;
+    const snap = this.#unmapChanged(state);
+    return snap && state.identity ? { snap, identity: state.identity } : null;
   }
 
   /** The file a scope's snapshot lives in. */
