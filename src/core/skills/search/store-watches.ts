@@ -19,12 +19,17 @@ export type WatchMode = "auto" | "eager" | "never";
 
 /** Watched scopes per instance; the least recently used one beyond this is released. */
 const MAX_WATCHED_SCOPES = 8;
+/**
+ * Paths the scope watches of one instance hold at most (one inotify watch each; two scopes of the
+ * largest kind): the least recently used scopes beyond it are released, as beyond MAX_WATCHED_SCOPES.
+ */
+const MAX_TOTAL_WATCHES = 49_152;
 /** A scope whose watched directory went away is re-armed at most this often. */
 const REARM_MS = 1000;
 /**
  * A watch vouches for at most this long after a check, then the stat check runs once more: a
- * safety net for what notifications cannot see (a SKILL.md edited through a hard link elsewhere,
- * file systems that do not report). Roots are re-resolved at least every ROOTS_VOUCH_MS.
+ * safety net for what notifications cannot see (file systems that do not report, such as network
+ * mounts). Roots are re-resolved at least every ROOTS_VOUCH_MS.
  */
 const SCOPE_VOUCH_MS = 5000;
 const ROOTS_VOUCH_MS = 1000;
@@ -146,7 +151,11 @@ export class StoreWatches {
       }
       s.planFor = idn.hex;
       const key = planKey(plan);
-      if (s.watch && s.watch.key === key && s.watch.state <= WatchState.Armed) return;
+      if (s.watch && s.watch.key === key && s.watch.state <= WatchState.Armed) {
+        // Same paths, other stats: a SKILL.md may have been replaced by one with other hard links.
+        s.watch.reprobe();
+        return;
+      }
       this.#drop(s);
       s.armedAt = this.#now();
       s.watch = this.#hubOf().watch(plan, key);
@@ -162,12 +171,20 @@ export class StoreWatches {
     s.baseline = -1;
   }
 
-  /** Keeps at most MAX_WATCHED_SCOPES watches: scopes left behind by a root change go first. */
+  /**
+   * Keeps at most MAX_WATCHED_SCOPES watches and MAX_TOTAL_WATCHES directories: the least recently
+   * used scopes (those left behind by a root change) go first.
+   */
   #bound(): void {
     const watched = [...this.#slots.values()].filter((s) => s.watch !== null);
-    if (watched.length <= MAX_WATCHED_SCOPES) return;
+    const size = (s: Slot) => (s.watch ? s.watch.plan.single.length + (s.watch.plan.chains?.length ?? 0) : 0);
+    let total = watched.reduce((n, s) => n + size(s), 0);
     watched.sort((a, b) => a.usedAt - b.usedAt);
-    for (const s of watched.slice(0, watched.length - MAX_WATCHED_SCOPES)) this.#drop(s);
+    for (let i = 0; i < watched.length - 1; i++) {
+      if (watched.length - i <= MAX_WATCHED_SCOPES && total <= MAX_TOTAL_WATCHES) return;
+      total -= size(watched[i]!);
+      this.#drop(watched[i]!);
+    }
   }
 
   readonly #roots = new Map<string, Slot>();

@@ -7,10 +7,11 @@
  * block the agent's thread, and an event is recorded even while that thread is busy. The worker
  * answers through shared memory: per watch a state and an event counter, read with one atomic load.
  *
- * What is watched: every existing root's real path recursively (depth does not matter: any event
- * below a root only costs one stat check), and, without recursion, the real directories that
- * symlinks lead out of the roots to (linked categories and linked skill directories), so a link
- * to a large tree is never walked. A watch that errors, is closed under us, or cannot be armed is
+ * What is watched (watch-plan.ts): without recursion, the directories discovery reads and the
+ * ones symlinks on the way to them live in, never a whole tree (a recursive watch puts one inotify
+ * watch on every directory below a root: 20k for a node_modules under one skill, out of a per-user
+ * budget the user's editor and bundler share); a scope needing more than MAX_PLAN_WATCHES is
+ * checked by stat instead. A watch that errors, is closed under us, or cannot be armed is
  * `Failed` (logged once per instance); one whose own directory was removed or renamed is `Stale`.
  * Either way the store goes back to the stat check.
  */
@@ -23,26 +24,91 @@ export type WatchState = (typeof WatchState)[keyof typeof WatchState];
 /** Shared slots: 0 state, 1 event counter, 2 "tell me about the next event" (set by the main thread). */
 const SLOTS = 3;
 
-/** Directories of one scope to watch, real paths. */
+/**
+ * What one watch covers; the worker resolves `chains` and `probe` (no file-system work on the
+ * agent's thread). `single` directories are watched as given, without recursion.
+ */
 export interface WatchPlan {
   recursive: string[];
   single: string[];
+  /** Paths whose every symlink's directory is watched, and their real target when a directory. */
+  chains?: string[];
+  /** Paths whose every symlink's directory is watched (not the target). */
+  links?: string[];
+  /** SKILL.md files: when a link, its chain and its real file's directory; with other hard links, the file. */
+  probe?: string[];
 }
 
-/** More linked directories than this and the scope is checked by stat instead. */
-export const MAX_SINGLE_WATCHES = 4096;
+/**
+ * More paths than this in one scope and it is checked by stat instead (logged once): one inotify
+ * watch per skill directory (and per hard-linked SKILL.md), so an 11k-skill root is still watched
+ * even when every SKILL.md is a hard link; store-watches.ts bounds the instance's total.
+ */
+export const MAX_PLAN_WATCHES = 24_576;
 
 /**
  * The worker, as source: it has to exist as a file only for this module, so it is built from a
- * Blob and needs no entry of its own in the binary. Plain JS, no imports beyond node:fs.
+ * Blob and needs no entry of its own in the binary. Plain JS, no imports beyond node:fs and
+ * node:path. The file-system work of a plan (following symlink chains, probing every SKILL.md for
+ * links and hard links: ~150 ms at 11k) happens here, never on the agent's thread.
  */
 const WORKER_SOURCE = `
-const { watch } = require("node:fs");
+const { watch, lstatSync, readlinkSync } = require("node:fs");
+const { dirname, isAbsolute, join, resolve, sep } = require("node:path");
 const ARMED = ${WatchState.Armed}, FAILED = ${WatchState.Failed}, STALE = ${WatchState.Stale}, CLOSED = ${WatchState.Closed};
+const NO_THROW = { throwIfNoEntry: false };
 const watches = new Map();
+// Handles closed on purpose (a re-arm): their "close" event is not a failure.
+const closing = new WeakSet();
+const lstat = (p) => { try { return lstatSync(p, NO_THROW); } catch { return undefined; } };
+// Resolves p one component at a time as the kernel does, adding the real directory holding every
+// symlink met (any component, any hop) to out; the real path, or null (gone, a loop).
+function chain(p, out) {
+  const todo = resolve(p).split(sep).filter(Boolean).reverse();
+  let cur = sep, hops = 0;
+  while (todo.length > 0) {
+    const name = todo.pop();
+    if (name === ".") continue;
+    if (name === "..") { cur = dirname(cur); continue; }
+    const next = join(cur, name);
+    const st = lstat(next);
+    if (!st) return null;
+    if (!st.isSymbolicLink()) { cur = next; continue; }
+    if (++hops > 40) return null;
+    out.add(cur);
+    let t;
+    try { t = readlinkSync(next); } catch { return null; }
+    if (isAbsolute(t)) cur = sep;
+    todo.push(...t.split(sep).filter(Boolean).reverse());
+  }
+  return cur;
+}
+// What a plan's chains and probes add: for a chain, its links' directories and its real target
+// when a directory; for a SKILL.md, when a link, its links' directories and its real file's, and
+// the file itself when it has other hard links (an edit through another name is an event on the
+// inode only). Returns the paths and the inodes of the files among them.
+function expand(m, out) {
+  for (const p of m.chains) {
+    const real = chain(p, out);
+    if (real !== null && lstat(real)?.isDirectory()) out.add(real);
+  }
+  for (const p of m.links) chain(p, out);
+  const inodes = [];
+  for (const f of m.probe) {
+    let st = lstat(f), file = f;
+    if (st?.isSymbolicLink()) {
+      file = chain(f, out);
+      if (file === null) continue;
+      out.add(dirname(file));
+      st = lstat(file);
+    }
+    if (st?.isFile() && st.nlink > 1) { out.add(file); inodes.push(st.ino); }
+  }
+  return inodes.join(",");
+}
 function open(m) {
   const flag = m.flag;
-  const w = { handles: [], quiet: false };
+  const w = { handles: [], quiet: false, paths: [], m, inodes: "" };
   watches.set(m.id, w);
   const done = () => Atomics.load(flag, 0) >= FAILED;
   const bump = () => {
@@ -58,18 +124,49 @@ function open(m) {
     postMessage({ type: state === FAILED ? "failed" : "stale", id: m.id, message });
   };
   const add = (dir, recursive) => {
-    const h = watch(dir, { recursive, persistent: false }, (_type, name) => {
-      // No name: the event is about the watched directory itself (removed, renamed).
-      if (name === null || name === undefined || name === "") stop(STALE, dir);
-      else bump();
-    });
+    let h;
+    try {
+      h = watch(dir, { recursive, persistent: false }, (_type, name) => {
+        // No name: the event is about the watched directory itself (removed, renamed).
+        if (name === null || name === undefined || name === "") stop(STALE, dir);
+        else bump();
+      });
+    } catch (err) {
+      // Gone since the plan was made: the first check after arming (which comes before any
+      // vouching) sees the change and makes a new plan.
+      if (err && (err.code === "ENOENT" || err.code === "ENOTDIR")) return;
+      throw err;
+    }
     h.on("error", (err) => stop(FAILED, String((err && err.message) || err)));
-    h.on("close", () => { if (!w.quiet) stop(FAILED, "watcher closed"); });
+    h.on("close", () => { if (!w.quiet && !closing.has(h)) stop(FAILED, "watcher closed"); });
     w.handles.push(h);
   };
-  try {
+  const arm = () => {
+    const out = new Set(m.single);
+    w.inodes = expand(m, out);
+    if (out.size + m.recursive.length > m.max) {
+      stop(FAILED, "more than " + m.max + " directories and files to watch");
+      return;
+    }
+    w.paths = [...m.recursive, ...out];
     for (const d of m.recursive) add(d, true);
-    for (const d of m.single) add(d, false);
+    for (const d of out) add(d, false);
+  };
+  // The plan's paths did not change but files may have (a hard-linked SKILL.md replaced): probe
+  // again, and when the result differs re-arm and count an event (a change in between is seen
+  // by the next check).
+  w.reprobe = () => {
+    if (done()) return;
+    const out = new Set(m.single);
+    const inodes = expand(m, out);
+    if (inodes === w.inodes && out.size + m.recursive.length === w.paths.length) return;
+    for (const h of w.handles) { closing.add(h); try { h.close(); } catch {} }
+    w.handles = [];
+    try { arm(); } catch (err) { stop(FAILED, String((err && err.message) || err)); return; }
+    bump();
+  };
+  try {
+    arm();
   } catch (err) {
     stop(FAILED, String((err && err.message) || err));
     return;
@@ -86,6 +183,8 @@ self.onmessage = (e) => {
     for (const h of w.handles) try { h.close(); } catch {}
     watches.delete(m.id);
   } else if (m.type === "sever" && w) for (const h of w.handles) try { h.close(); } catch {}
+  else if (m.type === "reprobe" && w) w.reprobe();
+  else if (m.type === "paths") postMessage({ type: "paths", id: m.id, paths: w ? w.paths : [] });
 };
 `;
 
@@ -133,14 +232,29 @@ export class ScopeWatch {
   sever(): void {
     this.#hub.post({ type: "sever", id: this.id });
   }
+
+  /** The plan is unchanged but files may not be: the worker probes the SKILL.md files again. */
+  reprobe(): void {
+    this.#hub.post({ type: "reprobe", id: this.id });
+  }
+
+  /** The paths the worker watches for this plan (tests). */
+  paths(): Promise<string[]> {
+    return this.#hub.paths(this);
+  }
 }
 
-type Reply = { type: "armed" | "changed" | "failed" | "stale"; id: number; message?: string };
+type Reply = {
+  type: "armed" | "changed" | "failed" | "stale" | "paths";
+  id: number;
+  message?: string;
+  paths?: string[];
+};
 
 function isReply(v: unknown): v is Reply {
   if (typeof v !== "object" || v === null) return false;
   const r = v as Record<string, unknown>;
-  return typeof r.id === "number" && ["armed", "changed", "failed", "stale"].includes(r.type as string);
+  return typeof r.id === "number" && ["armed", "changed", "failed", "stale", "paths"].includes(r.type as string);
 }
 
 /** The watch worker of one lemon instance: started on the first watch, never keeps a process alive. */
@@ -186,8 +300,23 @@ export class WatchHub {
     }
   }
 
+  readonly #asked = new Map<number, (paths: string[]) => void>();
+
+  paths(w: ScopeWatch): Promise<string[]> {
+    return new Promise((done) => {
+      if (!this.#worker) return done([]);
+      this.#asked.set(w.id, done);
+      this.#worker.postMessage({ type: "paths", id: w.id });
+    });
+  }
+
   #reply(data: unknown): void {
     if (!isReply(data)) return;
+    if (data.type === "paths") {
+      this.#asked.get(data.id)?.(data.paths ?? []);
+      this.#asked.delete(data.id);
+      return;
+    }
     const w = this.#watches.get(data.id);
     if (!w) return;
     if (data.type === "failed") this.fallback(data.message ?? "watcher failed");
@@ -213,11 +342,21 @@ export class WatchHub {
     const flag = new Int32Array(new SharedArrayBuffer(SLOTS * 4));
     const w = new ScopeWatch(this.#next++, plan, key, flag, this);
     this.#watches.set(w.id, w);
-    worker.postMessage({ type: "watch", id: w.id, flag, recursive: plan.recursive, single: plan.single });
+    worker.postMessage({
+      type: "watch",
+      id: w.id,
+      flag,
+      recursive: plan.recursive,
+      single: plan.single,
+      chains: plan.chains ?? [],
+      links: plan.links ?? [],
+      probe: plan.probe ?? [],
+      max: MAX_PLAN_WATCHES,
+    });
     return w;
   }
 
-  post(msg: { type: "sever"; id: number }): void {
+  post(msg: { type: "sever" | "reprobe"; id: number }): void {
     this.#worker?.postMessage(msg);
   }
 
@@ -233,6 +372,8 @@ export class WatchHub {
   }
 
   close(): void {
+    for (const done of this.#asked.values()) done([]);
+    this.#asked.clear();
     for (const w of this.#watches.values()) Atomics.store(w.flag, 0, WatchState.Closed);
     this.#watches.clear();
     this.#worker?.terminate();
