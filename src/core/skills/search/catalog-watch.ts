@@ -5,14 +5,17 @@
  * roots, asks the store for each scope's snapshot (the store's watch vouches for it, else its stat
  * check runs; a change rebuilds it, so the next findRelevant is free) and compares what it found
  * with the last check. Checks run when the watch worker reports an event and, as the fallback and
- * for the files outside the roots, every 250 ms; deliveries are at least 100 ms apart.
+ * for the files outside the roots, every 250 ms; deliveries are at least 100 ms apart. While one
+ * of the subscription's scopes is not watched (each poll is then a stat pass over its tree: many
+ * projects beyond the store's watched scopes cost a core), unchanged polls back off, doubling up
+ * to POLL_MAX_MS; a change or an event resets it.
  */
 import type { LemonContext } from "../../context.ts";
 import { resolvePaths } from "../../paths.ts";
 import { resolveRoots } from "../roots.ts";
 import { fingerprintOf, statOne } from "./stat-many.ts";
 import type { SnapshotStore } from "./store.ts";
-import type { ScopeWatch } from "./watcher.ts";
+import { type ScopeWatch, WatchState } from "./watcher.ts";
 
 export type WatchedScope = "project" | "global";
 export interface CatalogChange {
@@ -22,6 +25,12 @@ export interface CatalogChange {
 export type CatalogListener = (change: CatalogChange) => void;
 
 export const POLL_MS = 250;
+export const POLL_MAX_MS = 2000;
+
+/** The wait before the next poll: back to POLL_MS on a change or while every scope is watched. */
+export function nextPoll(delay: number, changed: boolean, allWatched: boolean): number {
+  return changed || allWatched ? POLL_MS : Math.min(delay * 2, POLL_MAX_MS);
+}
 export const COALESCE_MS = 100;
 /** An event is checked this long after it arrives, so one burst is one check. */
 const SETTLE_MS = 20;
@@ -41,7 +50,12 @@ export class CatalogSubscription {
   #sig: Record<WatchedScope, string> | null = null;
   #pending = new Set<WatchedScope>();
   #lastDelivery = Number.NEGATIVE_INFINITY;
-  #poll: ReturnType<typeof setInterval>;
+  #poll: ReturnType<typeof setTimeout> | null = null;
+  #delay = POLL_MS;
+  /** True when the last check found every scope with skills armed (its check then costs no stat pass). */
+  #allWatched = false;
+  /** The listener's failures are logged once per subscription, not on every notification. */
+  #warned = false;
   #soon: ReturnType<typeof setTimeout> | null = null;
   #delivery: ReturnType<typeof setTimeout> | null = null;
   #running = false;
@@ -54,9 +68,17 @@ export class CatalogSubscription {
     this.#store = store;
     this.#ctx = ctx;
     this.#listener = listener;
-    this.#poll = setInterval(() => void this.check(), POLL_MS);
-    this.#poll.unref?.();
     void this.check();
+  }
+
+  #armPoll(): void {
+    if (this.#closed) return;
+    if (this.#poll) clearTimeout(this.#poll);
+    this.#poll = setTimeout(() => {
+      this.#poll = null;
+      void this.check();
+    }, this.#delay);
+    this.#poll.unref?.();
   }
 
   #schedule(): void {
@@ -76,16 +98,24 @@ export class CatalogSubscription {
       return;
     }
     this.#running = true;
+    let changed = false;
     try {
       const sig = await this.#signature();
       if (this.#closed) return;
-      if (this.#sig) for (const s of SCOPES) if (sig[s] !== this.#sig[s]) this.#pending.add(s);
+      if (this.#sig)
+        for (const s of SCOPES)
+          if (sig[s] !== this.#sig[s]) {
+            this.#pending.add(s);
+            changed = true;
+          }
       this.#sig = sig;
       this.#deliver();
     } catch (err) {
       this.#ctx.log({ level: "warn", message: `skills.watch: check failed: ${(err as Error).message}` });
     } finally {
       this.#running = false;
+      this.#delay = nextPoll(this.#delay, changed || this.#again, this.#allWatched);
+      this.#armPoll();
       if (this.#again && !this.#closed) {
         this.#again = false;
         this.#schedule();
@@ -97,9 +127,11 @@ export class CatalogSubscription {
     const roots = resolveRoots(this.#ctx);
     const paths = resolvePaths(this.#ctx);
     const out = { project: "", global: "" };
+    let allWatched = true;
     for (const s of SCOPES) {
       const req = { roots: roots[s], lockfile: paths[s].lockfile };
       const watch = await this.#store.watchScope(req);
+      if (watch?.state !== WatchState.Armed && req.roots.some((r) => r.exists)) allWatched = false;
       if (watch && !this.#watches.has(watch)) {
         this.#watches.add(watch);
         watch.changed.add(this.#onEvent);
@@ -109,9 +141,10 @@ export class CatalogSubscription {
       const id = snap ? Buffer.from(snap.identity).toString("hex") : "none";
       out[s] = [this.#store.fileFor(req.roots), id, fileKey(req.lockfile), fileKey(paths[s].skillsJson)].join("\0");
     }
+    this.#allWatched = allWatched;
     // Watches of scopes left behind (a root came or went) stop calling this subscription.
     for (const w of this.#watches)
-      if (w.state > 1) {
+      if (w.state > WatchState.Armed) {
         w.changed.delete(this.#onEvent);
         this.#watches.delete(w);
       }
@@ -128,9 +161,12 @@ export class CatalogSubscription {
       this.#pending.clear();
       this.#lastDelivery = performance.now();
       try {
-        this.#listener({ cwd: this.#ctx.cwd, scopes });
+        // An async listener's rejection is its failure too (else an unhandledRejection per change).
+        const r: unknown = this.#listener({ cwd: this.#ctx.cwd, scopes });
+        if (typeof (r as PromiseLike<unknown> | null)?.then === "function")
+          (r as PromiseLike<unknown>).then(undefined, (err: unknown) => this.#listenerFailed("rejected", err));
       } catch (err) {
-        this.#ctx.log({ level: "warn", message: `skills.watch listener threw: ${(err as Error).message}` });
+        this.#listenerFailed("threw", err);
       }
     };
     if (wait <= 0) {
@@ -141,9 +177,19 @@ export class CatalogSubscription {
     this.#delivery.unref?.();
   }
 
+  #listenerFailed(how: string, err: unknown): void {
+    if (this.#warned) return;
+    this.#warned = true;
+    const message = err instanceof Error ? err.message : String(err);
+    this.#ctx.log({
+      level: "warn",
+      message: `skills.watch listener ${how}: ${message} (further failures of this listener are not logged)`,
+    });
+  }
+
   close(): void {
     this.#closed = true;
-    clearInterval(this.#poll);
+    if (this.#poll) clearTimeout(this.#poll);
     if (this.#soon) clearTimeout(this.#soon);
     if (this.#delivery) clearTimeout(this.#delivery);
     for (const w of this.#watches) w.changed.delete(this.#onEvent);

@@ -78,6 +78,8 @@ export class StoreWatches {
   readonly #slots = new Map<string, Slot>();
   #hub: WatchHub | null = null;
   readonly #subs = new Set<() => void>();
+  /** After close(): nothing arms again (a check still in flight at close ends without a watch). */
+  #closed = false;
 
   constructor(mode: WatchMode, now: () => number, log: (e: LogEntry) => void) {
     this.#mode = mode;
@@ -124,7 +126,7 @@ export class StoreWatches {
   afterCheck(id: string, idn: ScopeIdentity | null, roots: readonly SkillRoot[], force: boolean): ScopeWatch | null {
     const s = this.#slot(id);
     if (!force) s.checks++;
-    if (this.#mode === "never" || s.unwatchable) return null;
+    if (this.#mode === "never" || s.unwatchable || this.#closed) return null;
     const w = s.watch;
     if (w && w.state === WatchState.Failed) {
       // The hub logged it; this scope stays on the stat check.
@@ -141,7 +143,7 @@ export class StoreWatches {
     if (healthy && s.planFor === idn.hex) return w;
     if (w && !healthy && this.#now() - s.armedAt < REARM_MS) return null;
     void import("./watch-plan.ts").then(({ planKey, watchPlan }) => {
-      if (this.#slots.get(id) !== s || s.unwatchable) return;
+      if (this.#slots.get(id) !== s || s.unwatchable || this.#closed) return;
       const plan = watchPlan(roots, idn);
       if ("reason" in plan) {
         this.#drop(s);
@@ -210,7 +212,7 @@ export class StoreWatches {
   /** After the roots of a cwd were resolved: arms (from the second resolution in `auto`) or re-arms its watch. */
   afterRoots(cwd: string, roots: { project: SkillRoot[]; global: SkillRoot[] }): void {
     const s = this.#roots.get(cwd);
-    if (!s || this.#mode === "never" || s.unwatchable) return;
+    if (!s || this.#mode === "never" || s.unwatchable || this.#closed) return;
     s.checks++;
     if (this.#mode === "auto" && s.checks < 2 && !s.watch) return;
     const w = s.watch;
@@ -220,7 +222,7 @@ export class StoreWatches {
       return;
     }
     void import("./watch-plan.ts").then(({ planKey, rootsPlan }) => {
-      if (this.#roots.get(cwd) !== s || s.unwatchable) return;
+      if (this.#roots.get(cwd) !== s || s.unwatchable || this.#closed) return;
       const plan = rootsPlan(cwd, roots);
       const key = planKey(plan);
       if (s.watch && s.watch.key === key && s.watch.state <= WatchState.Armed) return;
@@ -248,6 +250,10 @@ export class StoreWatches {
    * released also releases every watch (findRelevant re-arms its own at its next check).
    */
   hold(close: () => void): () => void {
+    if (this.#closed) {
+      close();
+      return () => {};
+    }
     this.#subs.add(close);
     return () => {
       if (!this.#subs.delete(close)) return;
@@ -263,6 +269,7 @@ export class StoreWatches {
 
   /** Ends every subscription and watch (lemon.close()). */
   close(): void {
+    this.#closed = true;
     for (const c of this.#subs) c();
     this.#subs.clear();
     this.release();
