@@ -6,9 +6,11 @@ import { linkSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, wr
 import { join } from "node:path";
 import { createLemon, type Lemon } from "../../../../src/core/index.ts";
 import { registryOf } from "../../../../src/core/internals.ts";
-import { resolveRoots } from "../../../../src/core/skills/roots.ts";
+import { resolveRoots, type SkillRoot } from "../../../../src/core/skills/roots.ts";
+import type { ScopeIdentity } from "../../../../src/core/skills/search/identity.ts";
 import type { SnapshotStore } from "../../../../src/core/skills/search/store.ts";
-import { WatchState } from "../../../../src/core/skills/search/watcher.ts";
+import { watchPlan } from "../../../../src/core/skills/search/watch-plan.ts";
+import { MAX_PLAN_WATCHES, WatchState } from "../../../../src/core/skills/search/watcher.ts";
 import { sandbox, type Sandbox } from "../../../support/sandbox.ts";
 
 const md = (name: string, description: string) => `---\nname: ${name}\ndescription: ${description}\n---\nBody.\n`;
@@ -155,5 +157,17 @@ describe("scope watch plan", () => {
     writeFileSync(join(box.root, "other2.md"), md("alpha", "Ibex grooming."));
     await turn();
     expect(await keys(l, "ibex")).toEqual(["alpha"]);
+  });
+
+  test("a scope that would need more watches than the bound is not watched (the store then checks by stat)", () => {
+    const root = { scope: "global", path: "/r", realPath: "/r", exists: true } as unknown as SkillRoot;
+    const candidates = (n: number) =>
+      Array.from({ length: n }, (_, i) => ({ realPath: `/r/s${i}`, skillFile: `/r/s${i}/SKILL.md` }));
+    const idn = (n: number) =>
+      ({ watchedPaths: () => ["/r"], candidates: () => candidates(n) }) as unknown as ScopeIdentity;
+    const small = watchPlan([root], idn(3));
+    expect("reason" in small ? small.reason : small.single).toEqual(["/r", "/r/s0", "/r/s1", "/r/s2"]);
+    const big = watchPlan([root], idn(MAX_PLAN_WATCHES));
+    expect("reason" in big ? big.reason : null).toContain(`more than ${MAX_PLAN_WATCHES}`);
   });
 });
