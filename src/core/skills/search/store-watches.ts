@@ -103,6 +103,7 @@ export class StoreWatches {
     const s = this.#slots.get(id);
     const w = s?.watch;
     if (!s || !w || s.baseline < 0 || w.state !== WatchState.Armed || w.events !== s.baseline) return false;
+    if (w.holes !== 0) return false;
     const now = this.#now();
     if (now - s.baselineAt >= SCOPE_VOUCH_MS || !sameLock(lockfile, s.lock)) return false;
     s.usedAt = now;
@@ -140,7 +141,11 @@ export class StoreWatches {
     }
     if (!force && this.#mode === "auto" && s.checks < 2 && !w) return null;
     const healthy = w !== null && (w.state === WatchState.Armed || w.state === WatchState.Arming);
-    if (healthy && s.planFor === idn.hex) return w;
+    if (healthy && s.planFor === idn.hex) {
+      // A watched directory replaced since: the worker watches what is at the path now.
+      if (w.holes !== 0) w.reprobe();
+      return w;
+    }
     if (w && !healthy && this.#now() - s.armedAt < REARM_MS) return null;
     void import("./watch-plan.ts").then(({ planKey, watchPlan }) => {
       if (this.#slots.get(id) !== s || s.unwatchable || this.#closed) return;
@@ -153,9 +158,13 @@ export class StoreWatches {
       }
       s.planFor = idn.hex;
       const key = planKey(plan);
-      if (s.watch && s.watch.key === key && s.watch.state <= WatchState.Armed) {
+      if (s.watch && s.watch.state <= WatchState.Armed) {
         // Same paths, other stats: a SKILL.md may have been replaced by one with other hard links.
-        s.watch.reprobe();
+        if (s.watch.key === key) s.watch.reprobe();
+        else {
+          s.watch.update(plan, key);
+          this.#bound();
+        }
         return;
       }
       this.#drop(s);
@@ -196,7 +205,7 @@ export class StoreWatches {
     const s = this.#roots.get(cwd);
     const w = s?.watch;
     if (!s || !w || s.baseline < 0 || w.state !== WatchState.Armed || w.events !== s.baseline) return false;
-    return this.#now() - s.baselineAt < ROOTS_VOUCH_MS;
+    return w.holes === 0 && this.#now() - s.baselineAt < ROOTS_VOUCH_MS;
   }
 
   /** Called before the roots of a cwd are resolved (the baseline of its watch, as beforeCheck). */
@@ -225,7 +234,10 @@ export class StoreWatches {
       if (this.#roots.get(cwd) !== s || s.unwatchable || this.#closed) return;
       const plan = rootsPlan(cwd, roots);
       const key = planKey(plan);
-      if (s.watch && s.watch.key === key && s.watch.state <= WatchState.Armed) return;
+      if (s.watch && s.watch.key === key && s.watch.state <= WatchState.Armed) {
+        if (s.watch.holes !== 0) s.watch.reprobe();
+        return;
+      }
       if (s.watch && s.watch.state > WatchState.Armed && this.#now() - s.armedAt < REARM_MS) return;
       this.#drop(s);
       s.armedAt = this.#now();
