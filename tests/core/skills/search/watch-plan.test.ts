@@ -108,6 +108,23 @@ describe("scope watch plan", () => {
     expect(await keys(l, "okapi")).toEqual(["eps"]);
   });
 
+  test("a linked skill directory replaced outside the roots: the new directory is watched", async () => {
+    await using box = await sandbox();
+    await box.skill("g", "alpha", md("alpha", "Zebra grooming."));
+    await box.skill("ext", "eps", md("eps", "Walrus feeding."));
+    symlinkSync(join(box.root, "ext/eps"), join(box.root, "g/eps"));
+    await using l = lemonFor(box);
+    await armed(l);
+    rmSync(join(box.root, "ext/eps"), { recursive: true });
+    await box.skill("ext", "eps", md("eps", "Okapi feeding."));
+    await turn();
+    expect(await keys(l, "okapi")).toEqual(["eps"]);
+    await armed(l);
+    writeFileSync(join(box.root, "ext/eps/SKILL.md"), md("eps", "Ibex feeding."));
+    await turn();
+    expect(await keys(l, "ibex")).toEqual(["eps"]);
+  });
+
   test("a two-hop link retargeted at the middle hop", async () => {
     await using box = await sandbox();
     await box.skill("g", "alpha", md("alpha", "Zebra grooming."));
