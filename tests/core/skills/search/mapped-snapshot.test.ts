@@ -2,7 +2,11 @@
 // rebuild, never a crash): the store stats the snapshot file before each use and drops a mapping
 // whose file changed. Run in a child process: the failure this guards against is a SIGBUS.
 import { describe, expect, test } from "bun:test";
+import { readdirSync, readFileSync, renameSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { mappingIntact, readSnapshotFile } from "../../../../src/core/skills/search/file.ts";
+import { openSnapshot } from "../../../../src/core/skills/search/format.ts";
+import { lemonFor } from "./lemon-for.ts";
 import { sandbox, type Sandbox } from "../../../support/sandbox.ts";
 
 const CHILD = join(import.meta.dir, "fixtures", "mapped-child.ts");
@@ -45,4 +49,36 @@ describe("a mapped snapshot changed in place", () => {
       expect(got.now).toEqual(got.before);
       expect(got.later).toEqual(got.before);
     }, 30_000);
+});
+
+describe("mappingIntact", () => {
+  test("true while the mapped file is untouched or the snapshot is in memory; false once it is rewritten or replaced", async () => {
+    await using box = await sandbox();
+    await skills(box, 3);
+    {
+      await using l = lemonFor(box);
+      await l.skills.findRelevant("zebra");
+    }
+    const dir = join(box.agentDir, "cache", "skills");
+    const file = join(dir, readdirSync(dir).find((f) => f.endsWith(".snap"))!);
+    const bytes = readFileSync(file);
+    const inMemory = openSnapshot(new Uint8Array(bytes), false);
+    if (typeof inMemory === "string") throw new Error(inMemory);
+    expect(mappingIntact(inMemory)).toBe(true);
+    const a = readSnapshotFile(file)!;
+    expect(a.mapped).toBe(true);
+    expect(mappingIntact(a)).toBe(true);
+    // Same bytes written in place, times set back: the ctime still moves.
+    const st = Bun.file(file);
+    const mtime = new Date(st.lastModified);
+    writeFileSync(file, bytes);
+    utimesSync(file, mtime, mtime);
+    expect(mappingIntact(a)).toBe(false);
+    // A new file renamed over the path: another inode.
+    const b = readSnapshotFile(file)!;
+    expect(mappingIntact(b)).toBe(true);
+    writeFileSync(`${file}.new`, bytes);
+    renameSync(`${file}.new`, file);
+    expect(mappingIntact(b)).toBe(false);
+  });
 });
