@@ -15,7 +15,16 @@
 import { lstatSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { HEADER_BYTES, openSnapshot, type Snapshot } from "./format.ts";
-import { STAT_FIELDS, put, statOne } from "./stat-many.ts";
+import { STAT_FIELDS, put } from "./stat-many.ts";
+
+/** lstat as the first look at the path does: a symlink put there since is a change, never followed. */
+function lstatOne(file: string) {
+  try {
+    return lstatSync(file, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
+}
 
 /** Per mapped snapshot: its file and that file's stats when mapped (stat-many.ts layout). */
 const mappedFrom = new WeakMap<Snapshot, { file: string; stats: Float64Array }>();
@@ -29,7 +38,7 @@ export function mappingIntact(snap: Snapshot): boolean {
   if (!snap.mapped) return true;
   const m = mappedFrom.get(snap);
   if (!m) return false;
-  put(statNow, 0, statOne(m.file));
+  put(statNow, 0, lstatOne(m.file));
   for (let i = 0; i < STAT_FIELDS; i++) if (statNow[i] !== m.stats[i]) return false;
   return true;
 }
@@ -55,7 +64,7 @@ export function readSnapshotFile(file: string): Snapshot | null {
     bytes = Bun.mmap(file, { shared: false });
     // The file the map shows must be the one stat'ed: one replaced or resized in between is read
     // into memory instead (a copy, never faults).
-    put(statNow, 0, statOne(file));
+    put(statNow, 0, lstatOne(file));
     for (let i = 0; i < STAT_FIELDS; i++) if (statNow[i] !== stats[i]) bytes = null;
   } catch {
     bytes = null;
