@@ -21,7 +21,8 @@ const closing = new WeakSet();
 const lstat = (p) => { try { return lstatSync(p, NO_THROW); } catch { return undefined; } };
 const inoOf = (p) => { try { return statSync(p, NO_THROW)?.ino ?? -1; } catch { return -1; } };
 // Resolves p one component at a time as the kernel does, adding the real directory holding every
-// symlink met (any component, any hop) to out; the real path, or null (gone, a loop).
+// symlink met (any component, any hop) to out, and the directory a missing component would be
+// created in; the real path, or null (missing, a loop).
 function chain(p, out) {
   const todo = resolve(p).split(sep).filter(Boolean).reverse();
   let cur = sep, hops = 0;
@@ -31,7 +32,8 @@ function chain(p, out) {
     if (name === "..") { cur = dirname(cur); continue; }
     const next = join(cur, name);
     const st = lstat(next);
-    if (!st) return null;
+    // Missing (a dangling link, a target renamed away): where it would appear is watched.
+    if (!st) { out.add(cur); return null; }
     if (!st.isSymbolicLink()) { cur = next; continue; }
     if (++hops > 40) return null;
     out.add(cur);
@@ -93,10 +95,12 @@ function open(m) {
     let h;
     const own = basename(dir);
     try {
-      h = watch(dir, { recursive, persistent: false }, (_type, name) => {
-        // The watched path itself moved, went or was replaced (no name, or its own name with
-        // another inode there now): this watcher follows the old inode, so it is a hole.
-        if ((name === null || name === undefined || name === "" || name === own) && inoOf(dir) !== w.inos.get(key)) {
+      h = watch(dir, { recursive, persistent: false }, (type, name) => {
+        // The watched path itself moved or went (no name, or a "rename" under its own name with no
+        // such entry inside it): this watcher follows the old inode, so it is a hole. Not decided by
+        // inode numbers: a directory made again at once often gets the freed number back.
+        const self = name === null || name === undefined || name === "" || (name === own && type === "rename" && !lstat(join(dir, own)));
+        if (self) {
           if (w.handles.get(key) === h) drop(key);
           holes();
         }
@@ -131,7 +135,8 @@ function open(m) {
     }
     const want = new Set(p.recursive.map((d) => "R" + d));
     for (const d of out) want.add("S" + d);
-    let changed = false;
+    // A hole being filled or dropped: something went unwatched for a while, so count an event.
+    let changed = Atomics.load(flag, 3) > 0;
     // A kept watcher whose path now names another inode (replaced since) is watched afresh.
     for (const key of [...w.handles.keys()])
       if (!want.has(key) || inoOf(key.slice(1)) !== w.inos.get(key)) { drop(key); changed = true; }

@@ -2,7 +2,16 @@
 // (skills.md §2.2), plus the directories holding the symlinks on the way and any SKILL.md with
 // other hard links, so a change is seen by the next call more than 50 ms later (§7.3).
 import { describe, expect, test } from "bun:test";
-import { linkSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  linkSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { createLemon, type Lemon } from "../../../../src/core/index.ts";
 import { registryOf } from "../../../../src/core/internals.ts";
@@ -123,6 +132,22 @@ describe("scope watch plan", () => {
     writeFileSync(join(box.root, "ext/eps/SKILL.md"), md("eps", "Ibex feeding."));
     await turn();
     expect(await keys(l, "ibex")).toEqual(["eps"]);
+  });
+
+  test("a linked skill's target renamed away and back: seen both ways", async () => {
+    await using box = await sandbox();
+    await box.skill("g", "alpha", md("alpha", "Zebra grooming."));
+    await box.skill("ext", "eps", md("eps", "Okapi feeding."));
+    symlinkSync(join(box.root, "ext/eps"), join(box.root, "g/eps"));
+    await using l = lemonFor(box);
+    await armed(l);
+    renameSync(join(box.root, "ext/eps"), join(box.root, "ext/eps-moved"));
+    await turn();
+    expect(await keys(l, "okapi")).toEqual([]);
+    await armed(l);
+    renameSync(join(box.root, "ext/eps-moved"), join(box.root, "ext/eps"));
+    await turn();
+    expect(await keys(l, "okapi")).toEqual(["eps"]);
   });
 
   test("a two-hop link retargeted at the middle hop", async () => {
