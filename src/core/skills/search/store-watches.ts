@@ -147,6 +147,9 @@ export class StoreWatches {
       return w;
     }
     if (w && !healthy && this.#now() - s.armedAt < REARM_MS) return null;
+    // Until the new plan is in the worker the watch may miss what the check just found (a new
+    // directory): no vouching before the next check.
+    s.baseline = -1;
     void import("./watch-plan.ts").then(({ planKey, watchPlan }) => {
       if (this.#slots.get(id) !== s || s.unwatchable || this.#closed) return;
       const plan = watchPlan(roots, idn);
