@@ -318,6 +318,7 @@ export function createLemon(options: LemonOptions = {}): Lemon {
   );
   // The skills engine loads on first use: `lemon mcp …` and embedders that only validate never pay for it.
   let registryP: Promise<SkillRegistry> | null = null;
+  let closed = false;
   const reg = () =>
     (registryP ??= import("./skills/registry.ts").then(
       (m) =>
@@ -403,6 +404,9 @@ export function createLemon(options: LemonOptions = {}): Lemon {
       } catch (err) {
         throw toLemonError(err);
       }
+      // After close() a subscription would arm watchers nothing releases: a no-op (no error code
+      // in the contract for a closed instance; its other methods keep working).
+      if (closed) return () => {};
       const ctx = withCwd(context, o?.cwd);
       let stop: (() => void) | null = null;
       let done = false;
@@ -713,6 +717,7 @@ export function createLemon(options: LemonOptions = {}): Lemon {
     ),
   };
   const close = async () => {
+    closed = true;
     for (const stop of [...watchStops]) stop();
     await Promise.all([...sessions].map((s) => s.close()));
     if (mcpClientP !== null) await (await mcpClientP).close();

@@ -365,12 +365,14 @@ export class SkillRegistry {
 
   // Relevance (skills.md §7): snapshots and the worker hang off this instance.
   #relevance: RelevanceEngine | null = null;
+  #closed = false;
   /** Set by refresh(): the next findRelevant bypasses the check interval and rebuilds. */
   #refreshRelevance = false;
 
   /** The relevance engine of this instance, created on first use. */
   relevance(): RelevanceEngine {
-    return (this.#relevance ??= new RelevanceEngine(this.#ctx));
+    // After close() the engine comes back for calls, never with watches (nothing would release them).
+    return (this.#relevance ??= new RelevanceEngine(this.#ctx, this.#closed ? { watch: "never" } : {}));
   }
 
   /** The skills most relevant to a request (skills.md §7.1). */
@@ -393,6 +395,7 @@ export class SkillRegistry {
   /** Stops the snapshot worker, waits for snapshot writes in flight and drops mapped snapshots. */
   async close(): Promise<void> {
     const engine = this.#relevance;
+    this.#closed = true;
     this.#relevance = null;
     await engine?.close();
   }

@@ -98,4 +98,21 @@ describe("skills.watch edges", () => {
     await Bun.sleep(50);
     expect(store.watchOf(req.roots)).toBeNull();
   });
+
+  test("after lemon.close(), watch() is a no-op and findRelevant keeps working without arming a watch", async () => {
+    await using box = await sandbox();
+    await box.skill("g", "alpha", md("alpha", "Zebra grooming."));
+    const l = lemonFor(box, []);
+    expect((await l.skills.findRelevant("zebra grooming")).map((e) => e.key)).toEqual(["alpha"]);
+    await l.close();
+    const stop = l.skills.watch(() => {});
+    for (let i = 0; i < 3; i++) {
+      await Bun.sleep(60);
+      expect((await l.skills.findRelevant("zebra grooming")).map((e) => e.key)).toEqual(["alpha"]);
+    }
+    const store = (await registryOf(l)).relevance().store;
+    expect(store.watchOf(resolveRoots(l.context).global)).toBeNull();
+    stop();
+    await l.close();
+  });
 });
