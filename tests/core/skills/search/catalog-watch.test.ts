@@ -11,6 +11,7 @@ import { resolvePaths } from "../../../../src/core/paths.ts";
 import { resolveRoots } from "../../../../src/core/skills/roots.ts";
 import { nextPoll, POLL_MAX_MS, POLL_MS } from "../../../../src/core/skills/search/catalog-watch.ts";
 import { sandbox, type Sandbox } from "../../../support/sandbox.ts";
+import { until } from "./watch-helpers.ts";
 
 const md = (name: string, description: string) => `---\nname: ${name}\ndescription: ${description}\n---\nBody.\n`;
 
@@ -23,14 +24,6 @@ function lemonFor(box: Sandbox, logs: LogEntry[]): Lemon {
     curator: false,
     log: (e) => logs.push(e),
   });
-}
-
-async function until(ok: () => boolean | Promise<boolean>, what: string, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await ok())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(5);
-  }
 }
 
 describe("skills.watch edges", () => {

@@ -14,13 +14,13 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { createLemon, type Lemon } from "../../../../src/core/index.ts";
-import { registryOf } from "../../../../src/core/internals.ts";
 import { resolveRoots, type SkillRoot } from "../../../../src/core/skills/roots.ts";
 import type { ScopeIdentity } from "../../../../src/core/skills/search/identity.ts";
 import type { SnapshotStore } from "../../../../src/core/skills/search/store.ts";
 import { watchPlan } from "../../../../src/core/skills/search/watch-plan.ts";
 import { MAX_PLAN_WATCHES, WatchState } from "../../../../src/core/skills/search/watcher.ts";
 import { sandbox, type Sandbox } from "../../../support/sandbox.ts";
+import { storeOf, turn, until, keys } from "./watch-helpers.ts";
 
 const md = (name: string, description: string) => `---\nname: ${name}\ndescription: ${description}\n---\nBody.\n`;
 
@@ -34,21 +34,6 @@ function lemonFor(box: Sandbox, globalRoot = join(box.root, "g")): Lemon {
     log: () => {},
   });
 }
-
-async function storeOf(l: Lemon): Promise<SnapshotStore> {
-  return (await registryOf(l)).relevance().store;
-}
-
-async function until(ok: () => boolean | Promise<boolean>, what: string, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await ok())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(5);
-  }
-}
-
-const keys = async (l: Lemon, q: string) => (await l.skills.findRelevant(q, { maxResults: 10 })).map((e) => e.key);
-const turn = () => Bun.sleep(60);
 
 /** Turns until the global scope's watch is armed and vouches. */
 async function armed(l: Lemon): Promise<SnapshotStore> {

@@ -6,12 +6,12 @@ import { mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:
 import { join } from "node:path";
 import { createLemon, type Lemon } from "../../../../src/core/index.ts";
 import type { LogEntry } from "../../../../src/core/context.ts";
-import { registryOf } from "../../../../src/core/internals.ts";
 import { resolvePaths } from "../../../../src/core/paths.ts";
 import { resolveRoots } from "../../../../src/core/skills/roots.ts";
 import type { SnapshotStore } from "../../../../src/core/skills/search/store.ts";
 import { WatchHub, WatchState } from "../../../../src/core/skills/search/watcher.ts";
 import { sandbox, type Sandbox } from "../../../support/sandbox.ts";
+import { storeOf, turn, until, keys } from "./watch-helpers.ts";
 
 const md = (name: string, description: string) => `---\nname: ${name}\ndescription: ${description}\n---\nBody.\n`;
 
@@ -25,22 +25,6 @@ function lemonFor(box: Sandbox, logs: LogEntry[] = [], globalRoot = join(box.roo
     log: (e) => logs.push(e),
   });
 }
-
-async function storeOf(l: Lemon): Promise<SnapshotStore> {
-  return (await registryOf(l)).relevance().store;
-}
-
-/** Polls `ok` until it holds (no timing assertion: a generous deadline only fails a hung test). */
-async function until(ok: () => boolean | Promise<boolean>, what: string, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await ok())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(5);
-  }
-}
-
-const keys = async (l: Lemon, q: string) => (await l.skills.findRelevant(q, { maxResults: 10 })).map((e) => e.key);
-const turn = () => Bun.sleep(60);
 
 /** Turns until the global scope's watch is armed and vouching (the second check arms it). */
 async function armed(l: Lemon, q = "zebra"): Promise<SnapshotStore> {
