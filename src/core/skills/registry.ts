@@ -279,6 +279,8 @@ export class SkillRegistry {
     this.#cache.clear();
     this.#lockReads?.clear();
     this.#refreshRelevance = true;
+    // Listings and lookups peek at the snapshot without the flag above: they must check too.
+    this.#relevance?.store.forgetChecks();
   }
 
   /** Removes the key from the scope's disabled list (skills.md §3); see {@link ToggleOptions}. */

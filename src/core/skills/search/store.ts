@@ -116,6 +116,15 @@ export class SnapshotStore {
     return this.watches.watchOf(this.#idOf(roots));
   }
 
+  /**
+   * Every scope is checked again on its next current() or peek(), whatever the interval or the
+   * watch says: refresh() after a write of our own (skill_manage, install) must see it at once,
+   * before the watch's event arrives.
+   */
+  forgetChecks(): void {
+    for (const st of this.#states.values()) st.checked = false;
+  }
+
   #fresh(state: ScopeState): boolean {
     return state.checked && this.#opts.now() - state.checkedAt < CHECK_INTERVAL_MS;
   }
