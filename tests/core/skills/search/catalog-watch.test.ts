@@ -5,26 +5,12 @@ import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { LogEntry } from "../../../../src/core/context.ts";
-import { createLemon, type Lemon } from "../../../../src/core/index.ts";
 import { registryOf } from "../../../../src/core/internals.ts";
 import { resolvePaths } from "../../../../src/core/paths.ts";
 import { resolveRoots } from "../../../../src/core/skills/roots.ts";
 import { nextPoll, POLL_MAX_MS, POLL_MS } from "../../../../src/core/skills/search/catalog-watch.ts";
-import { sandbox, type Sandbox } from "../../../support/sandbox.ts";
-import { until } from "./watch-helpers.ts";
-
-const md = (name: string, description: string) => `---\nname: ${name}\ndescription: ${description}\n---\nBody.\n`;
-
-function lemonFor(box: Sandbox, logs: LogEntry[]): Lemon {
-  return createLemon({
-    cwd: box.project,
-    agentDir: box.agentDir,
-    env: { ...box.env, LEMON_SNAPSHOT_WORKER: "never" },
-    skillRoots: { agents: null, omp: null, claude: join(box.root, "g"), codex: null },
-    curator: false,
-    log: (e) => logs.push(e),
-  });
-}
+import { sandbox } from "../../../support/sandbox.ts";
+import { lemonFor, md, until } from "./watch-helpers.ts";
 
 describe("skills.watch edges", () => {
   test("a listener that throws, and an async one that rejects, are each logged once", async () => {

@@ -13,41 +13,12 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
-import { createLemon, type Lemon } from "../../../../src/core/index.ts";
 import { resolveRoots, type SkillRoot } from "../../../../src/core/skills/roots.ts";
 import type { ScopeIdentity } from "../../../../src/core/skills/search/identity.ts";
-import type { SnapshotStore } from "../../../../src/core/skills/search/store.ts";
 import { watchPlan } from "../../../../src/core/skills/search/watch-plan.ts";
-import { MAX_PLAN_WATCHES, WatchState } from "../../../../src/core/skills/search/watcher.ts";
-import { sandbox, type Sandbox } from "../../../support/sandbox.ts";
-import { storeOf, turn, until, keys } from "./watch-helpers.ts";
-
-const md = (name: string, description: string) => `---\nname: ${name}\ndescription: ${description}\n---\nBody.\n`;
-
-function lemonFor(box: Sandbox, globalRoot = join(box.root, "g")): Lemon {
-  return createLemon({
-    cwd: box.project,
-    agentDir: box.agentDir,
-    env: { ...box.env, LEMON_SNAPSHOT_WORKER: "never" },
-    skillRoots: { agents: null, omp: null, claude: globalRoot, codex: null },
-    curator: false,
-    log: () => {},
-  });
-}
-
-/** Turns until the global scope's watch is armed and vouches. */
-async function armed(l: Lemon): Promise<SnapshotStore> {
-  const store = await storeOf(l);
-  await until(async () => {
-    await l.skills.findRelevant("zebra");
-    const before = store.counts.watched;
-    await turn();
-    await l.skills.findRelevant("zebra");
-    const w = store.watchOf(resolveRoots(l.context).global);
-    return w?.state === WatchState.Armed && store.counts.watched > before;
-  }, "the watch to arm");
-  return store;
-}
+import { MAX_PLAN_WATCHES } from "../../../../src/core/skills/search/watcher.ts";
+import { sandbox } from "../../../support/sandbox.ts";
+import { armed, keys, lemonFor, md, turn } from "./watch-helpers.ts";
 
 /** inotify watches this process holds (Linux), or null. */
 function inotifyWatches(): number | null {
@@ -156,7 +127,7 @@ describe("scope watch plan", () => {
     await box.skill("real1/g", "alpha", md("alpha", "Zebra grooming."));
     await box.skill("real2/g", "alpha", md("alpha", "Okapi grooming."));
     symlinkSync(join(box.root, "real1"), join(box.root, "links"));
-    await using l = lemonFor(box, join(box.root, "links/g"));
+    await using l = lemonFor(box, [], join(box.root, "links/g"));
     await armed(l);
     rmSync(join(box.root, "links"));
     symlinkSync(join(box.root, "real2"), join(box.root, "links"));

@@ -4,41 +4,13 @@
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createLemon, type Lemon } from "../../../../src/core/index.ts";
+import { createLemon } from "../../../../src/core/index.ts";
 import type { LogEntry } from "../../../../src/core/context.ts";
 import { resolvePaths } from "../../../../src/core/paths.ts";
 import { resolveRoots } from "../../../../src/core/skills/roots.ts";
-import type { SnapshotStore } from "../../../../src/core/skills/search/store.ts";
 import { WatchHub, WatchState } from "../../../../src/core/skills/search/watcher.ts";
-import { sandbox, type Sandbox } from "../../../support/sandbox.ts";
-import { storeOf, turn, until, keys } from "./watch-helpers.ts";
-
-const md = (name: string, description: string) => `---\nname: ${name}\ndescription: ${description}\n---\nBody.\n`;
-
-function lemonFor(box: Sandbox, logs: LogEntry[] = [], globalRoot = join(box.root, "g")): Lemon {
-  return createLemon({
-    cwd: box.project,
-    agentDir: box.agentDir,
-    env: { ...box.env, LEMON_SNAPSHOT_WORKER: "never" },
-    skillRoots: { agents: null, omp: null, claude: globalRoot, codex: null },
-    curator: false,
-    log: (e) => logs.push(e),
-  });
-}
-
-/** Turns until the global scope's watch is armed and vouching (the second check arms it). */
-async function armed(l: Lemon, q = "zebra"): Promise<SnapshotStore> {
-  const store = await storeOf(l);
-  const roots = resolveRoots(l.context).global;
-  await until(async () => {
-    await l.skills.findRelevant(q);
-    const before = store.counts.watched;
-    await turn();
-    await l.skills.findRelevant(q);
-    return store.watchOf(roots)?.state === WatchState.Armed && store.counts.watched > before;
-  }, "the watch to vouch");
-  return store;
-}
+import { sandbox } from "../../../support/sandbox.ts";
+import { armed, keys, lemonFor, md, storeOf, turn, until } from "./watch-helpers.ts";
 
 describe("watched identity check", () => {
   test("an armed watch skips the stat pass; an edited SKILL.md is seen by the next turn 60 ms later", async () => {
